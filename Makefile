@@ -1,0 +1,60 @@
+# netheat: one entry point for building, testing, benchmarking and the demo.
+# `make help` lists the targets. Every target installs what it needs itself.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.deps-stamp
+VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
+PY_DEPS := maturin numpy pyarrow matplotlib pytest ruff mypy
+RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
+
+.DEFAULT_GOAL := help
+.PHONY: help venv build test test-rust test-python lint fmt bench demo clean
+
+help: ## Show this help
+	@echo "Usage: make TARGET"
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml Makefile
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check $(PY_DEPS)
+	@touch $@
+
+venv: $(STAMP) ## Create .venv with the Python tools netheat needs
+
+build: venv ## Build the Rust extension (release) into .venv
+	$(VENV_ENV) maturin develop --release --quiet
+
+test-rust: ## Run the Rust tests (unit, integration, property)
+	cargo test --workspace $(RUST_TEST_EXCLUDES)
+
+test-python: build ## Run the Python tests
+	$(PY) -m pytest -q
+
+test: test-rust test-python ## Create .venv, build, run every test
+
+lint: venv ## cargo fmt/clippy -D warnings, ruff, mypy
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests benches
+	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/mypy
+
+fmt: venv ## Format Rust and Python sources
+	cargo fmt --all
+	$(VENV)/bin/ruff format python tests benches
+	$(VENV)/bin/ruff check --fix python tests benches
+
+bench: build ## Run the benchmarks and print their tables
+	cargo run --release -q -p netheat-bench --bin netheat-bench
+	$(PY) benches/cli_bench.py
+
+demo: build ## Run the demo and write demo-out/report.html
+	$(VENV)/bin/netheat demo --out demo-out
+
+clean: ## Remove build outputs and .venv
+	cargo clean
+	rm -rf $(VENV) demo-out bench-out

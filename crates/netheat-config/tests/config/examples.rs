@@ -1,0 +1,68 @@
+//! The bundled example datacenters load and have the hand-counted shape.
+
+use std::path::PathBuf;
+
+use netheat_core::Routing;
+use netheat_topology::{RackKind, UplinkClass};
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/topologies").join(name)
+}
+
+#[test]
+fn issue_example_loads_unchanged() {
+    let text = r#"
+[topology]
+kind = "two-tier"
+racks = 4
+hosts-per-rack = 4
+host-link = "10Gbps"
+tor-uplink = "10Gbps"
+"#;
+    let t = netheat_config::load_topology_str(text, "example.toml").unwrap();
+    assert_eq!(t.hosts().len(), 16);
+    assert_eq!(t.racks().len(), 4);
+    assert!(t.links().iter().all(|l| l.capacity_bps == 10e9));
+    assert_eq!(t.summary().oversubscription[0].median, 4.0);
+    let file = netheat_config::load_topology(&example("two-tier-4x4.toml")).unwrap();
+    assert_eq!(file.links().len(), t.links().len());
+}
+
+#[test]
+fn every_example_loads() {
+    for name in
+        ["two-tier-4x4.toml", "baraat-36k.toml", "subways-type1.toml", "subways-type2.toml", "storage-mixed.toml"]
+    {
+        let t = netheat_config::load_topology(&example(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(t.num_hosts() > 0);
+    }
+}
+
+#[test]
+fn subways_paper_fabric() {
+    let t = netheat_config::load_topology(&example("subways-type1.toml")).unwrap();
+    // 36-port ToRs: 15 servers x 2 ports + 6 uplinks.
+    assert!(t.tors().iter().all(|tor| tor.server_ports == 30));
+    let s = t.summary();
+    assert_eq!(s.oversubscription[0].median, 5.0);
+    assert_eq!(s.oversubscription[1].median, 4.0);
+}
+
+#[test]
+fn rack_groups_and_events() {
+    let t = netheat_config::load_topology(&example("storage-mixed.toml")).unwrap();
+    let kinds: Vec<RackKind> = t.racks().iter().map(|r| r.kind).collect();
+    use RackKind::*;
+    assert_eq!(kinds, vec![Compute, Compute, Compute, Mixed, Disk, Disk, Disk, Disk]);
+    // Disk racks: 16 hosts x 12 x 16 TB = 3072 TB; guideline 0.1 Gbps/TB = 307.2G,
+    // so 40G is Low; compute racks: 16 x 48 cores x 50 Mbps = 38.4G, 40G is Medium.
+    assert_eq!(t.racks()[0].uplink_class, UplinkClass::Medium);
+    assert_eq!(t.racks()[4].uplink_class, UplinkClass::Low);
+    assert_eq!(t.hosts()[4 * 16].storage.len(), 12);
+    assert_eq!(t.hosts()[4 * 16].cores, 16);
+    assert_eq!(t.tor_uplink_bps(6), 10e9);
+    // 2 racks x 2 directions at 2 h and again at 3 h.
+    assert_eq!(t.events().len(), 8);
+    assert_eq!(t.events()[0].time_s, 7200.0);
+    assert_eq!(t.events()[0].capacity_bps, 20e9);
+}

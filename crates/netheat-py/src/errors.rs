@@ -1,0 +1,48 @@
+//! The one place where Rust errors become Python exceptions.
+//!
+//! The exception classes live in `netheat.errors` (plain Python, so they can
+//! carry attributes and be documented); this module instantiates them.
+
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+fn raise<'py>(py: Python<'py>, class: &str, args: Bound<'py, PyTuple>) -> PyErr {
+    let made = py.import("netheat.errors").and_then(|m| m.getattr(class)).and_then(|cls| cls.call1(args));
+    match made {
+        Ok(inst) => PyErr::from_value(inst),
+        Err(e) => e,
+    }
+}
+
+/// A config file that cannot be used -> `netheat.errors.ConfigError`.
+pub fn config(py: Python<'_>, e: netheat_config::ConfigError) -> PyErr {
+    use netheat_config::ConfigError as E;
+    let msg = e.to_string();
+    let args = match &e {
+        E::Io { file, .. } => (msg, file.clone(), 0usize, 0usize, String::new(), String::new()),
+        E::Invalid { file, line, column, key, reason } => {
+            (msg, file.clone(), *line, *column, key.clone(), reason.clone())
+        }
+    };
+    match args.into_pyobject(py) {
+        Ok(t) => raise(py, "ConfigError", t),
+        Err(err) => err,
+    }
+}
+
+/// A bad argument from Python code -> `netheat.errors.InputError`.
+pub fn input(py: Python<'_>, msg: impl Into<String>) -> PyErr {
+    match (msg.into(),).into_pyobject(py) {
+        Ok(t) => raise(py, "InputError", t),
+        Err(err) => err,
+    }
+}
+
+/// A simulation that cannot run -> `netheat.errors.EngineError`.
+#[allow(dead_code)]
+pub fn engine(py: Python<'_>, msg: impl Into<String>) -> PyErr {
+    match (msg.into(),).into_pyobject(py) {
+        Ok(t) => raise(py, "EngineError", t),
+        Err(err) => err,
+    }
+}

@@ -1,0 +1,159 @@
+//! Shortest-path routing between hosts.
+//!
+//! A path picks a source port, a destination port, and a route between their
+//! ToRs through the fabric. Only the port pairs whose ToRs are closest are
+//! kept (shortest paths): the same ToR (2 hops, the Subways *shortcut*), the
+//! same pod via one of `A` aggregation switches (4 hops), or different pods
+//! via one of `S` spines (6 hops; the spine fixes the plane and so the
+//! aggregation switch at both ends). The ECMP path set of a host pair is all
+//! of these, enumerated in (source port, destination port, agg or spine)
+//! order; nothing is stored per pair.
+
+use netheat_core::{HostId, LinkId, Routing};
+
+use crate::model::{Port, Topology};
+
+impl Topology {
+    /// Hops and number of fabric routes between two ToRs.
+    #[inline]
+    fn tor_pair(&self, ts: u32, td: u32) -> (u8, usize) {
+        if ts == td {
+            (2, 1)
+        } else if self.tors[ts as usize].pod == self.tors[td as usize].pod {
+            (4, self.aggs_per_pod as usize)
+        } else {
+            (6, self.spines.len())
+        }
+    }
+
+    #[inline]
+    fn best_hops(&self, src: &[Port], dst: &[Port]) -> u8 {
+        let mut best = u8::MAX;
+        for sp in src {
+            for dp in dst {
+                best = best.min(self.tor_pair(sp.tor, dp.tor).0);
+            }
+        }
+        best
+    }
+
+    /// Number of hops of the shortest paths between two distinct hosts.
+    pub fn hops(&self, src: HostId, dst: HostId) -> u8 {
+        self.best_hops(&self.hosts[src as usize].ports, &self.hosts[dst as usize].ports)
+    }
+
+    /// ToRs shared by two hosts (the Subways shortcut ToRs), in port order.
+    pub fn shared_tors(&self, src: HostId, dst: HostId) -> Vec<u32> {
+        let d = self.host_tors(dst);
+        self.host_tors(src).into_iter().filter(|t| d.contains(t)).collect()
+    }
+
+    /// Every shortest path between two hosts (small topologies and tests).
+    pub fn all_paths(&self, src: HostId, dst: HostId) -> Vec<Vec<LinkId>> {
+        let n = self.num_paths(src, dst);
+        (0..n)
+            .map(|k| {
+                let mut p = Vec::new();
+                self.path(src, dst, k, &mut p);
+                p
+            })
+            .collect()
+    }
+
+    fn fabric_route(&self, sp: &Port, dp: &Port, hops: u8, i: usize, out: &mut Vec<LinkId>) {
+        out.push(sp.up);
+        match hops {
+            2 => {}
+            4 => {
+                out.push(self.tors[sp.tor as usize].up[i]);
+                out.push(self.tors[dp.tor as usize].down[i]);
+            }
+            _ => {
+                let per_plane = self.spines.len() / self.aggs_per_pod as usize;
+                let plane = i / per_plane;
+                let ts = &self.tors[sp.tor as usize];
+                let td = &self.tors[dp.tor as usize];
+                let agg = ts.pod as usize * self.aggs_per_pod as usize + plane;
+                out.push(ts.up[plane]);
+                out.push(self.aggs[agg].up[i % per_plane]);
+                out.push(self.spines[i].down[td.pod as usize]);
+                out.push(td.down[plane]);
+            }
+        }
+        out.push(dp.down);
+    }
+}
+
+impl Routing for Topology {
+    fn num_hosts(&self) -> usize {
+        self.hosts.len()
+    }
+
+    fn num_links(&self) -> usize {
+        self.links.len()
+    }
+
+    fn link_capacity_bps(&self, link: LinkId) -> f64 {
+        self.links[link as usize].capacity_bps
+    }
+
+    fn num_paths(&self, src: HostId, dst: HostId) -> usize {
+        if src == dst {
+            return 0;
+        }
+        let (s, d) = (&self.hosts[src as usize].ports, &self.hosts[dst as usize].ports);
+        let best = self.best_hops(s, d);
+        let mut n = 0;
+        for sp in s {
+            for dp in d {
+                let (h, c) = self.tor_pair(sp.tor, dp.tor);
+                if h == best {
+                    n += c;
+                }
+            }
+        }
+        n
+    }
+
+    fn path(&self, src: HostId, dst: HostId, k: usize, out: &mut Vec<LinkId>) {
+        out.clear();
+        let (s, d) = (&self.hosts[src as usize].ports, &self.hosts[dst as usize].ports);
+        let best = self.best_hops(s, d);
+        let mut k = k;
+        for sp in s {
+            for dp in d {
+                let (h, c) = self.tor_pair(sp.tor, dp.tor);
+                if h != best {
+                    continue;
+                }
+                if k < c {
+                    self.fabric_route(sp, dp, h, k, out);
+                    return;
+                }
+                k -= c;
+            }
+        }
+        panic!("path index out of range for hosts {src} -> {dst}");
+    }
+
+    fn path_weight(&self, src: HostId, dst: HostId, k: usize) -> f64 {
+        // Source and destination ports are chosen independently, each in
+        // proportion to its speed (10G+25G ports split 2/7 and 5/7).
+        let (s, d) = (&self.hosts[src as usize].ports, &self.hosts[dst as usize].ports);
+        let best = self.best_hops(s, d);
+        let mut k = k;
+        for sp in s {
+            for dp in d {
+                let (h, c) = self.tor_pair(sp.tor, dp.tor);
+                if h != best {
+                    continue;
+                }
+                if k < c {
+                    return sp.speed_bps * dp.speed_bps;
+                }
+                k -= c;
+            }
+        }
+        0.0
+    }
+}

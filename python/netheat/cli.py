@@ -1,0 +1,115 @@
+"""The ``netheat`` command line.
+
+Every subcommand is a thin layer over the library: parse arguments, call
+into ``netheat``, print. User mistakes (bad configs, bad input files) print
+one ``error:`` line and exit with code 2; argparse usage errors also exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from netheat import __version__
+from netheat.errors import NetheatError
+
+EPILOG = "Docs: README.md and docs/architecture.md. Examples: examples/topologies/*.toml."
+
+
+def _topo_check(args: argparse.Namespace) -> int:
+    from netheat._netheat import Topology
+
+    topo = Topology.load(args.file)
+    shape = f"{topo.kind}, {topo.num_hosts} hosts, {topo.num_racks} racks, {topo.num_links} links"
+    print(f"{args.file}: ok ({shape})")
+    return 0
+
+
+def _topo_show(args: argparse.Namespace) -> int:
+    from netheat._netheat import Topology
+    from netheat.topo import describe
+
+    topo = Topology.load(args.file)
+    if args.json:
+        print(json.dumps(topo.summary(), indent=2))
+    else:
+        print(describe(topo, args.file))
+    return 0
+
+
+def _topo_draw(args: argparse.Namespace) -> int:
+    from netheat._netheat import Topology
+    from netheat.draw import draw
+
+    topo = Topology.load(args.file)
+    out = draw(topo, args.output, max_hosts=args.max_hosts)
+    print(f"wrote {out}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from netheat.demo import run_demo
+
+    report = run_demo(Path(args.out))
+    print(f"wrote {report}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and docs)."""
+    p = argparse.ArgumentParser(
+        prog="netheat",
+        description="Find, explain and remove datacenter network hotspots.",
+        epilog=EPILOG,
+    )
+    p.add_argument("--version", action="version", version=f"netheat {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    topo = sub.add_parser("topo", help="validate, inspect and draw datacenter files", epilog=EPILOG)
+    tsub = topo.add_subparsers(dest="topo_command", required=True, metavar="ACTION")
+    c = tsub.add_parser("check", help="validate a datacenter file (exit 0, or 2 with the first error)")
+    c.add_argument("file", help="datacenter TOML file")
+    c.set_defaults(func=_topo_check)
+    s = tsub.add_parser(
+        "show",
+        help="counts per layer, oversubscription, bisection bandwidth, rack types and uplink classes",
+    )
+    s.add_argument("file", help="datacenter TOML file")
+    s.add_argument("--json", action="store_true", help="print the summary as JSON")
+    s.set_defaults(func=_topo_show)
+    d = tsub.add_parser("draw", help="draw the layers, racks coloured by type, Subways cross-wiring visible")
+    d.add_argument("file", help="datacenter TOML file")
+    d.add_argument("-o", "--output", default="topo.png", help="PNG file to write (default: topo.png)")
+    d.add_argument(
+        "--max-hosts",
+        type=int,
+        default=400,
+        help="above this many hosts, draw from the ToRs up (default: 400)",
+    )
+    d.set_defaults(func=_topo_draw)
+
+    demo = sub.add_parser("demo", help="run the demo scenario and write an HTML report")
+    demo.add_argument("--out", default="demo-out", help="output directory (default: demo-out)")
+    demo.set_defaults(func=_demo)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``netheat`` command."""
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except NetheatError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
