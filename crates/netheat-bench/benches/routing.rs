@@ -1,5 +1,8 @@
 //! Criterion benchmarks of topology building and path queries.
 
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use netheat_bench::{baraat, baraat_spec};
 use netheat_core::Routing;
