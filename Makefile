@@ -50,6 +50,7 @@ fmt: venv ## Format Rust and Python sources
 
 bench: build ## Run the benchmarks and print their tables
 	cargo run --release -q -p netheat-bench --bin netheat-bench
+	cargo run --release -q -p netheat-engine --example engine_bench -- a b c=10000
 	$(PY) benches/cli_bench.py
 
 demo: build ## Run the demo and write demo-out/report.html

@@ -50,6 +50,12 @@ def _topo_draw(args: argparse.Namespace) -> int:
     return 0
 
 
+def _simulate(args: argparse.Namespace) -> int:
+    from netheat.simulate import simulate_cli
+
+    return simulate_cli(args)
+
+
 def _demo(args: argparse.Namespace) -> int:
     from netheat.demo import run_demo
 
@@ -90,6 +96,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="above this many hosts, draw from the ToRs up (default: 400)",
     )
     d.set_defaults(func=_topo_draw)
+
+    sim = sub.add_parser(
+        "simulate",
+        help="run the flow-level engine on a topology and a flow CSV",
+        description=(
+            "Simulate flows (CSV with header start_s,src,dst,bytes and optional "
+            "flow_id,task_id,priority,weight,rate_cap_bps) on a datacenter with exact "
+            "max-min sharing; writes DIR/flows.parquet and DIR/links.parquet."
+        ),
+    )
+    sim.add_argument("--topology", required=True, help="datacenter TOML file")
+    sim.add_argument("--flows", required=True, help="flow CSV file")
+    sim.add_argument("--out", required=True, help="output directory")
+    sim.add_argument("--window", default="1s", help="link-utilization window (default: 1s)")
+    sim.add_argument("--seed", type=int, default=0, help="seed of the per-flow ECMP hash (default: 0)")
+    sim.set_defaults(func=_simulate)
 
     demo = sub.add_parser("demo", help="run the demo scenario and write an HTML report")
     demo.add_argument("--out", default="demo-out", help="output directory (default: demo-out)")

@@ -114,7 +114,7 @@ def test_draw(examples: Path, tmp_path: Path) -> None:
 
 def test_help_lists_commands() -> None:
     text = build_parser().format_help()
-    for cmd in ("topo", "demo"):
+    for cmd in ("topo", "simulate", "demo"):
         assert cmd in text
     r = run_cli("topo", "--help")
     assert r.returncode == 0 and "check" in r.stdout and "draw" in r.stdout

@@ -39,7 +39,6 @@ pub fn input(py: Python<'_>, msg: impl Into<String>) -> PyErr {
 }
 
 /// A simulation that cannot run -> `netheat.errors.EngineError`.
-#[allow(dead_code)]
 pub fn engine(py: Python<'_>, msg: impl Into<String>) -> PyErr {
     match (msg.into(),).into_pyobject(py) {
         Ok(t) => raise(py, "EngineError", t),

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 mod errors;
+mod simulate;
 mod topology;
 
 use pyo3::prelude::*;
@@ -16,5 +17,27 @@ use pyo3::prelude::*;
 fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<topology::PyTopology>()?;
+    m.add_function(wrap_pyfunction!(simulate::run_simulation, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     Ok(())
+}
+
+/// Seconds in a duration string such as `"5min"`.
+#[pyfunction]
+fn parse_duration(py: Python<'_>, text: &str) -> PyResult<f64> {
+    netheat_core::parse_duration(text).map_err(|e| errors::input(py, format!("invalid duration: {e}")))
+}
+
+/// Bits per second in a bandwidth string such as `"10Gbps"`.
+#[pyfunction]
+fn parse_bandwidth(py: Python<'_>, text: &str) -> PyResult<f64> {
+    netheat_core::parse_bandwidth(text).map_err(|e| errors::input(py, format!("invalid bandwidth: {e}")))
+}
+
+/// Bytes in a size string such as `"256MiB"`.
+#[pyfunction]
+fn parse_bytes(py: Python<'_>, text: &str) -> PyResult<f64> {
+    netheat_core::parse_bytes(text).map_err(|e| errors::input(py, format!("invalid size: {e}")))
 }

@@ -1,0 +1,22 @@
+//! Exact, event-driven, flow-level (fluid) network simulator.
+//!
+//! Flows share directed links by weighted max-min fairness with strict
+//! priority classes and per-flow rate caps ([`max_min_rates`]). Rates change
+//! only at events (arrivals, completions, capacity changes, re-binding,
+//! timers), so between events every flow progresses linearly and completion
+//! times are exact, not time-stepped. See [`sim`] for the event loop and its
+//! incremental recomputation, [`telemetry`] for per-window link utilisation.
+
+pub mod error;
+pub mod flow;
+pub mod maxmin;
+pub mod network;
+pub mod sim;
+pub mod telemetry;
+
+pub use error::EngineError;
+pub use flow::{FlowRecord, FlowSpec, Route, StrandReason};
+pub use maxmin::max_min_rates;
+pub use network::Network;
+pub use sim::{Controller, Ctx, NoController, SimConfig, SimResult, Simulation, Stats};
+pub use telemetry::{LinkWindows, WindowSample};

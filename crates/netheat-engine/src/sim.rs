@@ -1,0 +1,1327 @@
+//! The event loop: flows arrive, share links by weighted max-min fairness,
+//! and complete; links change capacity or fail; controllers react.
+//!
+//! # Exactness
+//! Rates change only at events, so each flow's remaining bytes are stored as
+//! of its last rate change (`left`, `t_last`) and updated lazily. Completion
+//! times are predicted when a rate changes and kept in a heap; an entry is
+//! stale (lazily dropped) when the flow's rate version moved on. A popped,
+//! valid prediction *is* the completion: the flow's rate has not changed since
+//! the prediction, so no remaining-bytes comparison with an epsilon is needed
+//! there; a flow whose remainder is below `max(1e-6 B, 1e-12·size)` when its
+//! rate changes is completed at once.
+//!
+//! Events are ordered by `(time, sequence number)` for determinism. All events
+//! at one timestamp are applied (including what controller callbacks schedule
+//! for "now") before a single rate recomputation.
+//!
+//! # Incremental recomputation and its cost
+//! Each link keeps the list of its active flows with O(1) swap-remove (every
+//! flow stores its position in each of its links' lists). An event marks links
+//! dirty; the recomputation BFS-walks the flow/link bipartite graph from the
+//! dirty links and reallocates only that connected component, since max-min
+//! allocations decompose exactly over components. Per batch of events the cost
+//! is O((F_c·h + L_c) log L_c) for a component of F_c flows with paths of h
+//! hops over L_c links, plus O(log E) per event for the heaps. In a network
+//! where most traffic crosses shared core links the component is most active
+//! flows, which is what dominates large runs.
+//!
+//! Exact shortcuts that skip the recomputation (each keeps the allocation
+//! max-min fair, so results are identical to a full recomputation):
+//! * an arriving flow that is alone on all its links gets
+//!   `min(cap, link capacities)`;
+//! * an arriving capped flow whose links all have slack >= its cap gets its
+//!   cap (every other flow's bottleneck link is untouched, the new flow is
+//!   capped);
+//! * a departing flow with rate 0 changes nothing; links a departing flow
+//!   leaves empty just drop to rate 0.
+//!
+//! # Failures
+//! When a link drops to capacity 0, ECMP/path-index flows crossing it move to
+//! the first path (in index order after their current one) whose links all
+//! have capacity > 0; without one they stay put with rate 0 and are marked
+//! stranded. Explicit-route flows are stranded with rate 0. When any link
+//! comes back from 0, stranded flows are re-examined in id order.
+
+use crate::flow::{FlowRecord, FlowSpec, Route, StrandReason};
+use crate::maxmin::{max_min_rates, Allocator, FlowSet};
+use crate::telemetry::LinkWindows;
+use crate::{EngineError, Network};
+use netheat_core::{HostId, LinkId, Routing};
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+
+/// Run parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimConfig {
+    /// Telemetry window length in seconds.
+    pub window_s: f64,
+    /// Seed of the ECMP hash.
+    pub seed: u64,
+    /// Stop at this time (events after it are not processed, telemetry is
+    /// flushed up to it). `None`: run until no event is left.
+    pub end_s: Option<f64>,
+    /// Test hook: after every recomputation, verify the whole allocation
+    /// against a from-scratch max-min computation and capacity limits, and
+    /// panic on a violation. Slow; for tests.
+    pub check_invariants: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self { window_s: 1.0, seed: 0, end_s: None, check_invariants: false }
+    }
+}
+
+/// Counters describing a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Events processed (arrivals, completions, capacity changes, re-binds,
+    /// timers, group callbacks).
+    pub events: u64,
+    /// Component rate recomputations.
+    pub recomputations: u64,
+    /// Flows that completed.
+    pub flows_completed: u64,
+    /// Flows left stranded (by a failure) at the end.
+    pub stranded: u64,
+    /// Arrivals/departures handled by an exact shortcut without recomputation.
+    pub fast_path: u64,
+    /// Sum over recomputations of the component's number of flows.
+    pub component_flows: u64,
+    /// Largest component recomputed.
+    pub max_component_flows: u64,
+    /// Flows moved to another path because of a failure.
+    pub reroutes: u64,
+}
+
+/// Everything a run produces.
+#[derive(Debug, Clone)]
+pub struct SimResult {
+    /// One record per flow, in the order flows were added.
+    pub flows: Vec<FlowRecord>,
+    /// Per-link per-window traffic.
+    pub link_windows: LinkWindows,
+    /// Counters.
+    pub stats: Stats,
+    /// Time up to which the run was simulated and telemetry flushed.
+    pub end_s: f64,
+}
+
+/// Hooks through which higher layers (schedulers, replication, policies)
+/// react to the simulation. All methods default to doing nothing.
+///
+/// Callbacks run while the events of one timestamp are being applied, before
+/// the rates are recomputed: rate queries return the allocation in force just
+/// before this timestamp.
+pub trait Controller {
+    /// A flow completed.
+    fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+        let _ = (ctx, flow);
+    }
+    /// A timer scheduled with [`Ctx::schedule_timer`] fired.
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        let _ = (ctx, token);
+    }
+    /// Every flow of a group registered with [`Ctx::register_group`] completed.
+    fn on_group_complete(&mut self, ctx: &mut Ctx<'_, '_>, group: u64) {
+        let _ = (ctx, group);
+    }
+}
+
+/// A controller that does nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoController;
+impl Controller for NoController {}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Status {
+    Pending,
+    Active,
+    Done,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum RouteKind {
+    Explicit,
+    Ecmp,
+    Index(usize),
+}
+
+#[derive(Debug)]
+struct FlowState {
+    id: u64,
+    src: HostId,
+    dst: HostId,
+    bytes: f64,
+    start_s: f64,
+    weight: f64,
+    cap: f64,
+    prio: i32,
+    task_id: Option<u64>,
+    kind: RouteKind,
+    path: Vec<LinkId>,
+    /// Position of this flow in `link_flows[path[h]]`.
+    pos: Vec<u32>,
+    path_id: Option<u32>,
+    status: Status,
+    stranded: Option<StrandReason>,
+    rate: f64,
+    left: f64,
+    t_last: f64,
+    ver: u32,
+    finish_s: f64,
+}
+
+impl FlowState {
+    fn done_eps(&self) -> f64 {
+        (1e-12 * self.bytes).max(1e-6)
+    }
+}
+
+#[derive(Debug)]
+enum RebindTo {
+    Path(usize),
+    Explicit(Vec<LinkId>),
+}
+
+#[derive(Debug)]
+enum Ev {
+    Arrival(u32),
+    Capacity { link: LinkId, cap: f64 },
+    Rebind { flow: u32, to: RebindTo },
+    Timer(u64),
+    Group(u64),
+}
+
+#[derive(Debug)]
+struct Queued {
+    t: f64,
+    seq: u64,
+    ev: Ev,
+}
+impl PartialEq for Queued {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Queued {
+    // Reversed for a min-heap on (t, seq).
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.t.total_cmp(&self.t).then(o.seq.cmp(&self.seq))
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pred {
+    t: f64,
+    flow: u32,
+    ver: u32,
+}
+impl PartialEq for Pred {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Pred {}
+impl PartialOrd for Pred {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Pred {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.t.total_cmp(&self.t).then(o.flow.cmp(&self.flow)).then(o.ver.cmp(&self.ver))
+    }
+}
+
+/// The component's flows copied into contiguous arrays while the BFS visits
+/// them, so the allocator streams through memory instead of chasing each
+/// flow's state and path allocation several times.
+#[derive(Default, Debug)]
+struct Packed {
+    off: Vec<u32>,
+    links: Vec<LinkId>,
+    weight: Vec<f64>,
+    cap: Vec<f64>,
+    prio: Vec<i32>,
+}
+
+impl Packed {
+    fn clear(&mut self) {
+        self.off.clear();
+        self.off.push(0);
+        self.links.clear();
+        self.weight.clear();
+        self.cap.clear();
+        self.prio.clear();
+    }
+    fn push(&mut self, f: &FlowState) {
+        self.links.extend_from_slice(&f.path);
+        self.off.push(self.links.len() as u32);
+        self.weight.push(f.weight);
+        self.cap.push(f.cap);
+        self.prio.push(f.prio);
+    }
+}
+
+impl FlowSet for Packed {
+    fn len(&self) -> usize {
+        self.weight.len()
+    }
+    fn path(&self, i: usize) -> &[LinkId] {
+        &self.links[self.off[i] as usize..self.off[i + 1] as usize]
+    }
+    fn weight(&self, i: usize) -> f64 {
+        self.weight[i]
+    }
+    fn cap(&self, i: usize) -> f64 {
+        self.cap[i]
+    }
+    fn priority(&self, i: usize) -> i32 {
+        self.prio[i]
+    }
+}
+
+/// SplitMix64 finaliser: a fixed, portable hash for ECMP decisions.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The simulator. Borrows the routing (if any) used for ECMP / path-index
+/// routes and for re-routing around failures.
+pub struct Simulation<'r> {
+    routing: Option<&'r dyn Routing>,
+    cfg: SimConfig,
+    cap: Vec<f64>,
+    now: f64,
+    running: bool,
+    flows: Vec<FlowState>,
+    id_index: HashMap<u64, u32>,
+    link_flows: Vec<Vec<(u32, u32)>>,
+    load: Vec<f64>,
+    tel_t: Vec<f64>,
+    windows: LinkWindows,
+    pending: Vec<(f64, u64, u32)>,
+    pending_head: usize,
+    pending_sorted: bool,
+    events: BinaryHeap<Queued>,
+    completions: BinaryHeap<Pred>,
+    seq: u64,
+    dirty: Vec<u32>,
+    dirty_mark: Vec<bool>,
+    epoch: u32,
+    link_seen: Vec<u32>,
+    flow_seen: Vec<u32>,
+    comp_flows: Vec<u32>,
+    comp_links: Vec<u32>,
+    new_rates: Vec<f64>,
+    packed: Packed,
+    link_acc: Vec<f64>,
+    alloc: Allocator,
+    stranded: BTreeSet<u32>,
+    groups: HashMap<u64, u32>,
+    flow_groups: HashMap<u32, Vec<u64>>,
+    stats: Stats,
+    path_buf: Vec<LinkId>,
+    n_active: usize,
+}
+
+impl<'r> Simulation<'r> {
+    /// A simulation of `net` at time 0.
+    ///
+    /// # Panics
+    /// If `routing` has a different number of links than `net`.
+    pub fn new(net: Network, routing: Option<&'r dyn Routing>, cfg: SimConfig) -> Self {
+        if let Some(r) = routing {
+            if r.num_links() != net.num_links() {
+                panic!(
+                    "{}",
+                    EngineError::RoutingMismatch { routing_links: r.num_links(), network_links: net.num_links() }
+                );
+            }
+        }
+        let cap = net.capacities().to_vec();
+        let n = cap.len();
+        let windows = LinkWindows::new(cfg.window_s, cap.clone());
+        Self {
+            routing,
+            cfg,
+            cap,
+            now: 0.0,
+            running: false,
+            flows: Vec::new(),
+            id_index: HashMap::new(),
+            link_flows: vec![Vec::new(); n],
+            load: vec![0.0; n],
+            tel_t: vec![0.0; n],
+            windows,
+            pending: Vec::new(),
+            pending_head: 0,
+            pending_sorted: true,
+            events: BinaryHeap::new(),
+            completions: BinaryHeap::new(),
+            seq: 0,
+            dirty: Vec::new(),
+            dirty_mark: vec![false; n],
+            epoch: 0,
+            link_seen: vec![0; n],
+            flow_seen: Vec::new(),
+            comp_flows: Vec::new(),
+            comp_links: Vec::new(),
+            new_rates: Vec::new(),
+            packed: Packed::default(),
+            link_acc: vec![0.0; n],
+            alloc: Allocator::default(),
+            stranded: BTreeSet::new(),
+            groups: HashMap::new(),
+            flow_groups: HashMap::new(),
+            stats: Stats::default(),
+            path_buf: Vec::new(),
+            n_active: 0,
+        }
+    }
+
+    /// Current simulation time in seconds.
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// Number of directed links.
+    pub fn num_links(&self) -> usize {
+        self.cap.len()
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    fn check_links(&self, flow: u64, path: &[LinkId]) -> Result<(), EngineError> {
+        for (i, &l) in path.iter().enumerate() {
+            if l as usize >= self.cap.len() {
+                return Err(EngineError::LinkOutOfRange { flow, link: l, num_links: self.cap.len() });
+            }
+            if path[..i].contains(&l) {
+                return Err(EngineError::RepeatedLink { flow, link: l });
+            }
+        }
+        Ok(())
+    }
+
+    fn check_path_index(&self, flow: u64, src: HostId, dst: HostId, k: Option<usize>) -> Result<(), EngineError> {
+        let r = self.routing.ok_or(EngineError::NoRouting { flow })?;
+        for h in [src, dst] {
+            if h as usize >= r.num_hosts() {
+                return Err(EngineError::HostOutOfRange { flow, host: h, num_hosts: r.num_hosts() });
+            }
+        }
+        if src == dst {
+            return Ok(());
+        }
+        let np = r.num_paths(src, dst);
+        if np == 0 {
+            return Err(EngineError::NoPath { flow, src, dst });
+        }
+        match k {
+            Some(k) if k >= np => Err(EngineError::PathIndexOutOfRange { flow, index: k, src, dst, num_paths: np }),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_time(&self, t: f64) -> Result<(), EngineError> {
+        if t.is_finite() && t >= self.now {
+            Ok(())
+        } else {
+            Err(EngineError::InvalidTime { t_s: t, now_s: self.now })
+        }
+    }
+
+    fn check_link(&self, link: LinkId) -> Result<(), EngineError> {
+        if (link as usize) < self.cap.len() {
+            Ok(())
+        } else {
+            Err(EngineError::UnknownLink { link, num_links: self.cap.len() })
+        }
+    }
+
+    fn flow_index(&self, id: u64) -> Result<u32, EngineError> {
+        self.id_index.get(&id).copied().ok_or(EngineError::UnknownFlow(id))
+    }
+
+    fn push_event(&mut self, t: f64, ev: Ev) {
+        self.events.push(Queued { t, seq: self.seq, ev });
+        self.seq += 1;
+    }
+
+    /// Adds a flow; it starts at `start_s`, which must not be before
+    /// [`Simulation::now`].
+    pub fn add_flow(&mut self, f: FlowSpec) -> Result<(), EngineError> {
+        let id = f.id;
+        if !(f.bytes.is_finite() && f.bytes >= 0.0) {
+            return Err(EngineError::InvalidBytes { flow: id, bytes: f.bytes });
+        }
+        if !f.start_s.is_finite() {
+            return Err(EngineError::InvalidStart { flow: id, start_s: f.start_s });
+        }
+        if f.start_s < self.now {
+            return Err(EngineError::StartBeforeNow { flow: id, start_s: f.start_s, now_s: self.now });
+        }
+        if !(f.weight.is_finite() && f.weight > 0.0) {
+            return Err(EngineError::InvalidWeight { flow: id, weight: f.weight });
+        }
+        if let Some(c) = f.rate_cap_bps {
+            if c.is_nan() || c < 0.0 {
+                return Err(EngineError::InvalidRateCap { flow: id, cap_bps: c });
+            }
+        }
+        let (kind, path) = match f.route {
+            Route::Explicit(p) => {
+                if p.is_empty() && f.src != f.dst {
+                    return Err(EngineError::EmptyRoute { flow: id, src: f.src, dst: f.dst });
+                }
+                self.check_links(id, &p)?;
+                (RouteKind::Explicit, p)
+            }
+            Route::Ecmp => {
+                self.check_path_index(id, f.src, f.dst, None)?;
+                (RouteKind::Ecmp, Vec::new())
+            }
+            Route::PathIndex(k) => {
+                self.check_path_index(id, f.src, f.dst, Some(k))?;
+                (RouteKind::Index(k), Vec::new())
+            }
+        };
+        if self.id_index.contains_key(&id) {
+            return Err(EngineError::DuplicateFlowId(id));
+        }
+        let idx = self.flows.len() as u32;
+        self.id_index.insert(id, idx);
+        self.flows.push(FlowState {
+            id,
+            src: f.src,
+            dst: f.dst,
+            bytes: f.bytes,
+            start_s: f.start_s,
+            weight: f.weight,
+            cap: f.rate_cap_bps.unwrap_or(f64::INFINITY),
+            prio: f.priority,
+            task_id: f.task_id,
+            kind,
+            path,
+            pos: Vec::new(),
+            path_id: None,
+            status: Status::Pending,
+            stranded: None,
+            rate: 0.0,
+            left: f.bytes,
+            t_last: f.start_s,
+            ver: 0,
+            finish_s: f64::NAN,
+        });
+        self.flow_seen.push(0);
+        if self.running {
+            self.push_event(f.start_s, Ev::Arrival(idx));
+        } else {
+            // Pre-run arrivals go to a sorted vector instead of the heap: one
+            // sort beats a million heap pushes and keeps the heap small.
+            if let Some(&(t, _, _)) = self.pending.last() {
+                if f.start_s < t {
+                    self.pending_sorted = false;
+                }
+            }
+            self.pending.push((f.start_s, self.seq, idx));
+            self.seq += 1;
+        }
+        Ok(())
+    }
+
+    /// Adds several flows, stopping at the first invalid one.
+    pub fn add_flows(&mut self, fs: impl IntoIterator<Item = FlowSpec>) -> Result<(), EngineError> {
+        for f in fs {
+            self.add_flow(f)?;
+        }
+        Ok(())
+    }
+
+    /// Sets the capacity of `link` to `cap_bps` at time `t_s` (0 = failure).
+    pub fn schedule_capacity(&mut self, t_s: f64, link: LinkId, cap_bps: f64) -> Result<(), EngineError> {
+        self.check_time(t_s)?;
+        self.check_link(link)?;
+        if !(cap_bps.is_finite() && cap_bps >= 0.0) {
+            return Err(EngineError::InvalidCapacity { link, cap_bps });
+        }
+        self.push_event(t_s, Ev::Capacity { link, cap: cap_bps });
+        Ok(())
+    }
+
+    /// Fires [`Controller::on_timer`] with `token` at `t_s`.
+    pub fn schedule_timer(&mut self, t_s: f64, token: u64) -> Result<(), EngineError> {
+        self.check_time(t_s)?;
+        self.push_event(t_s, Ev::Timer(token));
+        Ok(())
+    }
+
+    /// Registers a group of flows; [`Controller::on_group_complete`] fires
+    /// once all of them have completed (at once if they already have).
+    pub fn register_group(&mut self, group: u64, flow_ids: &[u64]) -> Result<(), EngineError> {
+        if self.groups.contains_key(&group) {
+            return Err(EngineError::DuplicateGroup(group));
+        }
+        let mut idx = Vec::with_capacity(flow_ids.len());
+        for &id in flow_ids {
+            idx.push(self.flow_index(id)?);
+        }
+        idx.sort_unstable();
+        idx.dedup();
+        let mut remaining = 0;
+        for &i in &idx {
+            if self.flows[i as usize].status != Status::Done {
+                remaining += 1;
+                self.flow_groups.entry(i).or_default().push(group);
+            }
+        }
+        if remaining == 0 {
+            self.push_event(self.now, Ev::Group(group));
+        } else {
+            self.groups.insert(group, remaining);
+        }
+        Ok(())
+    }
+
+    /// Moves a running flow to path `k` of the routing, now.
+    pub fn rebind_path(&mut self, flow_id: u64, k: usize) -> Result<(), EngineError> {
+        let fi = self.flow_index(flow_id)?;
+        let f = &self.flows[fi as usize];
+        if f.status != Status::Active {
+            return Err(EngineError::FlowNotRunning(flow_id));
+        }
+        self.check_path_index(flow_id, f.src, f.dst, Some(k))?;
+        self.push_event(self.now, Ev::Rebind { flow: fi, to: RebindTo::Path(k) });
+        Ok(())
+    }
+
+    /// Moves a running flow to an explicit list of links, now.
+    pub fn rebind_explicit(&mut self, flow_id: u64, path: Vec<LinkId>) -> Result<(), EngineError> {
+        let fi = self.flow_index(flow_id)?;
+        let f = &self.flows[fi as usize];
+        if f.status != Status::Active {
+            return Err(EngineError::FlowNotRunning(flow_id));
+        }
+        if path.is_empty() {
+            return Err(EngineError::EmptyRoute { flow: flow_id, src: f.src, dst: f.dst });
+        }
+        self.check_links(flow_id, &path)?;
+        self.push_event(self.now, Ev::Rebind { flow: fi, to: RebindTo::Explicit(path) });
+        Ok(())
+    }
+
+    /// Current rate of a flow in bits/s (0 unless running); `None` for an
+    /// unknown id.
+    pub fn flow_rate_bps(&self, flow_id: u64) -> Option<f64> {
+        self.id_index.get(&flow_id).map(|&i| {
+            let f = &self.flows[i as usize];
+            if f.status == Status::Active {
+                f.rate
+            } else {
+                0.0
+            }
+        })
+    }
+
+    /// Current sum of flow rates on a link, bits/s.
+    pub fn link_rate_bps(&self, link: LinkId) -> f64 {
+        self.load[link as usize]
+    }
+
+    /// Current capacity of a link, bits/s.
+    pub fn link_capacity_bps(&self, link: LinkId) -> f64 {
+        self.cap[link as usize]
+    }
+
+    /// Current rate / current capacity of a link (0 for a failed link).
+    pub fn link_utilization(&self, link: LinkId) -> f64 {
+        let c = self.cap[link as usize];
+        if c > 0.0 {
+            self.load[link as usize] / c
+        } else {
+            0.0
+        }
+    }
+
+    /// Runs to the end without a controller.
+    pub fn run(self) -> SimResult {
+        self.run_with(&mut NoController)
+    }
+
+    /// Runs to the end (or `end_s`) with a controller.
+    pub fn run_with<C: Controller + ?Sized>(mut self, c: &mut C) -> SimResult {
+        let end = self.cfg.end_s.unwrap_or(f64::INFINITY);
+        self.run_until(c, end);
+        self.finish()
+    }
+
+    /// Processes every event at times `<= t_end_s`, then advances the clock
+    /// to `t_end_s` (if finite). Can be called repeatedly; flows, timers and
+    /// capacity changes may be added in between.
+    pub fn run_until<C: Controller + ?Sized>(&mut self, c: &mut C, t_end_s: f64) {
+        if !self.pending_sorted {
+            self.pending[self.pending_head..].sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            self.pending_sorted = true;
+        }
+        self.running = true;
+        while let Some(t) = self.next_time() {
+            if t > t_end_s {
+                break;
+            }
+            self.now = t;
+            loop {
+                if let Some(fi) = self.pop_completion_at(t) {
+                    self.stats.events += 1;
+                    self.complete_flow(fi);
+                    self.notify_complete(c, fi);
+                    continue;
+                }
+                let Some(ev) = self.pop_event_at(t) else { break };
+                self.stats.events += 1;
+                self.apply(ev, c);
+            }
+            self.recompute();
+        }
+        self.running = false;
+        if t_end_s.is_finite() && t_end_s > self.now {
+            self.now = t_end_s;
+        }
+    }
+
+    /// Time of the next event (arrival, completion, capacity change, timer),
+    /// or `None` when nothing is left to happen. Lets callers run in slices
+    /// with [`Simulation::run_until`] (progress reports, interruption).
+    pub fn next_event_time(&mut self) -> Option<f64> {
+        if !self.pending_sorted {
+            self.pending[self.pending_head..].sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            self.pending_sorted = true;
+        }
+        self.next_time()
+    }
+
+    /// Ends the run at the current time: flushes telemetry and returns the
+    /// records.
+    pub fn finish(mut self) -> SimResult {
+        let end = self.now;
+        for l in 0..self.cap.len() {
+            let r = self.load[l];
+            self.windows.add(l as LinkId, self.tel_t[l], end, r);
+        }
+        let mut stranded = 0;
+        let flows = (0..self.flows.len())
+            .map(|i| {
+                let mut rec = self.record(i as u32);
+                let f = &self.flows[i];
+                if f.status == Status::Active {
+                    let left = (f.left - f.rate * (end - f.t_last) / 8.0).max(0.0);
+                    rec.bytes_delivered = f.bytes - left;
+                    if f.stranded.is_some() {
+                        stranded += 1;
+                    }
+                } else {
+                    rec.stranded = None;
+                }
+                rec
+            })
+            .collect();
+        self.stats.stranded = stranded;
+        SimResult { flows, link_windows: self.windows, stats: self.stats, end_s: end }
+    }
+
+    fn record(&self, fi: u32) -> FlowRecord {
+        let f = &self.flows[fi as usize];
+        let done = f.status == Status::Done;
+        FlowRecord {
+            id: f.id,
+            src: f.src,
+            dst: f.dst,
+            bytes: f.bytes,
+            start_s: f.start_s,
+            finish_s: f.finish_s,
+            fct_s: f.finish_s - f.start_s,
+            task_id: f.task_id,
+            priority: f.prio,
+            path_id: f.path_id,
+            bytes_delivered: if done { f.bytes } else { 0.0 },
+            stranded: f.stranded,
+        }
+    }
+
+    fn next_time(&mut self) -> Option<f64> {
+        while let Some(p) = self.completions.peek() {
+            let f = &self.flows[p.flow as usize];
+            if f.status != Status::Active || f.ver != p.ver {
+                self.completions.pop();
+            } else {
+                break;
+            }
+        }
+        let mut t = f64::INFINITY;
+        if let Some(p) = self.completions.peek() {
+            t = t.min(p.t);
+        }
+        if let Some(q) = self.events.peek() {
+            t = t.min(q.t);
+        }
+        if let Some(&(pt, _, _)) = self.pending.get(self.pending_head) {
+            t = t.min(pt);
+        }
+        (t < f64::INFINITY).then_some(t)
+    }
+
+    fn pop_completion_at(&mut self, t: f64) -> Option<u32> {
+        while let Some(p) = self.completions.peek() {
+            let p = *p;
+            let f = &self.flows[p.flow as usize];
+            if f.status != Status::Active || f.ver != p.ver {
+                self.completions.pop();
+                continue;
+            }
+            if p.t <= t {
+                self.completions.pop();
+                return Some(p.flow);
+            }
+            return None;
+        }
+        None
+    }
+
+    fn pop_event_at(&mut self, t: f64) -> Option<Ev> {
+        let h = self.events.peek().map(|q| (q.t, q.seq));
+        let p = self.pending.get(self.pending_head).map(|&(pt, s, _)| (pt, s));
+        let take_pending = match (h, p) {
+            (None, None) => return None,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (Some(a), Some(b)) => b.0 < a.0 || (b.0 == a.0 && b.1 < a.1),
+        };
+        if take_pending {
+            let (pt, _, idx) = self.pending[self.pending_head];
+            if pt > t {
+                return None;
+            }
+            self.pending_head += 1;
+            if self.pending_head == self.pending.len() {
+                self.pending.clear();
+                self.pending_head = 0;
+            }
+            Some(Ev::Arrival(idx))
+        } else {
+            if h.expect("some").0 > t {
+                return None;
+            }
+            self.events.pop().map(|q| q.ev)
+        }
+    }
+
+    fn apply<C: Controller + ?Sized>(&mut self, ev: Ev, c: &mut C) {
+        match ev {
+            Ev::Arrival(fi) => {
+                if self.activate(fi) {
+                    self.notify_complete(c, fi);
+                }
+            }
+            Ev::Capacity { link, cap } => self.set_capacity_now(link, cap),
+            Ev::Rebind { flow, to } => self.rebind_now(flow, to),
+            Ev::Timer(token) => c.on_timer(&mut Ctx { sim: self }, token),
+            Ev::Group(g) => c.on_group_complete(&mut Ctx { sim: self }, g),
+        }
+    }
+
+    fn notify_complete<C: Controller + ?Sized>(&mut self, c: &mut C, fi: u32) {
+        let rec = self.record(fi);
+        c.on_flow_complete(&mut Ctx { sim: self }, &rec);
+        if let Some(gs) = self.flow_groups.remove(&fi) {
+            for g in gs {
+                let rem = self.groups.get_mut(&g).expect("registered group");
+                *rem -= 1;
+                if *rem == 0 {
+                    self.groups.remove(&g);
+                    c.on_group_complete(&mut Ctx { sim: self }, g);
+                }
+            }
+        }
+    }
+
+    fn mark_dirty(&mut self, l: LinkId) {
+        if !self.dirty_mark[l as usize] {
+            self.dirty_mark[l as usize] = true;
+            self.dirty.push(l);
+        }
+    }
+
+    fn set_load(&mut self, l: usize, new: f64) {
+        if new != self.load[l] {
+            self.windows.add(l as LinkId, self.tel_t[l], self.now, self.load[l]);
+            self.tel_t[l] = self.now;
+            self.load[l] = new;
+        }
+    }
+
+    fn attach(&mut self, fi: u32) {
+        let f = &mut self.flows[fi as usize];
+        f.pos.clear();
+        for (h, &l) in f.path.iter().enumerate() {
+            let list = &mut self.link_flows[l as usize];
+            f.pos.push(list.len() as u32);
+            list.push((fi, h as u32));
+        }
+    }
+
+    fn detach(&mut self, fi: u32) {
+        let path = std::mem::take(&mut self.flows[fi as usize].path);
+        let pos = std::mem::take(&mut self.flows[fi as usize].pos);
+        for (h, &l) in path.iter().enumerate() {
+            let list = &mut self.link_flows[l as usize];
+            let p = pos[h] as usize;
+            list.swap_remove(p);
+            if let Some(&(g, gh)) = list.get(p) {
+                self.flows[g as usize].pos[gh as usize] = p as u32;
+            }
+        }
+        let f = &mut self.flows[fi as usize];
+        f.path = path;
+        f.pos = pos;
+    }
+
+    fn ecmp_pick(&self, r: &dyn Routing, f: &FlowState) -> usize {
+        let n = r.num_paths(f.src, f.dst);
+        let h = mix(self.cfg.seed ^ mix(f.id ^ mix(((f.src as u64) << 32) | f.dst as u64)));
+        let u = (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let total: f64 = (0..n).map(|k| r.path_weight(f.src, f.dst, k)).sum();
+        let mut x = u * total;
+        for k in 0..n {
+            let w = r.path_weight(f.src, f.dst, k);
+            if x < w {
+                return k;
+            }
+            x -= w;
+        }
+        n - 1
+    }
+
+    /// Puts a routed flow on path `k`, or if that crosses a failed link, on
+    /// the first later path (cyclically) that does not; else strands it on
+    /// `k`. The flow must be detached.
+    fn route_flow(&mut self, fi: u32, k: usize) {
+        let r = self.routing.expect("validated: routed flows have a routing");
+        let (src, dst) = (self.flows[fi as usize].src, self.flows[fi as usize].dst);
+        let n = r.num_paths(src, dst);
+        let mut buf = std::mem::take(&mut self.path_buf);
+        let mut chosen = None;
+        for j in 0..n {
+            let kk = (k + j) % n;
+            r.path(src, dst, kk, &mut buf);
+            for &l in &buf {
+                assert!(
+                    (l as usize) < self.cap.len(),
+                    "routing returned link {l} but the network has {} links",
+                    self.cap.len()
+                );
+            }
+            if buf.iter().all(|&l| self.cap[l as usize] > 0.0) {
+                chosen = Some(kk);
+                break;
+            }
+        }
+        let kk = match chosen {
+            Some(kk) => kk,
+            None => {
+                r.path(src, dst, k, &mut buf);
+                k
+            }
+        };
+        let f = &mut self.flows[fi as usize];
+        f.path.clear();
+        f.path.extend_from_slice(&buf);
+        f.path_id = Some(kk as u32);
+        self.path_buf = buf;
+        self.update_strand(fi);
+    }
+
+    fn update_strand(&mut self, fi: u32) {
+        let f = &mut self.flows[fi as usize];
+        let down = f.path.iter().copied().find(|&l| self.cap[l as usize] <= 0.0);
+        f.stranded = down.map(|link| match f.kind {
+            RouteKind::Explicit => StrandReason::ExplicitLinkDown { link },
+            _ => StrandReason::NoPathAvailable { link },
+        });
+        if f.stranded.is_some() {
+            self.stranded.insert(fi);
+        } else {
+            self.stranded.remove(&fi);
+        }
+    }
+
+    /// Starts a flow. Returns true if it completed at once.
+    fn activate(&mut self, fi: u32) -> bool {
+        let now = self.now;
+        let f = &mut self.flows[fi as usize];
+        f.status = Status::Active;
+        f.t_last = now;
+        f.left = f.bytes;
+        f.rate = 0.0;
+        if f.src == f.dst || f.bytes == 0.0 {
+            f.status = Status::Done;
+            f.finish_s = now;
+            f.left = 0.0;
+            self.stats.flows_completed += 1;
+            return true;
+        }
+        self.n_active += 1;
+        match f.kind {
+            RouteKind::Explicit => self.update_strand(fi),
+            RouteKind::Ecmp => {
+                let r = self.routing.expect("validated");
+                let k = self.ecmp_pick(r, &self.flows[fi as usize]);
+                self.route_flow(fi, k);
+            }
+            RouteKind::Index(k) => self.route_flow(fi, k),
+        }
+        self.attach(fi);
+        // Exact shortcuts (see module docs).
+        let f = &self.flows[fi as usize];
+        let rate = if f.path.iter().all(|&l| self.link_flows[l as usize].len() == 1) {
+            Some(f.path.iter().fold(f.cap, |m, &l| m.min(self.cap[l as usize])))
+        } else if f.cap.is_finite() && f.path.iter().all(|&l| self.cap[l as usize] - self.load[l as usize] >= f.cap) {
+            Some(f.cap)
+        } else {
+            None
+        };
+        match rate {
+            Some(rate) => {
+                self.stats.fast_path += 1;
+                self.flows[fi as usize].rate = rate;
+                self.predict(fi);
+                for h in 0..self.flows[fi as usize].path.len() {
+                    let l = self.flows[fi as usize].path[h] as usize;
+                    self.set_load(l, self.load[l] + rate);
+                }
+            }
+            None => {
+                for h in 0..self.flows[fi as usize].path.len() {
+                    let l = self.flows[fi as usize].path[h];
+                    self.mark_dirty(l);
+                }
+            }
+        }
+        false
+    }
+
+    fn predict(&mut self, fi: u32) {
+        let now = self.now;
+        let f = &mut self.flows[fi as usize];
+        f.ver = f.ver.wrapping_add(1);
+        if f.rate > 0.0 {
+            let t = if f.left <= f.done_eps() { now } else { now + f.left * 8.0 / f.rate };
+            self.completions.push(Pred { t: t.max(now), flow: fi, ver: f.ver });
+            // Stale predictions are dropped lazily at the top; compact when
+            // they dominate so the heap stays O(active flows).
+            if self.completions.len() > 4 * self.n_active + 1024 {
+                let flows = &self.flows;
+                self.completions.retain(|p| {
+                    let f = &flows[p.flow as usize];
+                    f.status == Status::Active && f.ver == p.ver
+                });
+            }
+        }
+    }
+
+    fn complete_flow(&mut self, fi: u32) {
+        let now = self.now;
+        let f = &mut self.flows[fi as usize];
+        f.status = Status::Done;
+        f.finish_s = now;
+        f.left = 0.0;
+        let rate = f.rate;
+        f.rate = 0.0;
+        self.stats.flows_completed += 1;
+        self.n_active -= 1;
+        self.detach(fi);
+        self.stranded.remove(&fi);
+        let path = std::mem::take(&mut self.flows[fi as usize].path);
+        if rate > 0.0 {
+            for &l in &path {
+                if self.link_flows[l as usize].is_empty() {
+                    self.set_load(l as usize, 0.0);
+                } else {
+                    self.mark_dirty(l);
+                }
+            }
+        }
+        // Finished flows keep no path: saves memory on long runs.
+        self.flows[fi as usize].pos = Vec::new();
+    }
+
+    fn set_capacity_now(&mut self, link: LinkId, cap: f64) {
+        let old = self.cap[link as usize];
+        self.cap[link as usize] = cap;
+        self.mark_dirty(link);
+        if cap <= 0.0 && old > 0.0 {
+            let on: Vec<u32> = self.link_flows[link as usize].iter().map(|e| e.0).collect();
+            for fi in on {
+                match self.flows[fi as usize].kind {
+                    RouteKind::Explicit => self.update_strand(fi),
+                    _ => self.reroute(fi),
+                }
+            }
+        } else if cap > 0.0 && old <= 0.0 {
+            let list: Vec<u32> = self.stranded.iter().copied().collect();
+            for fi in list {
+                match self.flows[fi as usize].kind {
+                    RouteKind::Explicit => self.update_strand(fi),
+                    _ => self.reroute(fi),
+                }
+            }
+        }
+    }
+
+    fn reroute(&mut self, fi: u32) {
+        let old = self.flows[fi as usize].path_id;
+        let k = old.unwrap_or(0) as usize;
+        self.move_flow(fi, |s| s.route_flow(fi, k));
+        if self.flows[fi as usize].path_id != old {
+            self.stats.reroutes += 1;
+        }
+    }
+
+    fn move_flow(&mut self, fi: u32, place: impl FnOnce(&mut Self)) {
+        for h in 0..self.flows[fi as usize].path.len() {
+            let l = self.flows[fi as usize].path[h];
+            self.mark_dirty(l);
+        }
+        self.detach(fi);
+        place(self);
+        self.attach(fi);
+        for h in 0..self.flows[fi as usize].path.len() {
+            let l = self.flows[fi as usize].path[h];
+            self.mark_dirty(l);
+        }
+    }
+
+    fn rebind_now(&mut self, fi: u32, to: RebindTo) {
+        if self.flows[fi as usize].status != Status::Active {
+            return; // finished in the same instant: nothing to move
+        }
+        match to {
+            RebindTo::Path(k) => {
+                self.flows[fi as usize].kind = RouteKind::Index(k);
+                self.move_flow(fi, |s| s.route_flow(fi, k));
+            }
+            RebindTo::Explicit(p) => self.move_flow(fi, |s| {
+                let f = &mut s.flows[fi as usize];
+                f.kind = RouteKind::Explicit;
+                f.path = p;
+                f.path_id = None;
+                s.update_strand(fi);
+            }),
+        }
+    }
+
+    fn recompute(&mut self) {
+        if self.dirty.is_empty() {
+            return;
+        }
+        if self.epoch == u32::MAX {
+            self.link_seen.fill(0);
+            self.flow_seen.fill(0);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        let e = self.epoch;
+        self.comp_flows.clear();
+        self.comp_links.clear();
+        for &l in &self.dirty {
+            self.dirty_mark[l as usize] = false;
+            if self.link_seen[l as usize] != e {
+                self.link_seen[l as usize] = e;
+                self.comp_links.push(l);
+            }
+        }
+        self.dirty.clear();
+        // BFS over the flow/link bipartite graph.
+        self.packed.clear();
+        let mut qi = 0;
+        while qi < self.comp_links.len() {
+            let l = self.comp_links[qi] as usize;
+            qi += 1;
+            for &(fi, _) in &self.link_flows[l] {
+                if self.flow_seen[fi as usize] != e {
+                    self.flow_seen[fi as usize] = e;
+                    self.comp_flows.push(fi);
+                    self.packed.push(&self.flows[fi as usize]);
+                    for &m in &self.flows[fi as usize].path {
+                        if self.link_seen[m as usize] != e {
+                            self.link_seen[m as usize] = e;
+                            self.comp_links.push(m);
+                        }
+                    }
+                }
+            }
+        }
+        let now = self.now;
+        if !self.comp_flows.is_empty() {
+            self.stats.recomputations += 1;
+            let n = self.comp_flows.len() as u64;
+            self.stats.component_flows += n;
+            self.stats.max_component_flows = self.stats.max_component_flows.max(n);
+            self.alloc.allocate(&self.cap, &self.packed, &mut self.new_rates);
+            for k in 0..self.comp_flows.len() {
+                let fi = self.comp_flows[k];
+                let nr = self.new_rates[k];
+                let f = &mut self.flows[fi as usize];
+                if nr != f.rate {
+                    // Settle progress at the old rate before switching.
+                    f.left = (f.left - f.rate * (now - f.t_last) / 8.0).max(0.0);
+                    f.t_last = now;
+                    f.rate = nr;
+                    self.predict(fi);
+                }
+            }
+        }
+        // Link loads from the packed paths: no second pass over flow states.
+        for &l in &self.comp_links {
+            self.link_acc[l as usize] = 0.0;
+        }
+        for (k, &r) in self.new_rates.iter().enumerate().take(self.comp_flows.len()) {
+            for &l in self.packed.path(k) {
+                self.link_acc[l as usize] += r;
+            }
+        }
+        for k in 0..self.comp_links.len() {
+            let l = self.comp_links[k] as usize;
+            self.set_load(l, self.link_acc[l]);
+        }
+        if self.cfg.check_invariants {
+            if let Err(msg) = self.verify() {
+                panic!("invariant violated at t={}: {msg}", self.now);
+            }
+        }
+    }
+
+    /// Checks the whole current allocation against a from-scratch max-min
+    /// computation and the capacity limits.
+    fn verify(&self) -> Result<(), String> {
+        let active: Vec<usize> = (0..self.flows.len()).filter(|&i| self.flows[i].status == Status::Active).collect();
+        let spec: Vec<(Vec<LinkId>, f64, f64, i32)> = active
+            .iter()
+            .map(|&i| {
+                let f = &self.flows[i];
+                (f.path.clone(), f.weight, f.cap, f.prio)
+            })
+            .collect();
+        let expect = max_min_rates(&self.cap, &spec);
+        let mut sum = vec![0.0; self.cap.len()];
+        for (k, &i) in active.iter().enumerate() {
+            let f = &self.flows[i];
+            let scale = f.path.iter().map(|&l| self.cap[l as usize]).fold(1.0, f64::max);
+            if (f.rate - expect[k]).abs() > 1e-9 * scale {
+                return Err(format!("flow {} has rate {} but a full recomputation gives {}", f.id, f.rate, expect[k]));
+            }
+            if f.rate < 0.0 {
+                return Err(format!("flow {} has negative rate {}", f.id, f.rate));
+            }
+            for &l in &f.path {
+                sum[l as usize] += f.rate;
+            }
+            if f.rate == 0.0 && f.cap > 0.0 {
+                // Must be blocked by a failed link or by strictly higher
+                // priority traffic saturating a link of its path.
+                let blocked = f.path.iter().any(|&l| {
+                    let c = self.cap[l as usize];
+                    let hi: f64 = self.link_flows[l as usize]
+                        .iter()
+                        .map(|&(g, _)| &self.flows[g as usize])
+                        .filter(|g| g.prio < f.prio)
+                        .map(|g| g.rate)
+                        .sum();
+                    c <= 0.0 || hi >= c * (1.0 - 1e-9)
+                });
+                if !blocked {
+                    return Err(format!("flow {} starves without a reason", f.id));
+                }
+            }
+        }
+        for (l, &s) in sum.iter().enumerate() {
+            if s > self.cap[l] * (1.0 + 1e-9) + 1e-9 {
+                return Err(format!("link {l} carries {s} > capacity {}", self.cap[l]));
+            }
+            if (s - self.load[l]).abs() > 1e-9 * self.cap[l].max(1.0) {
+                return Err(format!("link {l} load {} differs from flow sum {s}", self.load[l]));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a [`Controller`] may do during a callback.
+pub struct Ctx<'a, 'r> {
+    sim: &'a mut Simulation<'r>,
+}
+
+impl Ctx<'_, '_> {
+    /// Current simulation time.
+    pub fn now(&self) -> f64 {
+        self.sim.now
+    }
+    /// The routing, if the simulation has one.
+    pub fn routing(&self) -> Option<&dyn Routing> {
+        self.sim.routing
+    }
+    /// Adds a flow starting at or after now (a start of exactly now joins the
+    /// current instant's rate recomputation).
+    pub fn add_flow(&mut self, f: FlowSpec) -> Result<(), EngineError> {
+        self.sim.add_flow(f)
+    }
+    /// Schedules [`Controller::on_timer`] at `t_s >= now`.
+    pub fn schedule_timer(&mut self, t_s: f64, token: u64) -> Result<(), EngineError> {
+        self.sim.schedule_timer(t_s, token)
+    }
+    /// Moves a running flow to path `k` of the routing.
+    pub fn rebind_path(&mut self, flow_id: u64, k: usize) -> Result<(), EngineError> {
+        self.sim.rebind_path(flow_id, k)
+    }
+    /// Moves a running flow to an explicit link list.
+    pub fn rebind_explicit(&mut self, flow_id: u64, path: Vec<LinkId>) -> Result<(), EngineError> {
+        self.sim.rebind_explicit(flow_id, path)
+    }
+    /// Sets a link's capacity at `t_s >= now` (0 = failure).
+    pub fn set_capacity(&mut self, t_s: f64, link: LinkId, cap_bps: f64) -> Result<(), EngineError> {
+        self.sim.schedule_capacity(t_s, link, cap_bps)
+    }
+    /// Registers a flow group (see [`Simulation::register_group`]).
+    pub fn register_group(&mut self, group: u64, flow_ids: &[u64]) -> Result<(), EngineError> {
+        self.sim.register_group(group, flow_ids)
+    }
+    /// Current sum of flow rates on a link, bits/s.
+    pub fn link_rate_bps(&self, link: LinkId) -> f64 {
+        self.sim.link_rate_bps(link)
+    }
+    /// Current capacity of a link, bits/s.
+    pub fn link_capacity_bps(&self, link: LinkId) -> f64 {
+        self.sim.link_capacity_bps(link)
+    }
+    /// Current rate / capacity of a link.
+    pub fn link_utilization(&self, link: LinkId) -> f64 {
+        self.sim.link_utilization(link)
+    }
+    /// Current rate of a flow (see [`Simulation::flow_rate_bps`]).
+    pub fn flow_rate_bps(&self, flow_id: u64) -> Option<f64> {
+        self.sim.flow_rate_bps(flow_id)
+    }
+}
