@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml Makefile
 venv: $(STAMP) ## Create .venv with the Python tools netheat needs
 
 build: venv ## Build the Rust extension (release) into .venv
-	$(VENV_ENV) maturin develop --release --quiet
+	flock /tmp/netheat-maturin.lock env $(VENV_ENV) maturin develop --release --quiet
 
 test-rust: ## Run the Rust tests (unit, integration, property)
 	cargo test --workspace $(RUST_TEST_EXCLUDES)

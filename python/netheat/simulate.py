@@ -90,14 +90,52 @@ def _flows_table(cols: dict[str, Any]) -> pa.Table:
     )
 
 
+def capacity_seconds(topo: Topology, n_windows: int, window_s: float) -> dict[int, np.ndarray[Any, Any]]:
+    """Integral of each changed link's capacity over every window (bit), from the capacity events.
+
+    Only links with events appear; the others carry their nominal capacity
+    throughout, so their integral is ``capacity * window``.
+    """
+    ev = topo.events()
+    nominal = topo.links()["capacity_bps"]
+    edges = np.arange(n_windows + 1) * window_s
+    out: dict[int, np.ndarray[Any, Any]] = {}
+    for link in sorted(set(ev["link"])):
+        times = [0.0] + [t for t, li in zip(ev["time_s"], ev["link"], strict=True) if li == link]
+        caps = [nominal[link]] + [
+            c for c, li in zip(ev["capacity_bps"], ev["link"], strict=True) if li == link
+        ]
+        # Cumulative integral of the step function at each window edge.
+        t = np.asarray(times)
+        c = np.asarray(caps)
+        idx = np.searchsorted(t, edges, side="right") - 1
+        seg = np.concatenate([[0.0], np.cumsum(c[:-1] * np.diff(t))])
+        cum = seg[idx] + c[idx] * (edges - t[idx])
+        out[link] = np.diff(cum)
+    return out
+
+
 def _links_table(topo: Topology, cols: dict[str, Any], window_s: float, n_windows: int) -> pa.Table:
-    """Dense table: every directed link in every window (idle links are 0, not missing)."""
+    """Dense table: every directed link in every window (idle links are 0, not missing).
+
+    ``utilization`` is bytes carried over the capacity in force during the
+    window (so a link cut to half its capacity and carrying half its nominal
+    rate is 100% utilized); ``capacity_bps`` is that capacity's window average.
+    """
     links = topo.links()
     names = topo.nodes()["name"]
     n_links = len(links["id"])
+    nominal = np.asarray(links["capacity_bps"], dtype=np.float64)
     util = np.zeros((n_links, n_windows))
+    cap = np.repeat(nominal[:, None], n_windows, axis=1)
     if n_windows:
+        # The engine reports bytes over nominal capacity; rescale changed links.
         util[_array(cols["link"]), _array(cols["window"])] = _array(cols["utilization"])
+        for link, bits in capacity_seconds(topo, n_windows, window_s).items():
+            carried = util[link] * nominal[link] * window_s
+            with np.errstate(divide="ignore", invalid="ignore"):
+                util[link] = np.where(bits > 0, carried / bits, 0.0)
+            cap[link] = bits / window_s
     link_ids = np.repeat(np.arange(n_links, dtype=np.uint32), n_windows)
     win = np.tile(np.arange(n_windows, dtype=np.float64), n_links)
 
@@ -119,7 +157,7 @@ def _links_table(topo: Topology, cols: dict[str, Any], window_s: float, n_window
             "dst_node": pa.DictionaryArray.from_arrays(
                 pa.array(np.repeat(np.asarray(links["dst"], dtype=np.int32), n_windows)), pa.array(names)
             ),
-            "capacity_bps": per_link(links["capacity_bps"]),
+            "capacity_bps": cap.reshape(-1),
             "window_start_s": win * window_s,
             "window_end_s": (win + 1) * window_s,
             "utilization": util.reshape(-1),

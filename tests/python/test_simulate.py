@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 from netheat import InputError, Topology
-from netheat.simulate import simulate
+from netheat.simulate import capacity_seconds, simulate
 
 DC = """
 [topology]
@@ -88,6 +89,15 @@ def test_capacity_events_are_replayed(tmp_path: Path) -> None:
     # 1 s at 10 Gbps (1.25 GB), then 1.25 GB at 5 Gbps: 2 s more.
     res = simulate(Topology.from_toml(incident), flows)
     assert res.flows.column("finish_s").to_pylist() == pytest.approx([3.0])
+    # Utilization is measured against the capacity in force: the halved
+    # uplink carrying 5 Gbps is full, not 50% used.
+    uplink = res.links.filter(
+        pc.and_(
+            pc.equal(res.links.column("src_node"), "tor0"), pc.equal(res.links.column("dst_node"), "core")
+        )
+    )
+    assert uplink.column("utilization").to_pylist() == pytest.approx([1.0, 1.0, 1.0])
+    assert uplink.column("capacity_bps").to_pylist() == pytest.approx([10e9, 5e9, 5e9])
     outage = (
         DC
         + '\n[[events]]\nat = "1s"\naction = "fail"\nracks = [0]\n'
@@ -213,3 +223,13 @@ def test_bad_arguments() -> None:
         simulate(topo, {"start_s": [0], "src": [0], "dst": [1], "bytes": [1]}, window="1 fortnight")
     with pytest.raises(InputError, match="unknown host"):
         simulate(topo, {"start_s": [0], "src": [0], "dst": [99], "bytes": [1]})
+
+
+def test_capacity_integral_with_a_mid_window_change() -> None:
+    dc = DC + '\n[[events]]\nat = "1.5s"\naction = "set"\ncapacity = "5Gbps"\nracks = [2]\n'
+    topo = Topology.from_toml(dc)
+    bits = capacity_seconds(topo, 3, 1.0)
+    # Both directions of rack 2's uplink: 10 Gb, then 0.5 s x 10 + 0.5 s x 5, then 5 Gb.
+    assert len(bits) == 2
+    for v in bits.values():
+        assert v.tolist() == pytest.approx([10e9, 7.5e9, 5e9])
