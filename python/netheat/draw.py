@@ -1,6 +1,7 @@
 """Drawing a datacenter (``netheat topo draw``).
 
-Layers are drawn bottom-up (hosts, ToRs, aggregation or core, spines).
+Layers are drawn bottom-up (hosts, ToRs, aggregation or core, spines,
+fabric border).
 Hosts and ToRs are coloured by rack type; a server port wired to another
 rack's ToR (Subways cross-wiring) is drawn in orange so the wiring pattern
 is visible. Above ``max_hosts`` hosts the hosts are left out and the picture
@@ -22,7 +23,7 @@ from matplotlib.lines import Line2D
 from netheat._netheat import Topology
 
 RACK_COLOURS = {"compute": "#4C72B0", "disk": "#55A868", "mixed": "#8172B2"}
-LEVEL = {"host": 0.0, "tor": 1.0, "agg": 2.0, "core": 2.0, "spine": 3.0}
+LEVEL = {"host": 0.0, "tor": 1.0, "agg": 2.0, "core": 2.0, "spine": 3.0, "border": 4.0}
 CROSS = "#DD8452"
 
 
@@ -60,11 +61,11 @@ def layout(topo: Topology, max_hosts: int = 400) -> dict[str, Any]:
         lo, hi = min(xs), max(xs)
         for j, i in enumerate(members):
             pos[i] = (lo + (hi - lo) * (j + 0.5) / len(members), LEVEL[kinds[i]])
-    spines = [i for i, k in enumerate(kinds) if k == "spine"]
-    if spines:
-        lo, hi = min(rack_x.values()), max(rack_x.values())
-        for j, i in enumerate(spines):
-            pos[i] = (lo + (hi - lo) * (j + 0.5) / len(spines), LEVEL["spine"])
+    lo, hi = min(rack_x.values()), max(rack_x.values())
+    for top in ("spine", "border"):
+        members = [i for i, k in enumerate(kinds) if k == top]
+        for j, i in enumerate(members):
+            pos[i] = (lo + (hi - lo) * (j + 0.5) / len(members), LEVEL[top])
     return {"pos": pos, "kinds": kinds, "with_hosts": with_hosts}
 
 
@@ -116,10 +117,10 @@ def draw(topo: Topology, out: str | Path, title: str = "", max_hosts: int = 400)
     for i, (x, y) in pos.items():
         kind = kinds[i]
         colour = RACK_COLOURS[racks["kind"][node_rack[i]]] if kind in ("host", "tor") else "#333333"
-        marker = {"host": "o", "tor": "s", "agg": "D", "core": "D", "spine": "^"}[kind]
+        marker = {"host": "o", "tor": "s", "agg": "D", "core": "D", "spine": "^", "border": "p"}[kind]
         ax.scatter([x], [y], s=18 if kind == "host" else 60, c=colour, marker=marker, zorder=2)
     levels = sorted({y for _, y in pos.values()})
-    names = {0.0: "hosts", 1.0: "ToRs", 2.0: "agg / core", 3.0: "spines"}
+    names = {0.0: "hosts", 1.0: "ToRs", 2.0: "agg / core", 3.0: "spines", 4.0: "border"}
     ax.set_yticks(levels, [names[y] for y in levels])
     ax.set_xticks([])
     for side in ("top", "right", "bottom"):

@@ -102,6 +102,10 @@ pub struct TopologySection {
     pub loop_size: Option<i64>,
     /// Subways clusters per loop `c` (Type 2).
     pub clusters_per_loop: Option<i64>,
+    /// Fabric border switches (optional).
+    pub border_switches: Option<i64>,
+    /// Capacity of each border link each way.
+    pub border_link: Option<Bandwidth>,
 }
 
 /// `[hosts]` and `[rack-group.hosts]`: host hardware (all optional so groups

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use netheat_topology::{
-    EventAction, EventSpec, EventTarget, FabricSpec, HostSpec, Provisioning, RackKind, RackSpec, StorageDevice,
-    StorageKind, SubwaysSpec, Topology, TopologySpec, Wiring,
+    BorderSpec, EventAction, EventSpec, EventTarget, FabricSpec, HostSpec, Provisioning, RackKind, RackSpec,
+    StorageDevice, StorageKind, SubwaysSpec, Topology, TopologySpec, Wiring,
 };
 
 use crate::error::ConfigError;
@@ -223,8 +223,16 @@ impl Cx<'_> {
             }
         }
         let tor_ports = t.tor_ports.map(|v| count(self, "topology.tor-ports", v, 1)).transpose()?;
+        let border = match (t.border_switches, t.border_link) {
+            (None, None) => None,
+            (Some(n), Some(b)) => {
+                Some(BorderSpec { switches: count(self, "topology.border-switches", n, 1)?, link_bps: b.0 })
+            }
+            (Some(_), None) => return Err(self.at("topology.border-switches", "a fabric border needs `border-link`")),
+            (None, Some(_)) => return Err(self.at("topology.border-link", "a fabric border needs `border-switches`")),
+        };
         let events = self.events(raw, nracks, hosts_per_rack)?;
-        Ok(TopologySpec { fabric, hosts_per_rack, racks, tor_ports, provisioning, events })
+        Ok(TopologySpec { fabric, hosts_per_rack, racks, tor_ports, provisioning, events, border })
     }
 
     fn host(&self, key: &str, h: &HostsSection, base: &HostSpec) -> Result<HostSpec, ConfigError> {
@@ -363,16 +371,20 @@ fn node_id_by_name(n: &str, nracks: usize, hpr: usize, t: &TopologySection) -> O
         return (r < nracks).then_some((nhosts + r) as u32);
     }
     let first_agg = nhosts + nracks;
+    let pods = t.pods.unwrap_or(1).max(1) as usize;
+    let aggs = t.aggs_per_pod.unwrap_or(1).max(1) as usize;
+    let spines = t.spines.unwrap_or(if pods > 1 { aggs as i64 } else { 0 }).max(0) as usize;
+    let first_border = if t.kind == Kind::TwoTier { first_agg + 1 } else { first_agg + pods * aggs + spines };
+    if let Some(b) = n.strip_prefix("border").and_then(|x| x.parse::<usize>().ok()) {
+        return (b < t.border_switches.unwrap_or(0).max(0) as usize).then_some((first_border + b) as u32);
+    }
     if t.kind == Kind::TwoTier {
         return (n == "core").then_some(first_agg as u32);
     }
-    let pods = t.pods.unwrap_or(1).max(1) as usize;
-    let aggs = t.aggs_per_pod.unwrap_or(1).max(1) as usize;
     if let Some((p, j)) = n.strip_prefix("agg").and_then(|x| x.split_once('-')) {
         let (p, j): (usize, usize) = (p.parse().ok()?, j.parse().ok()?);
         return (p < pods && j < aggs).then_some((first_agg + p * aggs + j) as u32);
     }
-    let spines = t.spines.unwrap_or(if pods > 1 { aggs as i64 } else { 0 }).max(0) as usize;
     if let Some(s) = n.strip_prefix("spine").and_then(|x| x.parse::<usize>().ok()) {
         return (s < spines).then_some((first_agg + pods * aggs + s) as u32);
     }

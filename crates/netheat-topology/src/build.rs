@@ -244,6 +244,17 @@ impl<'s> Builder<'s> {
         for s in 0..self.spines {
             self.add_node(NodeKind::Spine, format!("spine{s}"), s, None, None);
         }
+        let first_border_node = self.nodes.len() as NodeId;
+        let border = spec.border;
+        if let Some(b) = border {
+            if b.switches == 0 {
+                return Err(TopologyError::new("topology.border-switches", "must be at least 1"));
+            }
+            positive("topology.border-link", "the border link", b.link_bps)?;
+            for i in 0..b.switches {
+                self.add_node(NodeKind::Border, format!("border{i}"), i, None, None);
+            }
+        }
 
         // Host ports.
         let mut server_ports = vec![0u32; nracks];
@@ -337,6 +348,22 @@ impl<'s> Builder<'s> {
         if self.kind == TopologyKind::TwoTier {
             aggs = vec![Agg { node: first_agg_node, pod: 0, index: 0, up: Vec::new() }];
         }
+        // The border hangs off the top tier: spines, else the core/aggregation.
+        let mut borders = Vec::new();
+        if let Some(b) = border {
+            let top: Vec<NodeId> = if spines.is_empty() {
+                aggs.iter().map(|a| a.node).collect()
+            } else {
+                spines.iter().map(|s| s.node).collect()
+            };
+            for i in 0..b.switches {
+                let node = first_border_node + i as NodeId;
+                for t in &top {
+                    self.add_link(*t, node, b.link_bps, Layer::SpineBorder);
+                }
+                borders.push(node);
+            }
+        }
 
         let racks = self.racks_with_classes()?;
         for (id, n) in self.nodes.iter().enumerate() {
@@ -351,6 +378,7 @@ impl<'s> Builder<'s> {
             tors,
             aggs,
             spines,
+            borders,
             pods: self.pods as u32,
             aggs_per_pod: self.aggs_per_pod as u32,
             hosts_per_rack: h as u32,

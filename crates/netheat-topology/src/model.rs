@@ -24,6 +24,8 @@ pub enum NodeKind {
     Core,
     /// A spine (DCNI) switch joining pods.
     Spine,
+    /// A fabric border switch connecting the fabric to the outside.
+    Border,
 }
 
 impl NodeKind {
@@ -35,6 +37,7 @@ impl NodeKind {
             NodeKind::Agg => "agg",
             NodeKind::Core => "core",
             NodeKind::Spine => "spine",
+            NodeKind::Border => "border",
         }
     }
 }
@@ -48,11 +51,14 @@ pub enum Layer {
     TorAgg,
     /// Aggregation to spine (DCNI).
     AggSpine,
+    /// Top of the fabric (spines, or the core/aggregation switches when there
+    /// are no spines) to the fabric border.
+    SpineBorder,
 }
 
 impl Layer {
     /// All layers, bottom up.
-    pub const ALL: [Layer; 3] = [Layer::HostTor, Layer::TorAgg, Layer::AggSpine];
+    pub const ALL: [Layer; 4] = [Layer::HostTor, Layer::TorAgg, Layer::AggSpine, Layer::SpineBorder];
 
     /// The tag used in configs and tables: `host-tor`, `tor-agg`, `agg-spine`.
     pub fn as_str(self) -> &'static str {
@@ -60,6 +66,7 @@ impl Layer {
             Layer::HostTor => "host-tor",
             Layer::TorAgg => "tor-agg",
             Layer::AggSpine => "agg-spine",
+            Layer::SpineBorder => "spine-border",
         }
     }
 }
@@ -304,6 +311,7 @@ pub struct Topology {
     pub(crate) tors: Vec<Tor>,
     pub(crate) aggs: Vec<Agg>,
     pub(crate) spines: Vec<Spine>,
+    pub(crate) borders: Vec<NodeId>,
     pub(crate) pods: u32,
     pub(crate) aggs_per_pod: u32,
     pub(crate) hosts_per_rack: u32,
@@ -355,6 +363,10 @@ impl Topology {
     /// All spines.
     pub fn spines(&self) -> &[Spine] {
         &self.spines
+    }
+    /// Fabric border switches (node ids), if any.
+    pub fn borders(&self) -> &[NodeId] {
+        &self.borders
     }
     /// Number of pods (clusters); 1 for two-tier.
     pub fn num_pods(&self) -> u32 {

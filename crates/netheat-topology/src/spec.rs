@@ -178,6 +178,16 @@ impl Default for Provisioning {
     }
 }
 
+/// An optional fabric border: switches linked to every switch at the top of
+/// the fabric (every spine, or the core / aggregation switches without spines).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BorderSpec {
+    /// Number of border switches.
+    pub switches: usize,
+    /// Capacity of each border link each way, bits per second.
+    pub link_bps: f64,
+}
+
 /// Everything needed to build a [`crate::Topology`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopologySpec {
@@ -193,6 +203,8 @@ pub struct TopologySpec {
     pub provisioning: Provisioning,
     /// Capacity changes and failures.
     pub events: Vec<EventSpec>,
+    /// Optional fabric border.
+    pub border: Option<BorderSpec>,
 }
 
 impl TopologySpec {
@@ -232,6 +244,7 @@ impl TopologySpec {
             tor_ports: None,
             provisioning: Provisioning::default(),
             events: vec![],
+            border: None,
         }
     }
 }

@@ -69,7 +69,7 @@ impl Topology {
     /// Computes the summary.
     pub fn summary(&self) -> Summary {
         let mut nodes = Vec::new();
-        for kind in [NodeKind::Host, NodeKind::Tor, NodeKind::Agg, NodeKind::Core, NodeKind::Spine] {
+        for kind in [NodeKind::Host, NodeKind::Tor, NodeKind::Agg, NodeKind::Core, NodeKind::Spine, NodeKind::Border] {
             let n = self.nodes.iter().filter(|n| n.kind == kind).count();
             if n > 0 {
                 nodes.push((kind, n));

@@ -66,3 +66,31 @@ fn rack_groups_and_events() {
     assert_eq!(t.events()[0].time_s, 7200.0);
     assert_eq!(t.events()[0].capacity_bps, 20e9);
 }
+
+#[test]
+fn fabric_border_from_toml() {
+    let text = r#"
+[topology]
+kind = "two-tier"
+racks = 2
+hosts-per-rack = 2
+host-link = "10Gbps"
+tor-uplink = "10Gbps"
+border-switches = 2
+border-link = "100Gbps"
+
+[[events]]
+at = "1h"
+action = "fail"
+nodes = ["border1"]
+"#;
+    let t = netheat_config::load_topology_str(text, "b.toml").unwrap();
+    // 4 hosts, 2 ToRs, the core, 2 border switches, each linked to the core.
+    assert_eq!(t.nodes().len(), 9);
+    assert_eq!(t.borders(), &[7, 8]);
+    // Failing border1 takes its one link, both directions.
+    assert_eq!(t.events().len(), 2);
+    let (_, key, reason) = crate::fails(&text.replace("border-link = \"100Gbps\"\n", ""));
+    assert_eq!(key, "topology.border-switches");
+    assert!(reason.contains("border-link"), "{reason}");
+}

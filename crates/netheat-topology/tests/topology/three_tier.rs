@@ -60,3 +60,21 @@ fn baraat_scale_counts() {
     assert_eq!(t.num_paths(0, 41), 4);
     assert_eq!(t.summary().oversubscription[0].median, 2.0);
 }
+
+#[test]
+fn fabric_border_hangs_off_every_spine() {
+    use netheat_topology::BorderSpec;
+    let mut spec = TopologySpec::three_tier(2, 2, 2, 2, 4, 10.0 * G, 10.0 * G, None);
+    spec.border = Some(BorderSpec { switches: 2, link_bps: 40.0 * G });
+    let t = Topology::build(&spec).unwrap();
+    // 20 nodes as before plus 2 border switches; 2 x 4 spine-border links.
+    assert_eq!(t.nodes().len(), 22);
+    assert_eq!(t.borders().len(), 2);
+    assert_eq!(t.links().iter().filter(|l| l.layer == Layer::SpineBorder).count(), 2 * 4 * 2);
+    assert_eq!(t.nodes()[t.borders()[1] as usize].name, "border1");
+    // Host-to-host routing is unchanged.
+    assert_eq!(t.num_paths(0, 7), 4);
+    let s = t.summary();
+    assert_eq!(s.nodes.last(), Some(&(NodeKind::Border, 2)));
+    assert_eq!(s.layers.last().unwrap().capacity_bps, 8.0 * 40.0 * G);
+}
