@@ -6,7 +6,13 @@
 //! [host_up(src), tor_up(rack(src)), tor_down(rack(dst)), host_down(dst)].
 //!
 //! Usage: `engine_bench [a] [b] [c=N[,N...]]` (default: `a b c=10000,100000`;
-//! `c=1000000` is the 10^6-flow run).
+//! `c=1000000` is the 10^6-flow run). `NETHEAT_CHECK=1` verifies every
+//! recomputation against a full one (slow).
+//!
+//! Columns: recomputations; local repairs, their mean/max final region
+//! (flows), mean allocation rounds per recomputation; whole-component
+//! fallbacks and their mean/max component; `chg/ev` = flow rate changes per
+//! event (the output size every exact incremental method must pay).
 //!
 //! Scenarios:
 //! * a: 64x16 hosts, 10G, 4:1, 10,000 flows at t=0, bounded Pareto sizes
@@ -133,14 +139,19 @@ fn pair(rng: &mut ChaCha8Rng, n: u32) -> (u32, u32) {
 fn bench(name: &str, topo: &TwoTier, flows: Vec<FlowSpec>) {
     let n = flows.len();
     let t0 = Instant::now();
-    let mut sim = Simulation::new(topo.network(), None, SimConfig::default());
+    // NETHEAT_CHECK=1: verify every recomputation against a from-scratch
+    // allocation (slow).
+    let check = std::env::var("NETHEAT_CHECK").is_ok_and(|v| v == "1");
+    let cfg = SimConfig { check_invariants: check, ..SimConfig::default() };
+    let mut sim = Simulation::new(topo.network(), None, cfg);
     sim.add_flows(flows).expect("valid flows");
     let r = sim.run();
     let wall = t0.elapsed().as_secs_f64();
+    eprintln!("{name}: max rounds {} widenings {}", r.stats.max_repair_rounds, r.stats.widenings);
     let s = &r.stats;
     let mean_fct = r.flows.iter().map(|f| f.fct_s).sum::<f64>() / n as f64;
     println!(
-        "{:<10} {:>9} {:>10} {:>9.3} {:>11.0} {:>10.0} {:>9.0} {:>8} {:>10.1} {:>9} {:>9.3} {:>10.4}",
+        "{:<10} {:>9} {:>10} {:>9.3} {:>11.0} {:>10.0} {:>9.0} {:>8} {:>8} {:>10.1} {:>9} {:>8.2} {:>9} {:>10.1} {:>9} {:>8.1} {:>9.3} {:>10.4}",
         name,
         n,
         s.events,
@@ -149,8 +160,14 @@ fn bench(name: &str, topo: &TwoTier, flows: Vec<FlowSpec>) {
         n as f64 / wall,
         peak_rss_mb(),
         s.recomputations,
-        s.component_flows as f64 / s.recomputations.max(1) as f64,
+        s.repairs,
+        s.region_flows as f64 / s.repairs.max(1) as f64,
+        s.max_region_flows,
+        s.repair_rounds as f64 / (s.repairs + s.fallbacks).max(1) as f64,
+        s.fallbacks,
+        s.component_flows as f64 / s.fallbacks.max(1) as f64,
         s.max_component_flows,
+        s.rate_changes as f64 / s.events.max(1) as f64,
         r.end_s,
         mean_fct,
     );
@@ -161,7 +178,7 @@ fn main() {
     let args =
         if args.is_empty() { vec!["a".to_string(), "b".to_string(), "c=10000,100000".to_string()] } else { args };
     println!(
-        "{:<10} {:>9} {:>10} {:>9} {:>11} {:>10} {:>9} {:>8} {:>10} {:>9} {:>9} {:>10}",
+        "{:<10} {:>9} {:>10} {:>9} {:>11} {:>10} {:>9} {:>8} {:>8} {:>10} {:>9} {:>8} {:>9} {:>10} {:>9} {:>8} {:>9} {:>10}",
         "scenario",
         "flows",
         "events",
@@ -170,8 +187,14 @@ fn main() {
         "flows/s",
         "rss_MB",
         "recomps",
+        "repairs",
+        "mean_reg",
+        "max_reg",
+        "rounds",
+        "fallback",
         "mean_comp",
         "max_comp",
+        "chg/ev",
         "sim_s",
         "mean_fct_s"
     );

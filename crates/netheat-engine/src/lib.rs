@@ -5,7 +5,8 @@
 //! only at events (arrivals, completions, capacity changes, re-binding,
 //! timers), so between events every flow progresses linearly and completion
 //! times are exact, not time-stepped. See [`sim`] for the event loop and its
-//! incremental recomputation, [`telemetry`] for per-window link utilisation.
+//! incremental recomputation (exact local repair around each event, checked
+//! by bottleneck conditions), [`telemetry`] for per-window link utilisation.
 
 pub mod error;
 pub mod flow;

@@ -14,7 +14,8 @@
 //! refreshed and pushed back (lazy invalidation), and the first up-to-date
 //! top is the next link to saturate. Caps are a second, pre-sorted event stream at
 //! levels `cap_f / w_f`. Cost: O((F·h + L) log L) for F flows of path length h
-//! touching L links.
+//! touching L links. The allocator also reports each flow's bottleneck (the
+//! link that froze it, or its cap), which the simulator's local repair uses.
 //!
 //! Numerics: a link whose remaining capacity is below `1e-12` of its capacity
 //! counts as full (level 0), and a flow's rate never exceeds the level of any
@@ -93,7 +94,15 @@ pub(crate) struct Allocator {
     caps: Vec<(f64, u32)>,
     order: Vec<u32>,
     frozen: Vec<bool>,
+    /// Output of the last [`Allocator::allocate`]: the bottleneck of each
+    /// flow, the link that froze it, [`BN_CAP`] or [`BN_NONE`].
+    pub(crate) bn: Vec<u32>,
 }
+
+/// Bottleneck marker: the flow is frozen at its rate cap.
+pub(crate) const BN_CAP: u32 = u32::MAX;
+/// Bottleneck marker: unconstrained (no link, no cap).
+pub(crate) const BN_NONE: u32 = u32::MAX - 1;
 
 impl Allocator {
     fn ensure_links(&mut self, n: usize) {
@@ -112,6 +121,8 @@ impl Allocator {
         self.ensure_links(cap.len());
         self.frozen.clear();
         self.frozen.resize(n, false);
+        self.bn.clear();
+        self.bn.resize(n, BN_NONE);
         if self.call == u32::MAX {
             self.lk.iter_mut().for_each(|x| x.rstamp = 0);
             self.call = 0;
@@ -242,6 +253,7 @@ impl Allocator {
                 (None, None) => break,
                 (ll, Some((cl, i))) if !matches!(ll, Some(ll) if cl > ll) => {
                     ci += 1;
+                    self.bn[i as usize] = BN_CAP;
                     self.freeze(fs, i as usize, fs.cap(i as usize), out);
                 }
                 (Some(level), _) => {
@@ -252,6 +264,7 @@ impl Allocator {
                     for k in self.off[s]..self.off[s + 1] {
                         let i = self.members[k as usize] as usize;
                         if !self.frozen[i] {
+                            self.bn[i] = l as u32;
                             let r = (fs.weight(i) * level).min(fs.cap(i));
                             self.freeze(fs, i, r, out);
                         }
