@@ -1,0 +1,156 @@
+//! Cluster-file-system file writes through replication pipelines.
+//!
+//! A file is split into blocks of `block_bytes` (the last one shorter).
+//! Each block goes to `replicas` hosts chosen by a [`Placement`] (spanning
+//! at least `fault_tolerance + 1` racks) and is written through a chain
+//! `writer → r1 → r2 → ... → r_k`. The chain streams: all its hops run at
+//! once, each flow capped by the write throughput of its destination's
+//! disks ([`disk_write_bps`]; `default_disk_write_bps` for hosts without
+//! one), so an uncontended block takes `8 · bytes / slowest disk`. Blocks
+//! are written one after the other; the task ends with the last hop of the
+//! last block.
+
+use netheat_core::HostId;
+use netheat_topology::Topology;
+use rand::{Rng, RngCore};
+
+use super::{check_host, choose, rack_of};
+use crate::dag::{StepId, TaskDag};
+use crate::storage::disk_write_bps;
+use crate::GenError;
+
+/// Where the replicas of a block go. The policy crate will provide real
+/// policies; [`UniformRackAware`] is the simple default.
+pub trait Placement {
+    /// `replicas` distinct hosts other than `writer`, spanning at least
+    /// `min_racks` racks, in pipeline order.
+    fn place(
+        &mut self,
+        topo: &Topology,
+        writer: HostId,
+        replicas: usize,
+        min_racks: usize,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<HostId>, GenError>;
+}
+
+/// Uniform rack-aware placement: among candidate hosts (those with a
+/// persistent disk if any host has one, else all hosts; never the writer),
+/// `min_racks` distinct racks uniformly with one uniform host in each, then
+/// the remaining replicas uniformly among the unused candidates.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UniformRackAware;
+
+impl Placement for UniformRackAware {
+    fn place(
+        &mut self,
+        topo: &Topology,
+        writer: HostId,
+        replicas: usize,
+        min_racks: usize,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<HostId>, GenError> {
+        let n = topo.hosts().len() as HostId;
+        let disks: Vec<HostId> = (0..n).filter(|&h| disk_write_bps(topo, h).is_some()).collect();
+        let pool: Vec<HostId> = if disks.is_empty() { (0..n).collect() } else { disks };
+        let pool: Vec<HostId> = pool.into_iter().filter(|&h| h != writer).collect();
+        let mut racks: Vec<u32> = pool.iter().map(|&h| rack_of(topo, h)).collect();
+        racks.dedup();
+        let chosen = choose(rng, &racks, min_racks).ok_or_else(|| {
+            GenError::NotEnoughHosts(format!("{min_racks} racks wanted, candidates span {}", racks.len()))
+        })?;
+        let mut out: Vec<HostId> = Vec::with_capacity(replicas);
+        for r in chosen {
+            let in_rack: Vec<HostId> = pool.iter().copied().filter(|&h| rack_of(topo, h) == r).collect();
+            out.push(in_rack[rng.gen_range(0..in_rack.len())]);
+        }
+        let rest: Vec<HostId> = pool.iter().copied().filter(|h| !out.contains(h)).collect();
+        let more = choose(rng, &rest, replicas.saturating_sub(out.len())).ok_or_else(|| {
+            GenError::NotEnoughHosts(format!("{replicas} replicas wanted, {} candidate hosts", pool.len()))
+        })?;
+        out.extend(more);
+        Ok(out)
+    }
+}
+
+/// Parameters of file writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CfsWrite {
+    /// Block size, bytes (default 256 MiB).
+    pub block_bytes: f64,
+    /// Replicas per block `r` (default 3).
+    pub replicas: usize,
+    /// Rack failures to survive `f`: replicas span at least `f + 1` racks
+    /// (default 1).
+    pub fault_tolerance: usize,
+    /// Write cap for destinations without a persistent disk, bits/s
+    /// (`None`: uncapped).
+    pub default_disk_write_bps: Option<f64>,
+}
+
+impl Default for CfsWrite {
+    fn default() -> Self {
+        Self { block_bytes: 256.0 * 1024.0 * 1024.0, replicas: 3, fault_tolerance: 1, default_disk_write_bps: None }
+    }
+}
+
+/// A file write task and where its blocks went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileWrite {
+    /// The task.
+    pub dag: TaskDag,
+    /// Replica hosts of every block, in pipeline order.
+    pub blocks: Vec<Vec<HostId>>,
+}
+
+impl CfsWrite {
+    /// Writes `file_bytes` from `writer`, placing each block with `placement`.
+    pub fn task(
+        &self,
+        topo: &Topology,
+        writer: HostId,
+        file_bytes: f64,
+        placement: &mut dyn Placement,
+        rng: &mut dyn RngCore,
+    ) -> Result<FileWrite, GenError> {
+        check_host(topo, "writer", writer)?;
+        if !(self.block_bytes.is_finite() && self.block_bytes > 0.0) {
+            return Err(GenError::param("block_bytes", format!("{} must be > 0", self.block_bytes)));
+        }
+        if !(file_bytes.is_finite() && file_bytes >= 0.0) {
+            return Err(GenError::param("file_bytes", format!("{file_bytes} must be >= 0")));
+        }
+        if self.replicas == 0 || self.fault_tolerance + 1 > self.replicas {
+            return Err(GenError::param(
+                "replicas",
+                format!(
+                    "{} replicas cannot span fault_tolerance + 1 = {} racks",
+                    self.replicas,
+                    self.fault_tolerance + 1
+                ),
+            ));
+        }
+        let mut dag = TaskDag::new("cfs-write");
+        let mut blocks = Vec::new();
+        let mut prev: Vec<StepId> = Vec::new();
+        let mut left = file_bytes;
+        while left > 0.0 {
+            let b = left.min(self.block_bytes);
+            left -= b;
+            let hosts = placement.place(topo, writer, self.replicas, self.fault_tolerance + 1, rng)?;
+            let mut hops = Vec::with_capacity(hosts.len());
+            let mut from = writer;
+            for &to in &hosts {
+                check_host(topo, "placement", to)?;
+                hops.push(match disk_write_bps(topo, to).or(self.default_disk_write_bps) {
+                    Some(cap) => dag.capped_flow(from, to, b, cap, &prev),
+                    None => dag.flow(from, to, b, &prev),
+                });
+                from = to;
+            }
+            prev = hops;
+            blocks.push(hosts);
+        }
+        Ok(FileWrite { dag, blocks })
+    }
+}

@@ -1,0 +1,158 @@
+//! Long-running compute jobs with drifting network demand.
+//!
+//! A job has `tasks` tasks, each requesting `cores_per_task` cores and
+//! `memory_per_task_bytes`, placed by a [`TaskPlacement`]. Its historical
+//! network estimate is `cores_per_task · x` bits/s per task, with `x` drawn
+//! once per job from `bw_per_core` (a heavy-tailed distribution of bits/s
+//! per core, so some jobs need more than 10x the median). The actual demand
+//! of each task drifts from the estimate by a mean-one log-normal factor
+//! `exp(σZ - σ²/2)`, `σ = drift_sigma`. Each task sends to its next `peers`
+//! tasks (ring order) one flow each, capped at `actual / peers` and sized to
+//! last `duration_s` at that rate (`bytes = cap · duration_s / 8`).
+
+use netheat_core::HostId;
+use netheat_topology::Topology;
+use rand::RngCore;
+
+use super::choose;
+use crate::dag::TaskDag;
+use crate::sizes::{std_normal, SizeDist};
+use crate::GenError;
+
+/// Where the tasks of a job run. The scheduler will provide real policies;
+/// [`RandomPlacement`] is the simple default.
+pub trait TaskPlacement {
+    /// `tasks` distinct hosts that can take `cores` cores and
+    /// `memory_bytes` each (and reserves them).
+    fn place(
+        &mut self,
+        topo: &Topology,
+        tasks: usize,
+        cores: u32,
+        memory_bytes: f64,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<HostId>, GenError>;
+}
+
+/// Uniform placement over hosts with enough free cores and memory; keeps
+/// track of what it has handed out (nothing is ever released).
+#[derive(Debug, Clone, Default)]
+pub struct RandomPlacement {
+    used_cores: Vec<u32>,
+    used_mem: Vec<f64>,
+}
+
+impl TaskPlacement for RandomPlacement {
+    fn place(
+        &mut self,
+        topo: &Topology,
+        tasks: usize,
+        cores: u32,
+        memory_bytes: f64,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<HostId>, GenError> {
+        let n = topo.hosts().len();
+        self.used_cores.resize(n, 0);
+        self.used_mem.resize(n, 0.0);
+        let fits: Vec<HostId> = (0..n)
+            .filter(|&h| {
+                let host = &topo.hosts()[h];
+                self.used_cores[h] + cores <= host.cores && self.used_mem[h] + memory_bytes <= host.memory_bytes
+            })
+            .map(|h| h as HostId)
+            .collect();
+        let hosts = choose(rng, &fits, tasks)
+            .ok_or_else(|| GenError::NotEnoughHosts(format!("{tasks} tasks wanted, {} hosts have room", fits.len())))?;
+        for &h in &hosts {
+            self.used_cores[h as usize] += cores;
+            self.used_mem[h as usize] += memory_bytes;
+        }
+        Ok(hosts)
+    }
+}
+
+/// Parameters of compute jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComputeJobs {
+    /// Tasks per job.
+    pub tasks: usize,
+    /// Cores per task.
+    pub cores_per_task: u32,
+    /// Memory per task, bytes.
+    pub memory_per_task_bytes: f64,
+    /// Historical network demand per core, bits/s (heavy-tailed).
+    pub bw_per_core: SizeDist,
+    /// Spread of the actual demand around the estimate (log-normal sigma).
+    pub drift_sigma: f64,
+    /// How long each flow lasts at its cap, seconds.
+    pub duration_s: f64,
+    /// Peers each task sends to.
+    pub peers: usize,
+}
+
+impl Default for ComputeJobs {
+    /// 8 tasks of 4 cores and 16 GB, per-core demand bounded Pareto
+    /// (shape 1.1, 1 Mbps .. 1 Gbps), drift 0.5, one hour, 2 peers.
+    fn default() -> Self {
+        Self {
+            tasks: 8,
+            cores_per_task: 4,
+            memory_per_task_bytes: 16e9,
+            bw_per_core: SizeDist::BoundedPareto { shape: 1.1, lo: 1e6, hi: 1e9 },
+            drift_sigma: 0.5,
+            duration_s: 3600.0,
+            peers: 2,
+        }
+    }
+}
+
+/// One job: its task and its demands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// The flows (all start with the job).
+    pub dag: TaskDag,
+    /// Host of every task.
+    pub hosts: Vec<HostId>,
+    /// Historical estimate per task, bits/s.
+    pub estimate_bps: f64,
+    /// Actual demand of every task, bits/s.
+    pub actual_bps: Vec<f64>,
+}
+
+impl ComputeJobs {
+    /// Draws and places one job.
+    pub fn job(
+        &self,
+        topo: &Topology,
+        placement: &mut dyn TaskPlacement,
+        rng: &mut dyn RngCore,
+    ) -> Result<Job, GenError> {
+        self.bw_per_core.validate()?;
+        if !(self.duration_s.is_finite() && self.duration_s > 0.0) {
+            return Err(GenError::param("duration_s", format!("{} must be > 0", self.duration_s)));
+        }
+        if !(self.drift_sigma.is_finite() && self.drift_sigma >= 0.0) {
+            return Err(GenError::param("drift_sigma", format!("{} must be >= 0", self.drift_sigma)));
+        }
+        if self.tasks > 0 && self.peers >= self.tasks {
+            return Err(GenError::param("peers", format!("{} peers need more than {} tasks", self.peers, self.tasks)));
+        }
+        let hosts = placement.place(topo, self.tasks, self.cores_per_task, self.memory_per_task_bytes, rng)?;
+        let estimate_bps = f64::from(self.cores_per_task) * self.bw_per_core.sample(rng);
+        let s = self.drift_sigma;
+        let actual_bps: Vec<f64> =
+            (0..self.tasks).map(|_| estimate_bps * (s * std_normal(rng) - 0.5 * s * s).exp()).collect();
+        let mut dag = TaskDag::new("compute-job");
+        for (i, &h) in hosts.iter().enumerate() {
+            if self.peers == 0 {
+                continue;
+            }
+            let cap = actual_bps[i] / self.peers as f64;
+            for j in 1..=self.peers {
+                let peer = hosts[(i + j) % hosts.len()];
+                dag.capped_flow(h, peer, cap * self.duration_s / 8.0, cap, &[]);
+            }
+        }
+        Ok(Job { dag, hosts, estimate_bps, actual_bps })
+    }
+}

@@ -1,0 +1,301 @@
+//! Tasks as small DAGs of flows and delays, run by one engine controller.
+//!
+//! Every application structure in [`crate::apps`] builds a [`TaskDag`] per
+//! task: steps are network flows (bytes from one host to another, optionally
+//! rate-capped) or delays (compute or device time, seconds), and a step
+//! starts when all the steps it depends on have finished. [`DagRunner`] is
+//! the [`Controller`] that executes them: [`DagRunner::install`] schedules a
+//! timer at each task's start time; when it fires, the steps without
+//! dependencies start; each flow completion (`on_flow_complete`) or delay
+//! timer (`on_timer`) releases its dependants, and when the last step of a
+//! task finishes its completion time is recorded in a [`TaskRecord`].
+//!
+//! Ids: the runner gives its flows ids `flow_id_base, flow_id_base + 1, ...`
+//! and its timers tokens from `timer_base`, in the order they start (so runs
+//! are deterministic), and tags flows with `task_id_base + task index`. Keep
+//! these ranges apart from other flows and controllers in the same
+//! simulation; flow completions and timers outside its ranges are ignored.
+
+use netheat_core::HostId;
+use netheat_engine::{Controller, Ctx, EngineError, FlowRecord, FlowSpec, Route, Simulation};
+
+/// Index of a step within its [`TaskDag`].
+pub type StepId = usize;
+
+/// Default first flow id and timer token of a [`DagRunner`] (2^40, clear of
+/// generated traces that number flows from 0).
+pub const DEFAULT_ID_BASE: u64 = 1 << 40;
+
+/// One step of a task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A flow of `bytes` from `src` to `dst`, optionally capped (bits/s).
+    Flow {
+        /// Source host.
+        src: HostId,
+        /// Destination host.
+        dst: HostId,
+        /// Size, bytes.
+        bytes: f64,
+        /// Rate cap, bits per second.
+        rate_cap_bps: Option<f64>,
+    },
+    /// A pause of `seconds` (compute, device access, ...).
+    Delay {
+        /// Length, seconds (>= 0).
+        seconds: f64,
+    },
+}
+
+/// A task: steps and the dependencies between them. A step may only depend
+/// on steps added before it, so every `TaskDag` is acyclic.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskDag {
+    /// Steps in insertion order.
+    pub steps: Vec<Step>,
+    /// Dependencies of each step (indices of earlier steps).
+    pub deps: Vec<Vec<StepId>>,
+    /// Free-form kind, copied to the [`TaskRecord`] (`"shuffle"`, ...).
+    pub kind: &'static str,
+}
+
+impl TaskDag {
+    /// An empty task of the given kind.
+    pub fn new(kind: &'static str) -> Self {
+        Self { steps: Vec::new(), deps: Vec::new(), kind }
+    }
+
+    fn push(&mut self, s: Step, deps: &[StepId]) -> StepId {
+        let id = self.steps.len();
+        assert!(deps.iter().all(|&d| d < id), "a step can only depend on earlier steps");
+        self.steps.push(s);
+        self.deps.push(deps.to_vec());
+        id
+    }
+
+    /// Adds a flow of `bytes` from `src` to `dst` after `deps`.
+    pub fn flow(&mut self, src: HostId, dst: HostId, bytes: f64, deps: &[StepId]) -> StepId {
+        self.push(Step::Flow { src, dst, bytes, rate_cap_bps: None }, deps)
+    }
+
+    /// Adds a flow capped at `cap_bps` bits per second after `deps`.
+    pub fn capped_flow(&mut self, src: HostId, dst: HostId, bytes: f64, cap_bps: f64, deps: &[StepId]) -> StepId {
+        self.push(Step::Flow { src, dst, bytes, rate_cap_bps: Some(cap_bps) }, deps)
+    }
+
+    /// Adds a delay of `seconds` after `deps` (a zero delay is a barrier).
+    pub fn delay(&mut self, seconds: f64, deps: &[StepId]) -> StepId {
+        self.push(Step::Delay { seconds: seconds.max(0.0) }, deps)
+    }
+
+    /// Number of flow steps.
+    pub fn num_flows(&self) -> usize {
+        self.steps.iter().filter(|s| matches!(s, Step::Flow { .. })).count()
+    }
+
+    /// Total bytes of its flows.
+    pub fn bytes(&self) -> f64 {
+        self.steps.iter().map(|s| if let Step::Flow { bytes, .. } = s { *bytes } else { 0.0 }).sum()
+    }
+}
+
+/// What happened to one task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRecord {
+    /// Index of the task in the runner (tags its flows with `task_id_base + task`).
+    pub task: usize,
+    /// Kind from the [`TaskDag`].
+    pub kind: &'static str,
+    /// Start time, seconds.
+    pub start_s: f64,
+    /// Time the last step finished, seconds; `NaN` if it did not.
+    pub finish_s: f64,
+    /// Finish time of every step (`NaN` for steps that did not finish).
+    pub step_finish_s: Vec<f64>,
+    /// Number of flows.
+    pub flows: usize,
+    /// Bytes of its flows.
+    pub bytes: f64,
+}
+
+impl TaskRecord {
+    /// Task completion time `finish_s - start_s` (`NaN` if unfinished).
+    pub fn duration_s(&self) -> f64 {
+        self.finish_s - self.start_s
+    }
+}
+
+struct TaskState {
+    dag: TaskDag,
+    children: Vec<Vec<StepId>>,
+    waiting: Vec<u32>,
+    left: usize,
+    rec: TaskRecord,
+}
+
+/// The controller that runs [`TaskDag`]s (see the module docs).
+pub struct DagRunner {
+    tasks: Vec<TaskState>,
+    flows: Vec<(u32, u32)>,
+    timers: Vec<(u32, u32)>,
+    flow_id_base: u64,
+    timer_base: u64,
+    task_id_base: u64,
+    error: Option<EngineError>,
+}
+
+impl Default for DagRunner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+const START: u32 = u32::MAX;
+
+impl DagRunner {
+    /// A runner with flow ids and timer tokens from [`DEFAULT_ID_BASE`] and
+    /// task ids from 0.
+    pub fn new() -> Self {
+        Self::with_id_bases(DEFAULT_ID_BASE, DEFAULT_ID_BASE, 0)
+    }
+
+    /// A runner with explicit id ranges.
+    pub fn with_id_bases(flow_id_base: u64, timer_base: u64, task_id_base: u64) -> Self {
+        Self {
+            tasks: Vec::new(),
+            flows: Vec::new(),
+            timers: Vec::new(),
+            flow_id_base,
+            timer_base,
+            task_id_base,
+            error: None,
+        }
+    }
+
+    /// Adds a task starting at `start_s` seconds; returns its index.
+    pub fn add_task(&mut self, start_s: f64, dag: TaskDag) -> usize {
+        let n = dag.steps.len();
+        let mut children = vec![Vec::new(); n];
+        for (s, ds) in dag.deps.iter().enumerate() {
+            for &d in ds {
+                children[d].push(s);
+            }
+        }
+        let waiting = dag.deps.iter().map(|d| d.len() as u32).collect();
+        let rec = TaskRecord {
+            task: self.tasks.len(),
+            kind: dag.kind,
+            start_s,
+            finish_s: f64::NAN,
+            step_finish_s: vec![f64::NAN; n],
+            flows: dag.num_flows(),
+            bytes: dag.bytes(),
+        };
+        self.tasks.push(TaskState { dag, children, waiting, left: n, rec });
+        self.tasks.len() - 1
+    }
+
+    /// Number of tasks.
+    pub fn num_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Schedules every task's start timer; call once, before running.
+    pub fn install(&mut self, sim: &mut Simulation<'_>) -> Result<(), EngineError> {
+        for i in 0..self.tasks.len() {
+            let tok = self.new_timer(i as u32, START);
+            sim.schedule_timer(self.tasks[i].rec.start_s, tok)?;
+        }
+        Ok(())
+    }
+
+    /// The first engine error met while adding flows or timers during the
+    /// run (the step concerned never finishes), if any.
+    pub fn error(&self) -> Option<&EngineError> {
+        self.error.as_ref()
+    }
+
+    /// Records of all tasks, by index.
+    pub fn records(&self) -> Vec<TaskRecord> {
+        self.tasks.iter().map(|t| t.rec.clone()).collect()
+    }
+
+    /// The record of one task.
+    pub fn record(&self, task: usize) -> &TaskRecord {
+        &self.tasks[task].rec
+    }
+
+    fn new_timer(&mut self, task: u32, step: u32) -> u64 {
+        self.timers.push((task, step));
+        self.timer_base + (self.timers.len() - 1) as u64
+    }
+
+    fn start_step(&mut self, ctx: &mut Ctx<'_, '_>, task: usize, step: StepId) {
+        let now = ctx.now();
+        let res = match self.tasks[task].dag.steps[step] {
+            Step::Flow { src, dst, bytes, rate_cap_bps } => {
+                self.flows.push((task as u32, step as u32));
+                let id = self.flow_id_base + (self.flows.len() - 1) as u64;
+                let mut f =
+                    FlowSpec::new(id, src, dst, bytes, now, Route::Ecmp).with_task(self.task_id_base + task as u64);
+                f.rate_cap_bps = rate_cap_bps;
+                ctx.add_flow(f)
+            }
+            Step::Delay { seconds } => {
+                let tok = self.new_timer(task as u32, step as u32);
+                ctx.schedule_timer(now + seconds, tok)
+            }
+        };
+        if let Err(e) = res {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    fn finish_step(&mut self, ctx: &mut Ctx<'_, '_>, task: usize, step: StepId) {
+        let now = ctx.now();
+        let t = &mut self.tasks[task];
+        t.rec.step_finish_s[step] = now;
+        t.left -= 1;
+        if t.left == 0 {
+            t.rec.finish_s = now;
+        }
+        let ready: Vec<StepId> = t.children[step]
+            .iter()
+            .copied()
+            .filter(|&c| {
+                t.waiting[c] -= 1;
+                t.waiting[c] == 0
+            })
+            .collect();
+        for c in ready {
+            self.start_step(ctx, task, c);
+        }
+    }
+}
+
+impl Controller for DagRunner {
+    fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+        let Some(i) = flow.id.checked_sub(self.flow_id_base) else { return };
+        let Some(&(task, step)) = self.flows.get(i as usize) else { return };
+        self.finish_step(ctx, task as usize, step as usize);
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        let Some(i) = token.checked_sub(self.timer_base) else { return };
+        let Some(&(task, step)) = self.timers.get(i as usize) else { return };
+        let task = task as usize;
+        if step != START {
+            self.finish_step(ctx, task, step as usize);
+            return;
+        }
+        let t = &mut self.tasks[task];
+        if t.dag.steps.is_empty() {
+            t.rec.finish_s = ctx.now();
+            return;
+        }
+        let roots: Vec<StepId> = (0..t.dag.steps.len()).filter(|&s| t.dag.deps[s].is_empty()).collect();
+        for s in roots {
+            self.start_step(ctx, task, s);
+        }
+    }
+}
