@@ -39,3 +39,7 @@ class InputError(NetheatError):
 
 class EngineError(NetheatError):
     """A simulation that cannot run as asked."""
+
+
+class DataError(NetheatError):
+    """A public dataset that is missing, fails its checksum or cannot be parsed."""

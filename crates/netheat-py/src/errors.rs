@@ -45,3 +45,11 @@ pub fn engine(py: Python<'_>, msg: impl Into<String>) -> PyErr {
         Err(err) => err,
     }
 }
+
+/// A dataset that is missing, altered or malformed -> `netheat.errors.DataError`.
+pub fn data(py: Python<'_>, msg: impl Into<String>) -> PyErr {
+    match (msg.into(),).into_pyobject(py) {
+        Ok(t) => raise(py, "DataError", t),
+        Err(err) => err,
+    }
+}

@@ -6,6 +6,7 @@
 //! `netheat.errors` in one place ([`errors`]).
 #![warn(missing_docs)]
 
+mod data;
 mod errors;
 mod simulate;
 mod topology;
@@ -21,6 +22,14 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(data::data_resolve_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(data::data_require_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(data::data_registry, m)?)?;
+    m.add_function(wrap_pyfunction!(data::data_status, m)?)?;
+    m.add_function(wrap_pyfunction!(data::data_load_cdf, m)?)?;
+    m.add_function(wrap_pyfunction!(data::data_load_coflows, m)?)?;
+    m.add_function(wrap_pyfunction!(data::data_load_traffic_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(data::data_load_table, m)?)?;
     Ok(())
 }
 
