@@ -7,11 +7,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-stamp
 VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
-PY_DEPS := maturin numpy pyarrow matplotlib pytest ruff mypy
+PY_DEPS := maturin numpy pyarrow matplotlib polars pytest ruff mypy ray
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python lint fmt bench demo clean
+.PHONY: help venv build test test-rust test-python lint fmt bench demo clean chromium
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -31,7 +31,10 @@ build: venv ## Build the Rust extension (release) into .venv
 test-rust: ## Run the Rust tests (unit, integration, property)
 	cargo test --workspace $(RUST_TEST_EXCLUDES)
 
-test-python: build ## Run the Python tests
+chromium: ## Install headless Chromium (the report-rendering test needs it)
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
+test-python: build chromium ## Run the Python tests
 	$(PY) -m pytest -q
 
 test: test-rust test-python ## Create .venv, build, run every test
@@ -52,6 +55,7 @@ bench: build ## Run the benchmarks and print their tables
 	cargo run --release -q -p netheat-bench --bin netheat-bench
 	cargo run --release -q -p netheat-engine --example engine_bench -- a b c=10000
 	$(PY) benches/cli_bench.py
+	$(PY) benches/analytics_bench.py
 
 demo: build ## Run the demo and write demo-out/report.html
 	$(VENV)/bin/netheat demo --out demo-out

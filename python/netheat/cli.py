@@ -116,6 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="run the demo scenario and write an HTML report")
     demo.add_argument("--out", default="demo-out", help="output directory (default: demo-out)")
     demo.set_defaults(func=_demo)
+
+    from netheat.data import add_cli as add_data_cli
+
+    add_data_cli(sub)
+    from netheat.analytics.cli import add_cli as add_analyze_cli
+
+    add_analyze_cli(sub)
+    from netheat.experiments.cli import add_cli as add_experiments_cli
+
+    add_experiments_cli(sub)
     return p
 
 

@@ -1,0 +1,93 @@
+"""The ``netheat analyze`` command (:func:`add_cli`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from netheat.errors import InputError
+
+
+def _duration(text: str) -> float:
+    """Seconds from ``"5min"``/``"30s"`` or a plain number of seconds."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    from netheat._netheat import parse_duration
+
+    return float(parse_duration(text))
+
+
+def _run(args: argparse.Namespace) -> int:
+    from netheat.analytics.report import AnalysisConfig, analyze
+
+    if not 0 < args.threshold <= 1.5:
+        raise InputError(f"--threshold must be in (0, 1.5], got {args.threshold}")
+    if args.bucket <= 0 or 100 % args.bucket:
+        raise InputError(f"--bucket must divide 100, got {args.bucket}")
+    if args.min_samples < 1:
+        raise InputError(f"--min-samples must be at least 1, got {args.min_samples}")
+    cfg = AnalysisConfig(
+        threshold=args.threshold,
+        hotspot_window_s=_duration(args.window),
+        latency_window_s=_duration(args.latency_window),
+        bucket_pct=args.bucket,
+        min_samples=args.min_samples,
+        reference_layer=args.layer,
+        interval_s=_duration(args.interval) if args.interval else None,
+        stability_max_links=args.stability_links or None,
+    )
+    for name, v in (("--window", cfg.hotspot_window_s), ("--latency-window", cfg.latency_window_s)):
+        if not v > 0:
+            raise InputError(f"{name} must be positive, got {v}")
+    res = analyze(args.links, args.latency, args.out, cfg)
+    s = res.summary
+    print(
+        f"{s['link_samples']:,} link samples ({s['directed_links']:,} directed links), "
+        f"{s['hot_link_windows']:,} hot link-windows, {s['hotspots']:,} hotspots"
+    )
+    if s["latency_file"]:
+        print(f"{s['latency_samples']:,} latency samples, {s['latency_associated']:,} associated")
+        for reason, n in s["latency_skipped"].items():
+            print(f"  skipped {n:,}: {reason}")
+    print(f"wrote {res.report}")
+    return 0
+
+
+def add_cli(sub: Any) -> None:
+    """Add the ``analyze`` command to the top-level subparsers ``sub``."""
+    p = sub.add_parser(
+        "analyze",
+        help="hotspot analytics of link-utilization and latency telemetry, with an HTML report",
+        description=(
+            "Characterize hotspots from link samples (CSV/Parquet: timestamp, link, direction, utilization; "
+            "or netheat's links.parquet) and optional latency samples (start_s, latency_s, op and the links "
+            "or tors used). Writes DIR/tables/*.parquet, DIR/plots/*.png, DIR/summary.json and "
+            "DIR/report.html."
+        ),
+    )
+    p.add_argument(
+        "--links", required=True, help="link samples: CSV, Parquet, or a directory of Parquet files"
+    )
+    p.add_argument("--latency", default=None, help="latency samples: CSV or Parquet (optional)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--threshold", type=float, default=0.75, help="hotspot threshold (default: 0.75)")
+    p.add_argument("--window", default="5min", help="hotspot window (default: 5min)")
+    p.add_argument("--latency-window", default="30s", help="latency association window (default: 30s)")
+    p.add_argument("--bucket", type=int, default=5, help="utilization bucket width in %% (default: 5)")
+    p.add_argument(
+        "--min-samples",
+        type=int,
+        default=20,
+        help="samples a bucket needs to be the base or count for Load-tolerance (default: 20)",
+    )
+    p.add_argument("--layer", default="tor-agg", help="the ToR-aggregation layer name (default: tor-agg)")
+    p.add_argument("--interval", default=None, help="sample interval, for bytes-based samples without one")
+    p.add_argument(
+        "--stability-links",
+        type=int,
+        default=1000,
+        help="at most this many bottleneck links for stability (0 = all; default: 1000)",
+    )
+    p.set_defaults(func=_run)

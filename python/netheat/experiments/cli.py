@@ -1,0 +1,131 @@
+"""The ``experiment``, ``reproduce`` and ``compare`` commands (:func:`add_cli`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from netheat.experiments.runner import BACKENDS
+
+
+def _backend_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="local: process pool (default); ray: Ray tasks (pip install 'netheat[ray]')",
+    )
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        help="Ray cluster address HOST:PORT or ray://HOST:PORT (default: start a local Ray)",
+    )
+    p.add_argument("--workers", type=int, default=None, help="parallel points (default: the number of CPUs)")
+    p.add_argument("--quick", action="store_true", help="apply the files' [quick] overrides (smaller runs)")
+
+
+def _summary_lines(summary: dict[str, Any]) -> list[str]:
+    rows = [["metric", "ours", "paper", "unit"]]
+    for name, m in summary["metrics"].items():
+        rows.append(
+            [
+                name,
+                "-" if m["ours"] is None else f"{m['ours']:.6g}",
+                "-" if m["paper"] is None else f"{m['paper']:.6g}",
+                m["unit"],
+            ]
+        )
+    w = [max(len(r[i]) for r in rows) for i in range(4)]
+    return ["  ".join(c.ljust(w[i]) if i in (0, 3) else c.rjust(w[i]) for i, c in enumerate(r)) for r in rows]
+
+
+def _run(args: argparse.Namespace) -> int:
+    from netheat.experiments.config import load_experiment
+    from netheat.experiments.runner import run_experiment
+
+    exp = load_experiment(args.file, quick=args.quick)
+    res = run_experiment(
+        exp, Path(args.out), backend=args.backend, workers=args.workers, ray_address=args.ray_address
+    )
+    print("\n".join(_summary_lines(res.summary)))
+    pts = res.summary["points"]
+    print(
+        f"{pts['completed']}/{pts['total']} points done ({res.skipped} reused); wrote "
+        + ", ".join(str(p) for p in [*res.tables, Path(args.out) / "summary.json"])
+    )
+    for p in res.failed:
+        print(f"failed: {p.describe()}: {res.errors[p.hash].splitlines()[0]}")
+    return 1 if res.failed else 0
+
+
+def _kinds(args: argparse.Namespace) -> int:
+    from netheat.experiments.registry import kinds, metrics
+
+    for k in kinds().values():
+        print(f"{k.name}: {k.description}")
+        for p in k.params:
+            req = "required" if p.required else f"default {p.default!r}"
+            print(f"    {p.name} ({p.type}, {req}): {p.help}")
+        print(f"    reports: {', '.join(k.values)}; tables: {', '.join(k.tables)}")
+    print("metrics:")
+    for m in metrics().values():
+        print(f"    {m.name} ({m.unit or 'unit of `of`'}): {m.description}")
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from netheat.experiments.reproduce import reproduce
+
+    report = reproduce(
+        args.names,
+        Path(args.out),
+        quick=args.quick,
+        backend=args.backend,
+        workers=args.workers,
+        ray_address=args.ray_address,
+    )
+    print(f"wrote {report}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from netheat.experiments.compare import compare_text
+
+    print(compare_text(args.dir_a, args.dir_b))
+    return 0
+
+
+def add_cli(sub: Any) -> None:
+    """Add ``experiment`` (``run``, ``kinds``), ``reproduce`` and ``compare`` to the subparsers ``sub``."""
+    exp = sub.add_parser("experiment", help="run declarative experiments (variants, sweeps, seeds)")
+    esub = exp.add_subparsers(dest="experiment_command", required=True, metavar="ACTION")
+    run = esub.add_parser(
+        "run",
+        help="run every point of an experiment file (resumable) and write Parquet tables and summary.json",
+        description=(
+            "Run every point (variant x sweep point x seed). Points already in DIR are reused; "
+            "failed points are recorded in DIR/points.parquet and retried by the next run. "
+            "Exit 0, 1 when some points failed, 2 on a bad experiment file."
+        ),
+    )
+    run.add_argument("file", help="experiment TOML file")
+    run.add_argument("--out", required=True, help="output directory")
+    _backend_args(run)
+    run.set_defaults(func=_run)
+    kinds = esub.add_parser("kinds", help="list the scenario kinds (with parameters) and metrics")
+    kinds.set_defaults(func=_kinds)
+
+    rep = sub.add_parser(
+        "reproduce",
+        help="run the bundled experiments (experiments/*.toml) and write DIR/report.html",
+    )
+    rep.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
+    rep.add_argument("--out", required=True, help="output directory")
+    _backend_args(rep)
+    rep.set_defaults(func=_reproduce)
+
+    cmp = sub.add_parser("compare", help="metric-by-metric table of two experiment runs")
+    cmp.add_argument("dir_a", metavar="DIR_A", help="output directory of the first run")
+    cmp.add_argument("dir_b", metavar="DIR_B", help="output directory of the second run")
+    cmp.set_defaults(func=_compare)

@@ -1,0 +1,431 @@
+"""Experiment files: the TOML schema, loading and validation.
+
+An experiment file (kebab-case keys) has:
+
+- ``[experiment]``: ``name``, ``kind`` (the scenario kind, i.e. the policy
+  choice, default ``flow-sim``), ``seeds`` (default ``[0]``), optional
+  ``description``, ``reference`` (the paper) and ``note``;
+- ``[base]``: parameters of the scenario shared by every variant;
+- ``[[variant]]``: ``name``, optional ``kind``, and parameters overriding
+  ``[base]`` (no variants: one variant called ``base``);
+- ``[sweep]``: parameter -> list of values (a grid), and optionally
+  ``seeds``;
+- ``[quick]``: parameter overrides, ``seeds`` and a ``[quick.sweep]`` used
+  by ``--quick``;
+- ``[[metric]]``: ``name``, ``kind`` (a metric tag), ``variant`` (value
+  metrics) or ``of``/``numerator``/``denominator`` (``ratio``,
+  ``difference``), optional ``where`` (sweep values), ``paper``, ``unit``
+  and ``note``.
+
+Every point of every variant with the same sweep values and seed gets the
+same seed, so variants see identical generated workloads (paired).
+Everything is checked before any point runs: unknown kinds, metrics,
+parameters, variants and sweep values are errors naming the file, line
+(best effort) and key, and listing the valid names.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from netheat._netheat import parse_bandwidth, parse_bytes, parse_duration
+from netheat.errors import ConfigError
+from netheat.experiments.registry import (
+    MetricKind,
+    Param,
+    ScenarioKind,
+    get_kind,
+    get_metric,
+    known,
+    metrics,
+)
+
+EXPERIMENT_KEYS = ("name", "kind", "seeds", "description", "reference", "note")
+VARIANT_KEYS = ("name", "kind")
+METRIC_KEYS = ("name", "kind", "variant", "of", "numerator", "denominator", "where", "paper", "unit", "note")
+TOP_KEYS = ("experiment", "base", "variant", "sweep", "quick", "metric")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named variant: its scenario kind and its raw parameters (base merged with overrides)."""
+
+    name: str
+    kind: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric of the summary, as declared by a ``[[metric]]`` table (or by default)."""
+
+    name: str
+    kind: str
+    unit: str
+    variant: str | None = None
+    of: str | None = None
+    numerator: str | None = None
+    denominator: str | None = None
+    where: dict[str, Any] = field(default_factory=dict)
+    paper: float | None = None
+    note: str = ""
+
+
+@dataclass
+class Experiment:
+    """A validated experiment: variants, sweep grid, seeds and metrics."""
+
+    name: str
+    path: Path
+    text: str
+    variants: list[Variant]
+    sweep: dict[str, list[Any]]
+    seeds: list[int]
+    metrics: list[MetricSpec]
+    quick: bool = False
+    description: str = ""
+    reference: str = ""
+    note: str = ""
+
+    @property
+    def base_dir(self) -> Path:
+        """Directory that relative paths of the file are resolved against."""
+        return self.path.parent
+
+
+class _Ctx:
+    """The file being validated: builds errors with file, best-effort line and key."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def line_of(self, key: str) -> int:
+        """Best-effort line of a dotted key (the last component that appears as ``k =`` or ``[k]``)."""
+        parts = [re.sub(r"\[\d+\]$", "", p) for p in key.split(".") if p]
+        for part in reversed(parts):
+            pat = re.compile(rf"^\s*(\[\[?\s*)?(\"?){re.escape(part)}\2\s*(=|\]|\.)")
+            for i, line in enumerate(self.lines, 1):
+                if pat.search(line):
+                    return i
+        return 0
+
+    def error(self, key: str, reason: str) -> ConfigError:
+        """A :class:`ConfigError` reading ``file:line: key `k`: reason``."""
+        line = self.line_of(key)
+        loc = f"{self.path}:{line}" if line else f"{self.path}"
+        return ConfigError(
+            f"{loc}: key `{key}`: {reason}", file=str(self.path), line=line, key=key, reason=reason
+        )
+
+
+def convert_param(p: Param, value: Any, base_dir: Path) -> Any:
+    """Check and convert one parameter value (units to SI floats, paths absolute); raises ValueError."""
+    if value is None:
+        return None
+    t = p.type
+    if t == "path":
+        if not isinstance(value, str):
+            raise ValueError(f"expected a path string, got {value!r}")
+        path = (base_dir / value).resolve()
+        if not path.is_file():
+            raise ValueError(f"file not found: {path}")
+        return str(path)
+    if t == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"expected true or false, got {value!r}")
+        return value
+    if t == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer, got {value!r}")
+        return value
+    if t == "float":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"expected a number, got {value!r}")
+        return float(value)
+    if t == "str":
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, got {value!r}")
+        return value
+    parse = {"duration": parse_duration, "bytes": parse_bytes, "bandwidth": parse_bandwidth}[t]
+    if isinstance(value, bool):
+        raise ValueError(f"expected a {t}, got {value!r}")
+    if isinstance(value, int | float):
+        return float(value)
+    if not isinstance(value, str):
+        raise ValueError(f"expected a {t} string such as {_EXAMPLES[t]!r}, got {value!r}")
+    try:
+        return parse(value)
+    except Exception as e:
+        raise ValueError(str(e)) from None
+
+
+_EXAMPLES = {"duration": "30s", "bytes": "10MB", "bandwidth": "10Gbps"}
+
+
+def resolve_params(kind: ScenarioKind, raw: dict[str, Any], base_dir: Path) -> dict[str, Any]:
+    """Every parameter of ``kind``: defaults filled in, values converted (raises ValueError/KeyError)."""
+    out: dict[str, Any] = {}
+    for p in kind.params:
+        if p.name in raw:
+            out[p.name] = convert_param(p, raw[p.name], base_dir)
+        elif p.required:
+            raise KeyError(p.name)
+        else:
+            out[p.name] = p.default
+    return out
+
+
+def _table(ctx: _Ctx, doc: dict[str, Any], key: str) -> dict[str, Any]:
+    v = doc.get(key, {})
+    if not isinstance(v, dict):
+        raise ctx.error(key, "expected a table")
+    return v
+
+
+def _check_keys(
+    ctx: _Ctx, table: dict[str, Any], allowed: list[str] | tuple[str, ...], where: str, what: str = "key"
+) -> None:
+    for k in table:
+        if k not in allowed:
+            raise ctx.error(f"{where}.{k}" if where else k, f"unknown {what} {k!r}; valid: {known(allowed)}")
+
+
+def _seeds(ctx: _Ctx, value: Any, key: str) -> list[int]:
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)
+    ):
+        raise ctx.error(key, f"expected a non-empty list of non-negative integers, got {value!r}")
+    return list(value)
+
+
+def load_experiment(path: str | Path, quick: bool = False) -> Experiment:
+    """Read and validate an experiment file; ``quick`` applies its ``[quick]`` overrides."""
+    path = Path(path).resolve()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read experiment file: {e.strerror}", file=str(path)) from None
+    return parse_experiment(text, path, quick)
+
+
+def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
+    """Validate the experiment in ``text`` (relative paths resolve against ``path``'s directory)."""
+    ctx = _Ctx(path, text)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}", file=str(path), reason=str(e)) from None
+    _check_keys(ctx, doc, TOP_KEYS, "", "section")
+    exp = _table(ctx, doc, "experiment")
+    _check_keys(ctx, exp, EXPERIMENT_KEYS, "experiment")
+    name = exp.get("name", path.stem)
+    if not isinstance(name, str) or not name:
+        raise ctx.error("experiment.name", "expected a non-empty string")
+    default_kind = exp.get("kind", "flow-sim")
+    if not isinstance(default_kind, str):
+        raise ctx.error("experiment.kind", "expected a string")
+    seeds = _seeds(ctx, exp.get("seeds", [0]), "experiment.seeds")
+
+    base = _table(ctx, doc, "base")
+    sweep_raw = dict(_table(ctx, doc, "sweep"))
+    quick_raw = dict(_table(ctx, doc, "quick"))
+    if "seeds" in sweep_raw:
+        seeds = _seeds(ctx, sweep_raw.pop("seeds"), "sweep.seeds")
+    quick_params: dict[str, Any] = {}
+    if quick:
+        if "seeds" in quick_raw:
+            seeds = _seeds(ctx, quick_raw["seeds"], "quick.seeds")
+        qs = quick_raw.get("sweep", {})
+        if not isinstance(qs, dict):
+            raise ctx.error("quick.sweep", "expected a table")
+        for k, v in qs.items():
+            if k not in sweep_raw:
+                raise ctx.error(f"quick.sweep.{k}", f"not a swept parameter; swept: {known(list(sweep_raw))}")
+            sweep_raw[k] = v
+        quick_params = {k: v for k, v in quick_raw.items() if k not in ("seeds", "sweep")}
+
+    variant_docs = doc.get("variant", [])
+    if not isinstance(variant_docs, list) or not all(isinstance(v, dict) for v in variant_docs):
+        raise ctx.error("variant", "expected [[variant]] tables")
+    if not variant_docs:
+        variant_docs = [{"name": "base"}]
+    variants: list[Variant] = []
+    for i, vd in enumerate(variant_docs):
+        where = f"variant[{i}]"
+        vname = vd.get("name")
+        if not isinstance(vname, str) or not vname:
+            raise ctx.error(f"{where}.name", "every variant needs a non-empty string `name`")
+        if any(v.name == vname for v in variants):
+            raise ctx.error(f"{where}.name", f"duplicate variant name {vname!r}")
+        kname = vd.get("kind", default_kind)
+        try:
+            kind = get_kind(kname)
+        except ConfigError as e:
+            key = f"{where}.kind" if "kind" in vd else "experiment.kind"
+            raise ctx.error(key, str(e)) from None
+        params = {**base, **{k: v for k, v in vd.items() if k not in VARIANT_KEYS}, **quick_params}
+        section_of = {k: "base" for k in base} | {k: where for k in vd} | {k: "quick" for k in quick_params}
+        valid = kind.param_names()
+        for k in params:
+            if k not in valid:
+                raise ctx.error(
+                    f"{section_of[k]}.{k}",
+                    f"unknown parameter {k!r} of scenario kind {kind.name!r}; valid: {known(valid)}",
+                )
+        for k in sweep_raw:
+            if k not in valid:
+                raise ctx.error(
+                    f"sweep.{k}",
+                    f"unknown parameter {k!r} of scenario kind {kind.name!r}; valid: {known(valid)}",
+                )
+        for p in kind.params:
+            if p.name in params and p.name not in sweep_raw:
+                try:
+                    convert_param(p, params[p.name], path.parent)
+                except ValueError as e:
+                    raise ctx.error(f"{section_of[p.name]}.{p.name}", str(e)) from None
+            elif p.required and p.name not in sweep_raw:
+                raise ctx.error(
+                    "base" if "base" in doc else where,
+                    f"missing required parameter {p.name!r} of scenario kind {kind.name!r} ({where})",
+                )
+        variants.append(Variant(vname, kind.name, params))
+
+    sweep: dict[str, list[Any]] = {}
+    for k, values in sweep_raw.items():
+        if not isinstance(values, list) or not values:
+            raise ctx.error(f"sweep.{k}", f"expected a non-empty list of values, got {values!r}")
+        for v in variants:
+            sp = get_kind(v.kind).param(k)
+            assert sp is not None
+            for val in values:
+                try:
+                    convert_param(sp, val, path.parent)
+                except ValueError as e:
+                    raise ctx.error(f"sweep.{k}", f"value {val!r}: {e}") from None
+        sweep[k] = list(values)
+
+    metric_specs = _metrics(ctx, doc, variants, sweep)
+    return Experiment(
+        name=name,
+        path=path,
+        text=text,
+        variants=variants,
+        sweep=sweep,
+        seeds=seeds,
+        metrics=metric_specs,
+        quick=quick,
+        description=str(exp.get("description", "")),
+        reference=str(exp.get("reference", "")),
+        note=str(exp.get("note", "")),
+    )
+
+
+def _metrics(
+    ctx: _Ctx, doc: dict[str, Any], variants: list[Variant], sweep: dict[str, list[Any]]
+) -> list[MetricSpec]:
+    names = [v.name for v in variants]
+    produced = {v.name: set(get_kind(v.kind).values) for v in variants}
+    value_metrics = [m for m, mk in metrics().items() if mk.combine is None]
+    docs = doc.get("metric", [])
+    if not isinstance(docs, list) or not all(isinstance(m, dict) for m in docs):
+        raise ctx.error("metric", "expected [[metric]] tables")
+    if not docs:
+        # Default: every value metric each variant produces.
+        return [
+            MetricSpec(f"{m} [{v.name}]", m, metrics()[m].unit, variant=v.name)
+            for v in variants
+            for m in get_kind(v.kind).values
+            if m in value_metrics
+        ]
+    out: list[MetricSpec] = []
+
+    def variant_ref(where: str, key: str, value: Any) -> str:
+        if value not in names:
+            raise ctx.error(f"{where}.{key}", f"unknown variant {value!r}; variants: {known(names)}")
+        return str(value)
+
+    def value_metric(where: str, key: str, tag: Any, variant: str) -> MetricKind:
+        if tag not in value_metrics:
+            raise ctx.error(f"{where}.{key}", f"unknown value metric {tag!r}; known: {known(value_metrics)}")
+        if tag not in produced[variant]:
+            raise ctx.error(
+                f"{where}.{key}",
+                f"variant {variant!r} does not report {tag!r}; it reports: {known(list(produced[variant]))}",
+            )
+        return metrics()[str(tag)]
+
+    for i, md in enumerate(docs):
+        where = f"metric[{i}]"
+        _check_keys(ctx, md, METRIC_KEYS, where)
+        tag = md.get("kind")
+        if not isinstance(tag, str):
+            raise ctx.error(f"{where}.kind", f"every metric needs a `kind`; known: {known(list(metrics()))}")
+        try:
+            mk = get_metric(tag)
+        except ConfigError as e:
+            raise ctx.error(f"{where}.kind", str(e)) from None
+        paper = md.get("paper")
+        if paper is not None and (isinstance(paper, bool) or not isinstance(paper, int | float)):
+            raise ctx.error(f"{where}.paper", f"expected a number, got {paper!r}")
+        wh = md.get("where", {})
+        if not isinstance(wh, dict):
+            raise ctx.error(f"{where}.where", "expected a table of sweep values")
+        for k, val in wh.items():
+            if k not in sweep:
+                raise ctx.error(f"{where}.where.{k}", f"not a swept parameter; swept: {known(list(sweep))}")
+            if val not in sweep[k]:
+                raise ctx.error(f"{where}.where.{k}", f"{val!r} is not one of the swept values {sweep[k]!r}")
+        if mk.combine is None:
+            if "variant" in md:
+                var = variant_ref(where, "variant", md["variant"])
+            elif len(names) == 1:
+                var = names[0]
+            else:
+                raise ctx.error(where, f"metric {tag!r} needs `variant`; variants: {known(names)}")
+            value_metric(where, "kind", tag, var)
+            spec = MetricSpec(
+                str(md.get("name", f"{tag} [{var}]")),
+                tag,
+                str(md.get("unit", mk.unit)),
+                variant=var,
+                where=dict(wh),
+                paper=_num(paper),
+                note=str(md.get("note", "")),
+            )
+        else:
+            for key in ("of", "numerator", "denominator"):
+                if key not in md:
+                    raise ctx.error(where, f"metric {tag!r} needs `{key}`")
+            num = variant_ref(where, "numerator", md["numerator"])
+            den = variant_ref(where, "denominator", md["denominator"])
+            of = value_metric(where, "of", md["of"], num)
+            value_metric(where, "of", md["of"], den)
+            unit = mk.unit or of.unit
+            spec = MetricSpec(
+                str(md.get("name", f"{tag} {md['of']} {num}/{den}")),
+                tag,
+                str(md.get("unit", unit)),
+                of=of.name,
+                numerator=num,
+                denominator=den,
+                where=dict(wh),
+                paper=_num(paper),
+                note=str(md.get("note", "")),
+            )
+        if any(s.name == spec.name for s in out):
+            raise ctx.error(f"{where}.name", f"duplicate metric name {spec.name!r}")
+        out.append(spec)
+    return out
+
+
+def _num(v: Any) -> float | None:
+    return None if v is None else float(v) if math.isfinite(float(v)) else None

@@ -1,0 +1,193 @@
+"""Registries of scenario kinds and metrics.
+
+A *scenario kind* is a string tag naming a Python function
+``run_point(params, seed) -> PointResult`` plus the schema of the
+parameters it accepts, the per-point values it reports and the tables it
+returns. Policies (later issues) register their own kinds with
+:func:`register_kind`; experiment files name them by tag.
+
+A *metric* is a string tag naming how one number of ``summary.json`` is
+computed from the per-point values of the variants: a value metric
+(``mean_fct_s``) is the mean of that value over the selected points of one
+variant; ``ratio`` and ``difference`` combine a value metric of two
+variants, so paired comparisons read directly off the summary.
+
+Unknown tags are errors listing the known ones (:func:`known`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from netheat.errors import ConfigError
+
+PARAM_TYPES = ("path", "float", "int", "bool", "str", "duration", "bytes", "bandwidth")
+"""Parameter types: ``duration``/``bytes``/``bandwidth`` accept unit strings and become floats."""
+
+
+@dataclass
+class PointResult:
+    """What one point of an experiment produced.
+
+    ``tables`` maps an output kind (``"flows"``, ``"links"``) to an Arrow
+    table; the runner concatenates each kind over all points into
+    ``DIR/<kind>.parquet`` with provenance columns. ``values`` are the
+    point's scalar results (``mean_fct_s``...) that metrics aggregate.
+    """
+
+    tables: dict[str, pa.Table] = field(default_factory=dict)
+    values: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a scenario kind: type, default (``None``: required) and help."""
+
+    name: str
+    type: str
+    default: Any = None
+    help: str = ""
+    required: bool = False
+
+
+RunPoint = Callable[[dict[str, Any], int], PointResult]
+"""``run_point(params, seed)``: params are validated and converted (paths absolute, units in SI)."""
+
+
+@dataclass(frozen=True)
+class ScenarioKind:
+    """A registered scenario kind: its point function, parameter schema, values and tables."""
+
+    name: str
+    run_point: RunPoint
+    params: tuple[Param, ...]
+    values: tuple[str, ...]
+    tables: tuple[str, ...] = ()
+    description: str = ""
+
+    def param(self, name: str) -> Param | None:
+        """The parameter called ``name``, or ``None``."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def param_names(self) -> list[str]:
+        """Parameter names in declaration order."""
+        return [p.name for p in self.params]
+
+
+@dataclass(frozen=True)
+class MetricKind:
+    """A registered metric: unit, how it combines variants, and a description.
+
+    ``combine`` is ``None`` for value metrics (mean of the point value named
+    like the metric over the selected points of one variant), else a
+    function of the two variant-level numbers (numerator, denominator).
+    """
+
+    name: str
+    unit: str
+    description: str
+    combine: Callable[[float, float], float] | None = None
+
+
+_KINDS: dict[str, ScenarioKind] = {}
+_METRICS: dict[str, MetricKind] = {}
+_BUILTINS_LOADED = False
+
+
+def _load_builtins() -> None:
+    global _BUILTINS_LOADED
+    if not _BUILTINS_LOADED:
+        _BUILTINS_LOADED = True
+        from netheat.experiments import flowsim  # registers "flow-sim"
+
+        del flowsim
+
+
+def register_kind(kind: ScenarioKind, replace: bool = False) -> ScenarioKind:
+    """Register a scenario kind under ``kind.name`` (an existing tag is an error unless ``replace``)."""
+    for p in kind.params:
+        if p.type not in PARAM_TYPES:
+            raise ValueError(f"parameter {p.name!r} of {kind.name!r}: unknown type {p.type!r}")
+    if kind.name in _KINDS and not replace:
+        raise ValueError(f"scenario kind {kind.name!r} is already registered")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def register_metric(metric: MetricKind, replace: bool = False) -> MetricKind:
+    """Register a metric under ``metric.name`` (an existing tag is an error unless ``replace``)."""
+    if metric.name in _METRICS and not replace:
+        raise ValueError(f"metric {metric.name!r} is already registered")
+    _METRICS[metric.name] = metric
+    return metric
+
+
+def known(names: Sequence[str]) -> str:
+    """``"a, b, c"``: the valid names, sorted, for error messages."""
+    return ", ".join(sorted(names)) or "(none)"
+
+
+def kinds() -> dict[str, ScenarioKind]:
+    """Every registered scenario kind by tag."""
+    _load_builtins()
+    return dict(_KINDS)
+
+
+def metrics() -> dict[str, MetricKind]:
+    """Every registered metric by tag."""
+    _load_builtins()
+    return dict(_METRICS)
+
+
+def get_kind(name: str, where: str = "") -> ScenarioKind:
+    """The scenario kind ``name``, or a :class:`ConfigError` listing the known ones."""
+    all_kinds = kinds()
+    if name not in all_kinds:
+        prefix = f"{where}: " if where else ""
+        raise ConfigError(
+            f"{prefix}unknown scenario kind (policy) {name!r}; known: {known(list(all_kinds))}",
+            key="kind",
+        )
+    return all_kinds[name]
+
+
+def get_metric(name: str, where: str = "") -> MetricKind:
+    """The metric ``name``, or a :class:`ConfigError` listing the known ones."""
+    all_metrics = metrics()
+    if name not in all_metrics:
+        prefix = f"{where}: " if where else ""
+        raise ConfigError(f"{prefix}unknown metric {name!r}; known: {known(list(all_metrics))}", key="kind")
+    return all_metrics[name]
+
+
+for _m in (
+    MetricKind("mean_fct_s", "s", "mean flow completion time of the completed flows"),
+    MetricKind("p99_fct_s", "s", "99th percentile flow completion time of the completed flows"),
+    MetricKind(
+        "hot_tor_share",
+        "fraction",
+        "share of ToR-uplink link-windows (layer tor-agg, direction up) above the hot threshold",
+    ),
+    MetricKind("completed_share", "fraction", "share of flows that completed"),
+    MetricKind("flows", "flows", "number of flows"),
+    MetricKind(
+        "ratio",
+        "x",
+        "value metric `of` of variant `numerator` divided by that of `denominator`",
+        combine=lambda a, b: a / b if b != 0 else float("nan"),
+    ),
+    MetricKind(
+        "difference",
+        "",
+        "value metric `of` of variant `numerator` minus that of `denominator`",
+        combine=lambda a, b: a - b,
+    ),
+):
+    register_metric(_m)

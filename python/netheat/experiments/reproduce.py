@@ -1,0 +1,201 @@
+"""``netheat reproduce``: run the bundled experiments and write ``DIR/report.html``.
+
+The bundled experiments live in ``experiments/*.toml`` at the project root,
+one per reproduced paper result (``utp``, ``ccp``, ``sinbad``, ``baraat``,
+``subways``, ``cloudburst`` as they land) plus examples. Every selected
+file is validated before anything runs. The report has, for each
+experiment, the paper's numbers and ours side by side, a plot, the exact
+command that re-runs it, and the notes on where and why they differ; it
+says which paper results are not reproduced yet.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pyarrow.parquet as pq
+
+from netheat import __version__
+from netheat.errors import InputError
+from netheat.experiments.config import Experiment, load_experiment
+from netheat.experiments.runner import ROOT, RunResult, run_experiment
+from netheat.report import Figure, Section, Table, write_report
+
+EXPERIMENTS_DIR = ROOT / "experiments"
+PAPER_RESULTS = ("utp", "ccp", "sinbad", "baraat", "subways", "cloudburst")
+"""Names of the paper results netheat will reproduce (one experiment file each)."""
+
+
+def available(directory: Path = EXPERIMENTS_DIR) -> dict[str, Path]:
+    """Bundled experiment files by name (file stem)."""
+    return {p.stem: p for p in sorted(directory.glob("*.toml"))}
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.4g}" if isinstance(x, float | int) else str(x)
+
+
+def _metrics_figure(summary: dict[str, Any], path: Path) -> Path:
+    names = list(summary["metrics"])
+    ours = [summary["metrics"][n]["ours"] for n in names]
+    paper = [summary["metrics"][n]["paper"] for n in names]
+    fig, axes = plt.subplots(1, max(len(names), 1), figsize=(max(3.0 * len(names), 4.0), 3.2), squeeze=False)
+    for (
+        ax,
+        n,
+        o,
+        p,
+    ) in zip(axes[0], names, ours, paper, strict=False):
+        vals = [np.nan if o is None else o, np.nan if p is None else p]
+        ax.bar(["ours", "paper"], vals, color=["#c44", "#888"])
+        if p is None:
+            ax.text(1, 0, "n/a", ha="center", va="bottom", color="#888")
+        ax.set_xlim(-0.6, 1.6)
+        ax.set_title(textwrap.fill(n, 26), fontsize=9)
+        ax.set_ylabel(summary["metrics"][n]["unit"], fontsize=8)
+        ax.tick_params(labelsize=8)
+    if not names:
+        axes[0][0].text(0.5, 0.5, "no metrics", ha="center")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _fct_figure(run_dir: Path, path: Path) -> Path | None:
+    flows = run_dir / "flows.parquet"
+    if not flows.is_file():
+        return None
+    t = pq.read_table(flows, columns=["variant", "fct_s"])
+    variant = t.column("variant").to_numpy(zero_copy_only=False).astype(str)
+    fct = t.column("fct_s").to_numpy(zero_copy_only=False).astype(float)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for v in dict.fromkeys(variant):
+        x = np.sort(fct[(variant == v) & ~np.isnan(fct)])
+        if len(x):
+            ax.plot(x, np.arange(1, len(x) + 1) / len(x), label=f"{v} ({len(x)} flows)")
+    ax.set_xscale("log")
+    ax.set_xlabel("flow completion time (s)")
+    ax.set_ylabel("CDF")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def command_for(exp: Experiment, out: Path, quick: bool) -> str:
+    """The exact command that re-runs one experiment."""
+    try:
+        rel = exp.path.relative_to(ROOT)
+    except ValueError:
+        rel = exp.path
+    return f"netheat experiment run {rel} --out {out}" + (" --quick" if quick else "")
+
+
+def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section:
+    s = res.summary
+    rows = [
+        [
+            m,
+            _fmt(e["paper"]),
+            _fmt(e["ours"]),
+            e["unit"],
+            e["note"] or ("no paper number" if e["paper"] is None else ""),
+        ]
+        for m, e in s["metrics"].items()
+    ]
+    differ = [
+        m
+        for m, e in s["metrics"].items()
+        if e["paper"] is not None
+        and (e["ours"] is None or not math.isclose(e["ours"], e["paper"], rel_tol=0.1))
+    ]
+    pts = s["points"]
+    text = " ".join(
+        t
+        for t in (
+            exp.description,
+            f"Reproduces: {exp.reference}." if exp.reference else "Not a paper result (no paper numbers).",
+            f"{pts['completed']} of {pts['total']} points completed"
+            + (f", {pts['failed']} failed (see points.parquet)." if pts["failed"] else "."),
+            f"Differs from the paper (>10%): {', '.join(differ)}." if differ else "",
+            exp.note,
+            "Run with --quick: smaller and fewer points than the full experiment." if quick else "",
+        )
+        if t
+    )
+    figures = [
+        Figure(
+            _metrics_figure(s, res.out / "metrics.png"),
+            f"{name}: each metric, ours (red) and the paper's (grey; n/a when the paper gives no number).",
+        )
+    ]
+    fct = _fct_figure(res.out, res.out / "fct_cdf.png")
+    if fct is not None:
+        figures.append(Figure(fct, f"{name}: flow completion times per variant (empirical CDF, all points)."))
+    return Section(
+        title=name,
+        text=text,
+        tables=[Table(["metric", "paper", "ours", "unit", "note"], rows)],
+        figures=figures,
+        code=command_for(exp, res.out, quick),
+    )
+
+
+def reproduce(
+    names: list[str],
+    out: Path,
+    quick: bool = False,
+    backend: str = "local",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    directory: Path = EXPERIMENTS_DIR,
+    progress: bool = True,
+) -> Path:
+    """Run the named bundled experiments (all without names) and write ``out/report.html``."""
+    files = available(directory)
+    unknown = [n for n in names if n not in files]
+    if unknown:
+        raise InputError(
+            f"unknown experiment(s) {', '.join(unknown)}; available in {directory}: "
+            f"{', '.join(files) or '(none)'}"
+        )
+    chosen = names or list(files)
+    exps = {n: load_experiment(files[n], quick=quick) for n in chosen}  # validate everything first
+    sections: list[Section] = []
+    present = [n for n in PAPER_RESULTS if n in files]
+    missing = [n for n in PAPER_RESULTS if n not in files]
+    status = (
+        f"Paper results with an experiment: {', '.join(present) or 'none yet'}. "
+        f"Not reproduced yet (their policies land in later issues): {', '.join(missing) or 'none'}. "
+        f"This report ran: {', '.join(chosen) or 'nothing (no experiment files)'}."
+    )
+    sections.append(
+        Section(
+            title="What is reproduced",
+            text=status,
+            code="netheat reproduce" + (" --quick" if quick else "") + f" --out {out}",
+        )
+    )
+    for n, exp in exps.items():
+        res = run_experiment(
+            exp, out / n, backend=backend, workers=workers, ray_address=ray_address, progress=progress
+        )
+        sections.append(_section(n, exp, res, quick))
+    return write_report(
+        out / "report.html",
+        "netheat: reproduced results",
+        sections,
+        meta=f"netheat {__version__}" + (", quick mode" if quick else ""),
+    )

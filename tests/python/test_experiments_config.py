@@ -1,0 +1,147 @@
+"""Experiment files: bad input fails before any point runs, naming the file, key and valid names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from netheat.cli import main
+from netheat.errors import ConfigError
+from netheat.experiments import load_experiment, run_experiment
+from netheat.experiments.runner import expand_points
+
+TOPO = """[topology]
+kind = "two-tier"
+racks = 2
+hosts-per-rack = 2
+host-link = "{speed}"
+tor-uplink = "100Gbps"
+"""
+
+GOOD = """[experiment]
+name = "t"
+seeds = [3]
+
+[base]
+topology = "dc.toml"
+duration = "2s"
+load = 0.1
+
+[[variant]]
+name = "a"
+
+[[variant]]
+name = "b"
+load = 0.2
+
+[sweep]
+mean-size = ["1MB", "2MB"]
+
+[[metric]]
+name = "r"
+kind = "ratio"
+of = "mean_fct_s"
+numerator = "a"
+denominator = "b"
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "dc.toml").write_text(TOPO.format(speed="10Gbps"))
+    f = tmp_path / "exp.toml"
+    f.write_text(text)
+    return f
+
+
+def test_good_file_expands_to_paired_points(tmp_path: Path) -> None:
+    """Sweep x seeds x variants; paired points share the seed; hashes are content addresses."""
+    exp = load_experiment(_write(tmp_path, GOOD))
+    points = expand_points(exp)
+    assert [(p.variant, p.label, p.seed) for p in points] == [
+        ("a", "mean-size=1MB", 3),
+        ("b", "mean-size=1MB", 3),
+        ("a", "mean-size=2MB", 3),
+        ("b", "mean-size=2MB", 3),
+    ]
+    assert points[0].params["mean-size"] == 1e6 and points[0].params["duration"] == 2.0
+    assert points[0].params["topology"] == str(tmp_path / "dc.toml")
+    assert len({p.hash for p in points}) == 4
+    # Moving the files elsewhere keeps the hashes (files enter by content).
+    other = tmp_path / "moved"
+    other.mkdir()
+    again = expand_points(load_experiment(_write(other, GOOD)))
+    assert [p.hash for p in again] == [p.hash for p in points]
+    # Changing the topology file's content changes them.
+    (other / "dc.toml").write_text(TOPO.format(speed="20Gbps"))
+    assert expand_points(load_experiment(other / "exp.toml"))[0].hash != points[0].hash
+
+
+@pytest.mark.parametrize(
+    ("edit", "needles"),
+    [
+        # Unknown scenario kind (policy): lists the known kinds.
+        (('name = "a"\n', 'name = "a"\nkind = "utp-magic"\n'), ["utp-magic", "flow-sim", "variant[0].kind"]),
+        # Unknown metric: lists the known metrics.
+        (
+            ('kind = "ratio"', 'kind = "p42"'),
+            ["p42", "mean_fct_s", "hot_tor_share", "ratio", "metric[0].kind"],
+        ),
+        # Unknown parameter: lists the kind's parameters.
+        (("load = 0.2\n", "lod = 0.2\n"), ["lod", "load", "mean-size", "topology", "variant[1].lod"]),
+        # Unknown swept parameter.
+        (("mean-size = [", "meansize = ["), ["meansize", "mean-size", "sweep.meansize"]),
+        # Unknown variant in a metric.
+        (('numerator = "a"', 'numerator = "zz"'), ["zz", "variants: a, b"]),
+        # Bad unit string.
+        (('duration = "2s"', 'duration = "2 parsecs"'), ["base.duration"]),
+        # Missing file.
+        (('topology = "dc.toml"', 'topology = "nope.toml"'), ["nope.toml", "base.topology"]),
+        # Unknown section.
+        (("[sweep]", "[sweeep]"), ["sweeep", "sweep", "metric"]),
+    ],
+)
+def test_bad_input_fails_before_any_point_runs(
+    tmp_path: Path, edit: tuple[str, str], needles: list[str]
+) -> None:
+    """Each mistake is a ConfigError naming the file, a line and the key, listing the valid names."""
+    old, new = edit
+    assert old in GOOD
+    f = _write(tmp_path, GOOD.replace(old, new, 1))
+    with pytest.raises(ConfigError) as ei:
+        load_experiment(f)
+    msg = str(ei.value)
+    assert msg.startswith(f"{f}:"), msg
+    for n in needles:
+        assert n in msg, (n, msg)
+
+
+def test_error_names_the_line(tmp_path: Path) -> None:
+    """The best-effort line points at the offending key."""
+    f = _write(tmp_path, GOOD.replace("load = 0.2\n", "lod = 0.2\n"))
+    with pytest.raises(ConfigError) as ei:
+        load_experiment(f)
+    line = f.read_text().splitlines().index("lod = 0.2") + 1
+    assert ei.value.line == line
+    assert str(ei.value).startswith(f"{f}:{line}:")
+
+
+def test_cli_bad_file_exits_2_and_runs_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`netheat experiment run` prints one error line, exits 2 and writes no point."""
+    f = _write(tmp_path, GOOD.replace('kind = "ratio"', 'kind = "p42"'))
+    out = tmp_path / "out"
+    assert main(["experiment", "run", str(f), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "p42" in err and "mean_fct_s" in err
+    assert not out.exists()
+
+
+def test_bad_workers_and_backend_arguments(tmp_path: Path) -> None:
+    """--ray-address without --backend ray and --workers 0 are input errors."""
+    from netheat.errors import InputError
+
+    exp = load_experiment(_write(tmp_path, GOOD))
+    with pytest.raises(InputError, match="--backend ray"):
+        run_experiment(exp, tmp_path / "o", ray_address="127.0.0.1:1")
+    with pytest.raises(InputError, match="at least 1"):
+        run_experiment(exp, tmp_path / "o", workers=0)

@@ -1,0 +1,62 @@
+"""`netheat reproduce`: runs the bundled experiments and writes a report with every figure."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from netheat.cli import main
+from netheat.experiments.reproduce import PAPER_RESULTS, available
+
+
+def test_reproduce_quick_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every bundled experiment runs; the report has its metrics, command, figures and the status."""
+    names = list(available())
+    assert "example-flow-sim" in names
+    out = tmp_path / "rep"
+    assert main(["reproduce", "--quick", "--out", str(out), "--workers", "2"]) == 0
+    html = (out / "report.html").read_text()
+    for n in names:
+        assert (out / n / "summary.json").is_file()
+        assert f"netheat experiment run experiments/{n}.toml --out {out / n} --quick" in html
+    missing = [n for n in PAPER_RESULTS if n not in names]
+    assert "Not reproduced yet" in html and all(n in html for n in missing)
+    assert "mean FCT 4:1 / 2:1 at load 0.2" in html
+    figures = html.count('<img alt="')
+    assert figures == 2 * len(names)
+    for chunk in html.split('src="data:image/png;base64,')[1:]:
+        assert base64.b64decode(chunk.split('"', 1)[0])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reproduce_unknown_name_lists_available(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown name is an error listing the bundled experiments; nothing runs."""
+    assert main(["reproduce", "nosuch", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "nosuch" in err and "example-flow-sim" in err
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
+def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    """Headless Chromium loads the report and every figure is an image in the DOM."""
+    out = tmp_path / "rep"
+    assert main(["reproduce", "example-flow-sim", "--quick", "--out", str(out), "--workers", "2"]) == 0
+    r = subprocess.run(
+        [
+            "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={tmp_path / 'chrome'}", "--dump-dom", (out / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    dom = r.stdout
+    assert "netheat: reproduced results" in dom
+    assert dom.count("<img ") == 2
+    assert dom.count('src="data:image/png;base64,') == 2

@@ -1,0 +1,212 @@
+"""Running experiments: known results, pairing, resume after a kill, failing points, compare."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from netheat.cli import main
+from netheat.experiments import load_experiment, run_experiment
+from netheat.experiments.runner import PROVENANCE
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "experiments" / "example-flow-sim.toml"
+
+TOPO = """[topology]
+kind = "two-tier"
+racks = 2
+hosts-per-rack = 2
+host-link = "{speed}"
+tor-uplink = "100Gbps"
+"""
+
+SINGLE_FLOW = """[experiment]
+name = "single-flow"
+
+[base]
+topology = "dc10.toml"
+flows = "one.csv"
+
+[[variant]]
+name = "10G"
+
+[[variant]]
+name = "20G"
+topology = "dc20.toml"
+
+[[metric]]
+name = "fct 10G"
+kind = "mean_fct_s"
+variant = "10G"
+paper = 1.0
+note = "bytes * 8 / 10 Gbps"
+
+[[metric]]
+name = "speedup"
+kind = "ratio"
+of = "mean_fct_s"
+numerator = "10G"
+denominator = "20G"
+paper = 2.0
+"""
+
+
+def _single_flow(tmp_path: Path, extra: str = "") -> Path:
+    (tmp_path / "dc10.toml").write_text(TOPO.format(speed="10Gbps"))
+    (tmp_path / "dc20.toml").write_text(TOPO.format(speed="20Gbps"))
+    (tmp_path / "one.csv").write_text("start_s,src,dst,bytes\n0,0,1,1250000000\n")
+    (tmp_path / "bad.csv").write_text("start_s,src,dst,bytes\n0,0,nohost,5\n")
+    f = tmp_path / "exp.toml"
+    f.write_text(SINGLE_FLOW + extra)
+    return f
+
+
+def test_single_flow_known_result(tmp_path: Path) -> None:
+    """One flow alone on a 10 Gbps path takes bytes*8/1e10 s exactly; 20 Gbps halves it (ratio 2)."""
+    exp = load_experiment(_single_flow(tmp_path))
+    res = run_experiment(exp, tmp_path / "out", workers=1, progress=False)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["experiment"] == "single-flow"
+    assert summary["metrics"]["fct 10G"] == {
+        "ours": 1.25e9 * 8 / 1e10,
+        "paper": 1.0,
+        "unit": "s",
+        "note": "bytes * 8 / 10 Gbps",
+    }
+    assert summary["metrics"]["speedup"]["ours"] == 2.0
+    assert summary["metrics"]["speedup"]["unit"] == "x"
+    assert summary["points"] == {"total": 2, "completed": 2, "failed": 0}
+    flows = pq.read_table(tmp_path / "out" / "flows.parquet")
+    assert flows.column_names[: len(PROVENANCE)] == list(PROVENANCE)
+    assert flows.column("variant").to_pylist() == ["10G", "20G"]
+    assert flows.column("fct_s").to_pylist() == [1.0, 0.5]
+    assert set(flows.column("experiment_hash").to_pylist()) == {res.experiment_hash}
+    assert flows.column("git_revision")[0].as_py() != ""
+    links = pq.read_table(tmp_path / "out" / "links.parquet")
+    assert set(links.column("variant").to_pylist()) == {"10G", "20G"}
+    points = pq.read_table(tmp_path / "out" / "points.parquet")
+    assert points.column("status").to_pylist() == ["ok", "ok"]
+    assert points.column("mean_fct_s").to_pylist() == [1.0, 0.5]
+
+
+def test_example_paired_and_pool_equals_serial(tmp_path: Path) -> None:
+    """The example (quick) in a 2-process pool: identical flows per variant; same tables as serial."""
+    exp = load_experiment(EXAMPLE, quick=True)
+    a = run_experiment(exp, tmp_path / "pool", workers=2, progress=False)
+    b = run_experiment(exp, tmp_path / "serial", workers=1, progress=False)
+    assert not a.errors and not b.errors
+    for name in ("flows", "links", "points"):
+        ta = pq.read_table(tmp_path / "pool" / f"{name}.parquet")
+        tb = pq.read_table(tmp_path / "serial" / f"{name}.parquet")
+        assert ta.equals(tb), name
+    flows = pq.read_table(tmp_path / "pool" / "flows.parquet")
+    cols = ["point", "seed", "start_s", "src", "dst", "bytes"]
+    by_variant = [
+        flows.filter(pc.equal(flows.column("variant").cast("string"), v))
+        .select(cols)
+        .cast(flows.select(cols).schema)
+        for v in ("4:1", "2:1")
+    ]
+    assert by_variant[0].num_rows > 100
+    assert by_variant[0].equals(by_variant[1])
+    s = a.summary["metrics"]
+    assert s["mean FCT 4:1 / 2:1 at load 0.2"]["ours"] > 1.0
+    assert s["hot ToR-uplink windows 4:1"]["ours"] > s["hot ToR-uplink windows 2:1"]["ours"]
+
+
+DYING = """
+import os, sys
+from dataclasses import replace
+from pathlib import Path
+from netheat.experiments import load_experiment, register_kind, run_experiment
+from netheat.experiments.flowsim import FLOW_SIM, run_flow_sim
+
+counter = Path(sys.argv[3])
+K = int(sys.argv[4])
+
+def dying(params, seed):
+    n = int(counter.read_text()) if counter.exists() else 0
+    if n >= K:
+        os._exit(9)  # killed mid-run: no cleanup, nothing flushed
+    counter.write_text(str(n + 1))
+    return run_flow_sim(params, seed)
+
+register_kind(replace(FLOW_SIM, run_point=dying), replace=True)
+run_experiment(load_experiment(sys.argv[1], quick=True), sys.argv[2], workers=1, progress=False)
+"""
+
+
+def test_resume_after_kill_equals_uninterrupted_run(tmp_path: Path) -> None:
+    """A run killed after k points keeps exactly those; the re-run reuses them; tables are identical."""
+    script = tmp_path / "dying.py"
+    script.write_text(textwrap.dedent(DYING))
+    killed = tmp_path / "killed"
+    k = 2
+    r = subprocess.run(
+        [sys.executable, str(script), str(EXAMPLE), str(killed), str(tmp_path / "count"), str(k)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 9, r.stderr
+    done = [d for d in (killed / "points").iterdir() if not d.name.startswith(".")]
+    assert len(done) == k
+    assert not (killed / "summary.json").exists()
+    exp = load_experiment(EXAMPLE, quick=True)
+    resumed = run_experiment(exp, killed, workers=2, progress=False)
+    assert resumed.skipped == k
+    fresh = run_experiment(exp, tmp_path / "fresh", workers=1, progress=False)
+    assert fresh.skipped == 0
+    for name in ("flows", "links", "points"):
+        assert pq.read_table(killed / f"{name}.parquet").equals(
+            pq.read_table(tmp_path / "fresh" / f"{name}.parquet")
+        ), name
+    assert json.loads((killed / "summary.json").read_text()) == json.loads(
+        (tmp_path / "fresh" / "summary.json").read_text()
+    )
+    # A third run has nothing to do.
+    assert run_experiment(exp, killed, progress=False).skipped == len(resumed.points)
+
+
+def test_failing_point_is_recorded_and_others_complete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A point whose input is broken is recorded with its error; the others complete; exit code 1."""
+    extra = '\n[[variant]]\nname = "broken"\nflows = "bad.csv"\n'
+    f = _single_flow(tmp_path, extra)
+    out = tmp_path / "out"
+    assert main(["experiment", "run", str(f), "--out", str(out), "--workers", "2"]) == 1
+    captured = capsys.readouterr()
+    assert "failed: broken" in captured.out and "bad.csv" in captured.out
+    points = pq.read_table(out / "points.parquet").to_pylist()
+    status = {p["variant"]: (p["status"], p["error"]) for p in points}
+    assert status["10G"] == ("ok", None) and status["20G"] == ("ok", None)
+    assert status["broken"][0] == "failed" and "bad.csv" in status["broken"][1]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["points"] == {"total": 3, "completed": 2, "failed": 1}
+    assert summary["metrics"]["speedup"]["ours"] == 2.0
+    # The failed point is retried next time (and fails again); completed ones are reused.
+    assert main(["experiment", "run", str(f), "--out", str(out)]) == 1
+    assert "(2 reused)" in capsys.readouterr().out
+
+
+def test_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`netheat compare` prints both runs' metrics side by side with difference and ratio."""
+    f = _single_flow(tmp_path)
+    exp = load_experiment(f)
+    run_experiment(exp, tmp_path / "a", workers=1, progress=False)
+    (tmp_path / "dc10.toml").write_text(TOPO.format(speed="40Gbps"))
+    run_experiment(load_experiment(f), tmp_path / "b", workers=1, progress=False)
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("fct 10G"))
+    assert row.split() == ["fct", "10G", "1", "0.25", "-0.75", "0.25", "s"]
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "nope")]) == 2
+    assert "no summary.json" in capsys.readouterr().err
