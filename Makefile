@@ -57,8 +57,9 @@ bench: build ## Run the benchmarks and print their tables
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
 
-demo: build ## Run the demo and write demo-out/report.html
+demo: build ## Hotspot demo (demo-out/report.html) and every bundled experiment, quick (demo-out/reproduce/report.html)
 	$(VENV)/bin/netheat demo --out demo-out
+	$(VENV)/bin/netheat reproduce --quick --out demo-out/reproduce
 
 clean: ## Remove build outputs and .venv
 	cargo clean
