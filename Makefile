@@ -54,6 +54,7 @@ fmt: venv ## Format Rust and Python sources
 bench: build ## Run the benchmarks and print their tables
 	cargo run --release -q -p netheat-bench --bin netheat-bench
 	cargo run --release -q -p netheat-engine --example engine_bench -- a b c=10000
+	cargo run --release -q -p netheat-workloads --example gen_bench
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
 

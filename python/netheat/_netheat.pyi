@@ -39,6 +39,16 @@ def run_simulation(
     window_s: float,
     seed: int,
     progress: Callable[[int, int], None] | None,
+    workload: str | None = None,
+    data_dir: str | None = None,
+    extra_roots: list[str] = ...,
+) -> dict[str, Any]: ...
+def generate_workload(
+    topology: Topology,
+    workload: str,
+    seed: int,
+    data_dir: str | None = None,
+    extra_roots: list[str] = ...,
 ) -> dict[str, Any]: ...
 
 # netheat.data: registry, checksum status and loaders (see netheat/data.py).

@@ -99,18 +99,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser(
         "simulate",
-        help="run the flow-level engine on a topology and a flow CSV",
+        help="run the flow-level engine on a topology and a flow CSV or a workload file",
         description=(
             "Simulate flows (CSV with header start_s,src,dst,bytes and optional "
-            "flow_id,task_id,priority,weight,rate_cap_bps) on a datacenter with exact "
-            "max-min sharing; writes DIR/flows.parquet and DIR/links.parquet."
+            "flow_id,task_id,priority,weight,rate_cap_bps) or a workload TOML file (generators and "
+            "application structures) on a datacenter with exact max-min sharing; writes "
+            "DIR/flows.parquet, DIR/links.parquet and, for application tasks, DIR/tasks.parquet."
         ),
     )
     sim.add_argument("--topology", required=True, help="datacenter TOML file")
-    sim.add_argument("--flows", required=True, help="flow CSV file")
+    src = sim.add_mutually_exclusive_group(required=True)
+    src.add_argument("--flows", help="flow CSV file")
+    src.add_argument("--workload", help="workload TOML file (see examples/workloads/)")
+    sim.add_argument("--data-dir", default=None, help="data directory for datasets a workload names")
     sim.add_argument("--out", required=True, help="output directory")
     sim.add_argument("--window", default="1s", help="link-utilization window (default: 1s)")
-    sim.add_argument("--seed", type=int, default=0, help="seed of the per-flow ECMP hash (default: 0)")
+    sim.add_argument(
+        "--seed", type=int, default=0, help="seed of the workload generators and the ECMP hash (default: 0)"
+    )
     sim.set_defaults(func=_simulate)
 
     demo = sub.add_parser("demo", help="run the demo scenario and write an HTML report")
@@ -120,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     from netheat.data import add_cli as add_data_cli
 
     add_data_cli(sub)
+    from netheat.workloads import add_cli as add_workload_cli
+
+    add_workload_cli(sub)
     from netheat.analytics.cli import add_cli as add_analyze_cli
 
     add_analyze_cli(sub)

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from netheat import __version__
 from netheat._netheat import Topology, parse_duration, run_simulation
+from netheat.errors import InputError
 from netheat.units import fmt_bps, fmt_bytes, fmt_seconds
 
 FLOW_COLUMNS = "flow_id, src, dst, bytes, start_s, finish_s, fct_s, task_id, priority, path_id"
@@ -38,14 +39,23 @@ def _array(spec: tuple[str, bytes]) -> np.ndarray[Any, Any]:
     return np.frombuffer(raw, dtype=np.dtype(dtype))
 
 
+TASK_COLUMNS = "task_id, kind, table, start_s, finish_s, tct_s, flows, bytes"
+
+
 @dataclass
 class SimulationResult:
-    """Per-flow records, per-link utilization windows and run statistics."""
+    """Per-flow records, per-link utilization windows, application tasks and run statistics.
+
+    ``tasks`` has one row per application task of a workload file (empty
+    for flow traces); ``notes`` are facts about how the workload was placed.
+    """
 
     flows: pa.Table
     links: pa.Table
     stats: dict[str, Any]
     provenance: dict[str, str] = field(default_factory=dict)
+    tasks: pa.Table | None = None
+    notes: list[str] = field(default_factory=list)
 
     def write(self, out: str | Path) -> Path:
         """Write ``flows.parquet``, ``links.parquet`` and ``stats.json`` atomically into ``out``."""
@@ -56,6 +66,8 @@ class SimulationResult:
             meta = {k.encode(): v.encode() for k, v in self.provenance.items()}
             pq.write_table(self.flows.replace_schema_metadata(meta), tmp / "flows.parquet")
             pq.write_table(self.links.replace_schema_metadata(meta), tmp / "links.parquet")
+            if self.tasks is not None and self.tasks.num_rows:
+                pq.write_table(self.tasks.replace_schema_metadata(meta), tmp / "tasks.parquet")
             (tmp / "stats.json").write_text(json.dumps({**self.stats, **self.provenance}, indent=2))
             if out.exists():
                 old = out.with_name(f".{out.name}.old")
@@ -69,6 +81,21 @@ class SimulationResult:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return out
+
+
+def _tasks_table(cols: dict[str, Any]) -> pa.Table:
+    return pa.table(
+        {
+            "task_id": _array(cols["task_id"]),
+            "kind": pa.array(cols["kind"], pa.string()),
+            "table": _array(cols["table"]),
+            "start_s": _array(cols["start_s"]),
+            "finish_s": _array(cols["finish_s"]),
+            "tct_s": _array(cols["tct_s"]),
+            "flows": _array(cols["flows"]),
+            "bytes": _array(cols["bytes"]),
+        }
+    )
 
 
 def _flows_table(cols: dict[str, Any]) -> pa.Table:
@@ -192,26 +219,42 @@ class _Progress:
 
 def simulate(
     topology: Topology,
-    flows: str | Path | dict[str, Any],
+    flows: str | Path | dict[str, Any] | None = None,
     window: str | float = "1s",
     seed: int = 0,
     progress: bool = False,
+    *,
+    workload: str | Path | None = None,
+    data_dir: str | Path | None = None,
 ) -> SimulationResult:
     """Simulate flows on a datacenter with exact max-min sharing.
 
-    ``flows`` is a CSV path (header ``start_s,src,dst,bytes`` plus optional
+    Give exactly one of ``flows``, a CSV path (header
+    ``start_s,src,dst,bytes`` plus optional
     ``flow_id,task_id,priority,weight,rate_cap_bps``) or a dict of columns
-    with the same names. ``window`` is the link-utilization window (a
-    duration string such as ``"30s"`` or seconds). Flows are routed by a
-    per-flow ECMP hash (seeded by ``seed``) over the shortest-path set.
+    with the same names, and ``workload``, a workload TOML file (generators
+    and application structures, generated with ``seed``; datasets come from
+    ``data_dir``, else ``$NETHEAT_DATA``, else ``../shared/data``).
+    ``window`` is the link-utilization window (a duration string such as
+    ``"30s"`` or seconds). Flows are routed by a per-flow ECMP hash (seeded
+    by ``seed``) over the shortest-path set.
     """
+    from netheat.data import _arg, _roots
+
     window_s = parse_duration(window) if isinstance(window, str) else float(window)
+    if (flows is None) == (workload is None):
+        raise InputError("give exactly one of flows (a CSV or columns) and workload (a TOML file)")
     bar = _Progress(progress)
     t0 = time.perf_counter()
     try:
-        if isinstance(flows, dict):
+        if workload is not None:
+            raw = run_simulation(
+                topology, None, None, window_s, seed, bar, os.fspath(workload), _arg(data_dir), _roots()
+            )
+        elif isinstance(flows, dict):
             raw = run_simulation(topology, None, flows, window_s, seed, bar)
         else:
+            assert flows is not None
             raw = run_simulation(topology, os.fspath(flows), None, window_s, seed, bar)
     finally:
         bar.close()
@@ -225,6 +268,8 @@ def simulate(
         links=_links_table(topology, raw["links"], window_s, int(stats["windows"])),
         stats=stats,
         provenance=provenance,
+        tasks=_tasks_table(raw["tasks"]),
+        notes=list(raw["notes"]),
     )
 
 
@@ -240,6 +285,16 @@ def summary_text(res: SimulationResult) -> str:
         f"simulated         {fmt_seconds(s['end_s'])} in {s['wall_s']:.2f} s wall "
         f"({s['events'] / wall:,.0f} events/s, {s['flows'] / wall:,.0f} flows/s)",
     ]
+    if res.tasks is not None and res.tasks.num_rows:
+        tct = res.tasks.column("tct_s").to_numpy()
+        ok = tct[~np.isnan(tct)]
+        line = f"tasks             {res.tasks.num_rows} ({len(ok)} completed)"
+        if len(ok):
+            line += f", completion time mean {fmt_seconds(float(ok.mean()))}, p99 "
+            line += fmt_seconds(float(np.percentile(ok, 99)))
+        lines.append(line)
+    for n in res.notes:
+        lines.append(f"note: {n}")
     if len(done):
         q = np.percentile(done, [50, 99])
         lines.append(
@@ -266,8 +321,19 @@ def summary_text(res: SimulationResult) -> str:
 def simulate_cli(args: argparse.Namespace) -> int:
     """``netheat simulate``: run, write outputs atomically, print the summary."""
     topo = Topology.load(args.topology)
-    res = simulate(topo, args.flows, window=args.window, seed=args.seed, progress=sys.stderr.isatty())
+    res = simulate(
+        topo,
+        args.flows,
+        window=args.window,
+        seed=args.seed,
+        progress=sys.stderr.isatty(),
+        workload=args.workload,
+        data_dir=args.data_dir,
+    )
     out = res.write(args.out)
     print(summary_text(res))
-    print(f"wrote {out / 'flows.parquet'} and {out / 'links.parquet'}")
+    wrote = ["flows.parquet", "links.parquet"]
+    if res.tasks is not None and res.tasks.num_rows:
+        wrote.append("tasks.parquet")
+    print("wrote " + ", ".join(str(out / w) for w in wrote))
     return 0

@@ -5,15 +5,19 @@
 //! reject unknown keys, then checked and turned into a
 //! [`netheat_topology::TopologySpec`] ([`topology`]). Every mistake becomes
 //! one [`ConfigError`] that names the file, the line and column, the key and
-//! the reason, located with [`locate`].
+//! the reason, located with [`locate`]. Workload files ([`workload`]) are
+//! read the same way and generated on a built topology.
 #![warn(missing_docs)]
 
+mod cx;
 pub mod error;
 pub mod locate;
 pub mod schema;
 pub mod topology;
 pub mod units;
+pub mod workload;
 
 pub use error::ConfigError;
 
 pub use topology::{load_topology, load_topology_str};
+pub use workload::{load_workload, load_workload_str, Workload};

@@ -7,8 +7,8 @@ use netheat_topology::{
     StorageDevice, StorageKind, SubwaysSpec, Topology, TopologySpec, Wiring,
 };
 
+use crate::cx::{count, Cx};
 use crate::error::ConfigError;
-use crate::locate::Locator;
 use crate::schema::*;
 
 /// Reads and builds a datacenter file.
@@ -20,51 +20,13 @@ pub fn load_topology(path: &Path) -> Result<Topology, ConfigError> {
 
 /// Builds a datacenter from TOML text; `file` is only used in messages.
 pub fn load_topology_str(text: &str, file: &str) -> Result<Topology, ConfigError> {
-    let cx = Cx { file, locator: Locator::new(text) };
+    let cx = Cx::new(file, text);
     let raw: DatacenterFile = toml::from_str(text).map_err(|e| cx.toml_error(&e))?;
     let spec = cx.spec(&raw)?;
     Topology::build(&spec).map_err(|e| cx.at(&e.key, e.reason))
 }
 
-struct Cx<'a> {
-    file: &'a str,
-    locator: Locator<'a>,
-}
-
-/// Checks that an integer key is at least `min` and converts it.
-fn count(cx: &Cx, key: &str, v: i64, min: i64) -> Result<usize, ConfigError> {
-    if v < min {
-        return Err(cx.at(key, format!("must be at least {min}, got {v}")));
-    }
-    Ok(v as usize)
-}
-
 impl Cx<'_> {
-    fn at(&self, key: &str, reason: impl Into<String>) -> ConfigError {
-        let (line, column) = self.locator.line_col(self.locator.offset_of(key));
-        ConfigError::Invalid { file: self.file.to_string(), line, column, key: key.to_string(), reason: reason.into() }
-    }
-
-    fn toml_error(&self, e: &toml::de::Error) -> ConfigError {
-        let offset = e.span().map(|s| s.start).unwrap_or(0);
-        let (line, column) = self.locator.line_col(offset);
-        let mut reason = e.message().trim().to_string();
-        let mut key = self.locator.key_at(offset);
-        if let Some(rest) = reason.strip_prefix("unknown field `") {
-            // Serde names the field; point the key at it and keep the list of valid ones.
-            if let Some((field, tail)) = rest.split_once('`') {
-                if !key.ends_with(field) {
-                    key = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
-                }
-                reason = format!("unknown key{}", tail.replacen(", expected", "; expected", 1));
-            }
-        }
-        if reason.starts_with("missing field `") {
-            reason = reason.replacen("missing field", "missing required key", 1);
-        }
-        ConfigError::Invalid { file: self.file.to_string(), line, column, key, reason }
-    }
-
     fn spec(&self, raw: &DatacenterFile) -> Result<TopologySpec, ConfigError> {
         let t = &raw.topology;
         let kind = t.kind;

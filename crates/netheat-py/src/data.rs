@@ -15,7 +15,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::errors;
 
-fn resolve(data_dir: Option<PathBuf>, extra_roots: &[PathBuf]) -> DataDir {
+pub(crate) fn resolve(data_dir: Option<PathBuf>, extra_roots: &[PathBuf]) -> DataDir {
     DataDir::resolve_with(data_dir.as_deref(), std::env::var_os(netheat_data::ENV_VAR), extra_roots)
 }
 

@@ -19,6 +19,7 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<topology::PyTopology>()?;
     m.add_function(wrap_pyfunction!(simulate::run_simulation, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::generate_workload, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;

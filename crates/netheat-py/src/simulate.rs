@@ -1,4 +1,7 @@
-//! `run_simulation`: the flow-level engine on a topology and a flow trace.
+//! `run_simulation`: the flow-level engine on a topology and a flow trace
+//! or a workload file (whose application tasks run through the
+//! [`DagRunner`] controller); `generate_workload`: a workload file's
+//! open-loop flows as columns.
 //!
 //! The run happens with the GIL released. Every ~0.25 s of wall time the
 //! GIL is taken back briefly to report progress and to let Ctrl-C through
@@ -7,8 +10,10 @@
 use std::time::{Duration, Instant};
 
 use netheat_core::Routing;
-use netheat_engine::{FlowSpec, Network, NoController, Route, SimConfig, Simulation};
-use netheat_workloads::{read_flows_csv, FlowRow, WorkloadError};
+use std::path::PathBuf;
+
+use netheat_engine::{FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_workloads::{read_flows_csv, DagRunner, FlowRow, TaskDag, WorkloadError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -109,9 +114,60 @@ fn rows_from_columns(topo: &PyTopology, cols: &Bound<'_, PyDict>) -> Result<Vec<
     Ok(out)
 }
 
-/// Runs the engine; returns `{"flows": {col: (dtype, bytes)}, "links": {...}, "stats": {...}}`.
+/// Generates a workload file on a topology (released GIL).
+fn load_workload(
+    py: Python<'_>,
+    topology: &PyTopology,
+    path: String,
+    seed: u64,
+    data_dir: Option<PathBuf>,
+    extra_roots: &[PathBuf],
+) -> PyResult<netheat_config::Workload> {
+    let dir = crate::data::resolve(data_dir, extra_roots);
+    let topo = topology.inner.clone();
+    py.allow_threads(move || netheat_config::load_workload(std::path::Path::new(&path), &topo, seed, &dir))
+        .map_err(|e| errors::config(py, e))
+}
+
+/// Open-loop flows of a workload file: `{"flows": {col: (dtype, bytes)}, "tasks": n, "notes": [..]}`.
+/// Application tasks are not expanded here (their flows depend on the run);
+/// `tasks` counts them.
 #[pyfunction]
-#[pyo3(signature = (topology, flows_csv, flows, window_s, seed, progress))]
+#[pyo3(signature = (topology, workload, seed, data_dir = None, extra_roots = Vec::new()))]
+pub fn generate_workload<'py>(
+    py: Python<'py>,
+    topology: &PyTopology,
+    workload: String,
+    seed: u64,
+    data_dir: Option<PathBuf>,
+    extra_roots: Vec<PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let w = load_workload(py, topology, workload, seed, data_dir, &extra_roots)?;
+    let r = &w.flows;
+    let flows = PyDict::new(py);
+    flows.set_item("flow_id", column(py, "<u8", &r.iter().map(|x| x.flow_id).collect::<Vec<_>>())?)?;
+    flows.set_item("start_s", column(py, "<f8", &r.iter().map(|x| x.start_s).collect::<Vec<_>>())?)?;
+    flows.set_item("src", column(py, "<u4", &r.iter().map(|x| x.src).collect::<Vec<_>>())?)?;
+    flows.set_item("dst", column(py, "<u4", &r.iter().map(|x| x.dst).collect::<Vec<_>>())?)?;
+    flows.set_item("bytes", column(py, "<f8", &r.iter().map(|x| x.bytes).collect::<Vec<_>>())?)?;
+    flows.set_item(
+        "task_id",
+        column(py, "<i8", &r.iter().map(|x| x.task_id.map_or(-1, |t| t as i64)).collect::<Vec<_>>())?,
+    )?;
+    flows.set_item("priority", column(py, "<i4", &r.iter().map(|x| x.priority).collect::<Vec<_>>())?)?;
+    let out = PyDict::new(py);
+    out.set_item("flows", flows)?;
+    out.set_item("tasks", w.tasks.len())?;
+    out.set_item("notes", &w.notes)?;
+    Ok(out)
+}
+
+/// Runs the engine on exactly one of a flow CSV, flow columns or a workload
+/// file; returns `{"flows": {col: (dtype, bytes)}, "links": {...},
+/// "tasks": {...}, "stats": {...}, "notes": [..]}`.
+#[pyfunction]
+#[pyo3(signature = (topology, flows_csv, flows, window_s, seed, progress, workload = None, data_dir = None, extra_roots = Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 pub fn run_simulation<'py>(
     py: Python<'py>,
     topology: &PyTopology,
@@ -120,13 +176,24 @@ pub fn run_simulation<'py>(
     window_s: f64,
     seed: u64,
     progress: Option<PyObject>,
+    workload: Option<String>,
+    data_dir: Option<PathBuf>,
+    extra_roots: Vec<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if !(window_s.is_finite() && window_s > 0.0) {
         return Err(errors::input(py, format!("the window must be a positive duration, got {window_s} s")));
     }
     let topo = topology.inner.clone();
-    let rows = match (flows_csv, flows) {
-        (Some(path), None) => {
+    let mut tasks: Vec<(f64, usize, TaskDag)> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let rows = match (flows_csv, flows, workload) {
+        (None, None, Some(path)) => {
+            let w = load_workload(py, topology, path, seed, data_dir, &extra_roots)?;
+            tasks = w.tasks;
+            notes = w.notes;
+            w.flows
+        }
+        (Some(path), None, None) => {
             let t = topo.clone();
             py.allow_threads(move || read_flows_csv(std::path::Path::new(&path), &|s| t.host_ref(s))).map_err(|e| {
                 match e {
@@ -134,10 +201,20 @@ pub fn run_simulation<'py>(
                 }
             })?
         }
-        (None, Some(cols)) => rows_from_columns(topology, &cols).map_err(|e| errors::input(py, e))?,
-        _ => return Err(errors::input(py, "give exactly one of a flow CSV path or flow columns")),
+        (None, Some(cols), None) => rows_from_columns(topology, &cols).map_err(|e| errors::input(py, e))?,
+        _ => return Err(errors::input(py, "give exactly one of a flow CSV path, flow columns or a workload file")),
     };
-    let total = rows.len() as u64;
+    // Application tasks: flow ids after the trace's, task ids after its task ids.
+    let mut runner = DagRunner::with_id_bases(
+        rows.iter().map(|r| r.flow_id + 1).max().unwrap_or(0),
+        0,
+        rows.iter().filter_map(|r| r.task_id).map(|t| t + 1).max().unwrap_or(0),
+    );
+    let task_table: Vec<usize> = tasks.iter().map(|t| t.1).collect();
+    let total = rows.len() as u64 + tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
+    for (start, _, dag) in tasks {
+        runner.add_task(start, dag);
+    }
     let cb = progress.as_ref().map(|p| p.clone_ref(py));
     let outcome = py.allow_threads(move || -> Result<_, String> {
         let routing: &dyn Routing = &*topo;
@@ -158,12 +235,13 @@ pub fn run_simulation<'py>(
             }
             sim.add_flow(f).map_err(|e| e.to_string())?;
         }
+        runner.install(&mut sim).map_err(|e| e.to_string())?;
         // Step one timestamp at a time (run_until never moves the clock past
         // the last event this way) and look at the wall clock every 1024 steps.
         let mut last = Instant::now();
         let mut steps = 0u32;
         while let Some(t) = sim.next_event_time() {
-            sim.run_until(&mut NoController, t);
+            sim.run_until(&mut runner, t);
             steps = steps.wrapping_add(1);
             if steps.is_multiple_of(1024) && last.elapsed() >= Duration::from_millis(250) {
                 last = Instant::now();
@@ -179,13 +257,17 @@ pub fn run_simulation<'py>(
                 }
             }
         }
-        Ok(Ok(sim.finish()))
+        if let Some(e) = runner.error() {
+            return Err(format!("an application task could not start a step: {e}"));
+        }
+        Ok(Ok((sim.finish(), runner)))
     });
     let res = match outcome {
         Err(msg) => return Err(errors::engine(py, msg)),
         Ok(Err(pyerr)) => return Err(pyerr),
         Ok(Ok(r)) => r,
     };
+    let (res, runner) = res;
     if let Some(cb) = &progress {
         cb.call1(py, (res.stats.flows_completed, total))?;
     }
@@ -232,9 +314,23 @@ pub fn run_simulation<'py>(
     stats.set_item("end_s", res.end_s)?;
     stats.set_item("windows", n_windows)?;
 
+    let recs = runner.records();
+    let tasks = PyDict::new(py);
+    let base = runner.task_id_base();
+    tasks.set_item("task_id", column(py, "<u8", &recs.iter().map(|r| base + r.task as u64).collect::<Vec<_>>())?)?;
+    tasks.set_item("kind", recs.iter().map(|r| r.kind).collect::<Vec<_>>())?;
+    tasks.set_item("table", column(py, "<u4", &task_table.iter().map(|&t| t as u32).collect::<Vec<_>>())?)?;
+    tasks.set_item("start_s", column(py, "<f8", &recs.iter().map(|r| r.start_s).collect::<Vec<_>>())?)?;
+    tasks.set_item("finish_s", column(py, "<f8", &recs.iter().map(|r| r.finish_s).collect::<Vec<_>>())?)?;
+    tasks.set_item("tct_s", column(py, "<f8", &recs.iter().map(|r| r.duration_s()).collect::<Vec<_>>())?)?;
+    tasks.set_item("flows", column(py, "<u8", &recs.iter().map(|r| r.flows as u64).collect::<Vec<_>>())?)?;
+    tasks.set_item("bytes", column(py, "<f8", &recs.iter().map(|r| r.bytes).collect::<Vec<_>>())?)?;
+
     let out = PyDict::new(py);
     out.set_item("flows", flows)?;
     out.set_item("links", links)?;
+    out.set_item("tasks", tasks)?;
     out.set_item("stats", stats)?;
+    out.set_item("notes", notes)?;
     Ok(out)
 }

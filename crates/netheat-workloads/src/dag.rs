@@ -195,6 +195,11 @@ impl DagRunner {
         self.tasks.len() - 1
     }
 
+    /// Task id of task 0 (task `i` tags its flows with this plus `i`).
+    pub fn task_id_base(&self) -> u64 {
+        self.task_id_base
+    }
+
     /// Number of tasks.
     pub fn num_tasks(&self) -> usize {
         self.tasks.len()

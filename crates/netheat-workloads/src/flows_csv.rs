@@ -89,7 +89,7 @@ pub fn parse_flows_csv(
     let Some((hline, header)) = lines.next() else {
         return Err(err(1, None, "the file is empty; expected a header `start_s,src,dst,bytes`".into()));
     };
-    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    let names: Vec<&str> = header.split(',').map(unquote).collect();
     let mut col = [usize::MAX; 9];
     for (i, n) in names.iter().enumerate() {
         let Some(slot) = REQUIRED.iter().chain(OPTIONAL.iter()).position(|k| k == n) else {
@@ -112,7 +112,7 @@ pub fn parse_flows_csv(
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     for (row, (line, text)) in lines.enumerate() {
-        let cells: Vec<&str> = text.split(',').map(str::trim).collect();
+        let cells: Vec<&str> = text.split(',').map(unquote).collect();
         if cells.len() != names.len() {
             return Err(err(line, None, format!("{} columns, but the header has {}", cells.len(), names.len())));
         }
@@ -201,6 +201,13 @@ mod tests {
     }
 
     #[test]
+    fn quoted_header_names_and_cells_are_accepted() {
+        let rows =
+            parse_flows_csv("\"start_s\",\"src\",\"dst\",\"bytes\"\n0.5,\"a\",3,100\n", "f.csv", &hosts).unwrap();
+        assert_eq!((rows[0].src, rows[0].dst, rows[0].bytes), (0, 3, 100.0));
+    }
+
+    #[test]
     fn reads_required_and_optional_columns() {
         let rows = parse_flows_csv(
             "# comment\nsrc,dst,start_s,bytes,priority,weight,rate_cap_bps,task_id\n0,b,0.5,1.25e9,1,2,1e9,7\n\na,3,1,100,,,,\n",
@@ -246,4 +253,11 @@ mod tests {
         let e = parse_flows_csv("start_s,src,dst,bytes\n0,1,2,x\n", "f.csv", &hosts).unwrap_err();
         assert_eq!(e.to_string(), "f.csv:2: column `bytes`: `x` is not a number");
     }
+}
+
+/// A cell without surrounding white space and, if present, one pair of
+/// double quotes (as written by CSV writers that quote every header name).
+fn unquote(cell: &str) -> &str {
+    let c = cell.trim();
+    c.strip_prefix('"').and_then(|c| c.strip_suffix('"')).unwrap_or(c)
 }

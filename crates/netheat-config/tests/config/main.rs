@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod examples;
+mod workload;
 
 use netheat_config::ConfigError;
 

@@ -10,6 +10,7 @@
 
 pub mod analytics;
 pub mod cfs;
+pub mod coflow;
 pub mod compute;
 pub mod memcache;
 pub mod partition_aggregate;

@@ -1,0 +1,786 @@
+//! Workload files: open-loop traffic generators and application structures
+//! in TOML, turned into flows and tasks on a given topology.
+//!
+//! ```toml
+//! [workload]
+//! duration = "10s"                 # default horizon of every generator
+//!
+//! [[traffic]]                      # open-loop flows, any number of tables
+//! kind = "poisson"                 # poisson | on-off | batches | replay | coflow
+//! load = 0.4                       # of the link set's capacity
+//! links = "tor-uplinks"            # tor-uplinks | host-uplinks
+//! sizes = { dist = "empirical", cdf = "cdf-websearch-hpcc" }
+//! pattern = "inter-rack"           # uniform | inter-rack | matrix (with matrix = "<dataset>")
+//!
+//! [[app]]                          # tasks whose flows depend on each other
+//! kind = "partition-aggregate"     # partition-aggregate | retrieval | shuffle | data-parallel | memcache | coflow
+//! rate = 50.0                      # tasks per second (Poisson starts)
+//! stages = 2
+//! ```
+//!
+//! Every table is checked against its `kind`: a key that the kind does not
+//! use is an error, as are unknown keys, bad units, impossible values and
+//! dangling references (an unknown dataset, a missing trace file, a rack
+//! that does not exist). Datasets are read through [`netheat_data`] from the
+//! data directory given by the caller. Each table draws from its own seed
+//! (derived from the run's seed and its position), so adding a table does
+//! not change what the others generate.
+
+use std::path::{Path, PathBuf};
+
+use netheat_data::DataDir;
+use netheat_topology::{StorageKind, Topology};
+use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
+use netheat_workloads::apps::memcache::Memcache;
+use netheat_workloads::apps::partition_aggregate::PartitionAggregate;
+use netheat_workloads::apps::shuffle::{DataParallel, Shuffle};
+use netheat_workloads::apps::storage_ops::Retrieval;
+use netheat_workloads::apps::{choose, poisson_starts, rack_hosts};
+use netheat_workloads::{
+    read_flows_csv, Batches, FlowRow, GenError, Horizon, LinkSet, OnOff, Pattern, Poisson, Replay, SizeDist, TaskDag,
+};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+
+use crate::cx::{count, Cx};
+use crate::error::ConfigError;
+use crate::units::{Bytes, Duration};
+
+/// A workload file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WorkloadFile {
+    /// Defaults shared by the tables.
+    #[serde(default)]
+    pub workload: WorkloadSection,
+    /// Open-loop generators.
+    #[serde(default)]
+    pub traffic: Vec<TrafficTable>,
+    /// Application structures.
+    #[serde(default)]
+    pub app: Vec<AppTable>,
+}
+
+/// `[workload]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WorkloadSection {
+    /// Default horizon of every generator.
+    pub duration: Option<Duration>,
+    /// Free text.
+    pub description: Option<String>,
+}
+
+/// `kind` of a `[[traffic]]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrafficKind {
+    /// Poisson arrivals at a target load.
+    Poisson,
+    /// On-off bursty sources.
+    OnOff,
+    /// Synchronised batches.
+    Batches,
+    /// A flow CSV replayed.
+    Replay,
+    /// A rack-level coflow trace mapped onto hosts.
+    Coflow,
+}
+
+/// `kind` of an `[[app]]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AppKind {
+    /// One- or two-stage partition-aggregate queries.
+    PartitionAggregate,
+    /// Parallel chunk retrieval from `k` servers.
+    Retrieval,
+    /// MapReduce shuffles.
+    Shuffle,
+    /// Data-parallel rounds with barriers.
+    DataParallel,
+    /// Memcache-like request/response.
+    Memcache,
+    /// The coflow trace, one task per coflow (completion = last flow).
+    Coflow,
+}
+
+/// `pattern` of a generator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PatternName {
+    /// Uniform source, uniform other destination.
+    Uniform,
+    /// Destination in another rack.
+    InterRack,
+    /// Rack pairs weighted by a traffic-matrix dataset (`matrix`).
+    Matrix,
+}
+
+/// `links` of a Poisson generator: the link set whose load is targeted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinksName {
+    /// ToR uplinks, up direction.
+    TorUplinks,
+    /// Host NIC links, up direction.
+    HostUplinks,
+}
+
+/// `dist` of a size table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DistName {
+    /// Always `size`.
+    Constant,
+    /// Exponential with `mean`.
+    Exponential,
+    /// Bounded Pareto with `shape`, `min`, `max`.
+    BoundedPareto,
+    /// Log-normal with `mean` and `sigma` (of ln size).
+    Lognormal,
+    /// Piecewise-linear CDF from a dataset (`cdf`).
+    Empirical,
+    /// The built-in web-search CDF.
+    WebSearch,
+}
+
+/// A size distribution, e.g. `{ dist = "bounded-pareto", shape = 1.1, min = "10KB", max = "1GB" }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SizesTable {
+    /// Which law.
+    pub dist: DistName,
+    /// `constant`: the size.
+    pub size: Option<Bytes>,
+    /// `exponential`, `lognormal`: the mean.
+    pub mean: Option<Bytes>,
+    /// `lognormal`: standard deviation of ln(size).
+    pub sigma: Option<f64>,
+    /// `bounded-pareto`: tail index.
+    pub shape: Option<f64>,
+    /// `bounded-pareto`: smallest size.
+    pub min: Option<Bytes>,
+    /// `bounded-pareto`: largest size.
+    pub max: Option<Bytes>,
+    /// `empirical`: a CDF dataset of the registry (`netheat data list`).
+    pub cdf: Option<String>,
+}
+
+/// One `[[traffic]]` table; which keys apply depends on `kind`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TrafficTable {
+    /// Generator.
+    pub kind: TrafficKind,
+    /// `poisson`: target load in (0, 1].
+    pub load: Option<f64>,
+    /// `poisson`: link set of the load (default `tor-uplinks`).
+    pub links: Option<LinksName>,
+    /// `poisson`, `on-off`, `batches`: flow sizes.
+    pub sizes: Option<SizesTable>,
+    /// `poisson`, `batches`: endpoints (default `uniform`).
+    pub pattern: Option<PatternName>,
+    /// `pattern = "matrix"`: the traffic-matrix dataset.
+    pub matrix: Option<String>,
+    /// Horizon (default `[workload] duration`).
+    pub duration: Option<Duration>,
+    /// `poisson`: stop after this many flows instead.
+    pub flows: Option<i64>,
+    /// Priority class of the generated flows (lower first; default 0).
+    pub priority: Option<i64>,
+    /// `on-off`: mean on period.
+    pub on_mean: Option<Duration>,
+    /// `on-off`: mean off period.
+    pub off_mean: Option<Duration>,
+    /// `on-off`: flows per second of a source while on.
+    pub rate_on: Option<f64>,
+    /// `on-off`: source hosts (indices or names; default every host).
+    pub sources: Option<Vec<String>>,
+    /// `on-off`: destinations only in other racks.
+    pub inter_rack: Option<bool>,
+    /// `batches`: flows per batch.
+    pub k: Option<i64>,
+    /// `batches`: time between batches.
+    pub period: Option<Duration>,
+    /// `batches`, `replay`: time of the first flow.
+    pub offset: Option<Duration>,
+    /// `batches`: number of batches.
+    pub batches: Option<i64>,
+    /// `replay`: flow CSV, relative to the workload file.
+    pub file: Option<String>,
+    /// `replay`, `coflow`: multiplier of trace times (0.5 = twice as fast).
+    pub time_scale: Option<f64>,
+    /// `replay`: loop the trace until this time.
+    pub repeat_until: Option<Duration>,
+    /// `coflow`: the trace dataset (default `coflow-fb2010`).
+    pub dataset: Option<String>,
+}
+
+/// One `[[app]]` table; which keys apply depends on `kind`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AppTable {
+    /// Structure.
+    pub kind: AppKind,
+    /// Tasks per second (Poisson starts); not for `coflow`.
+    pub rate: Option<f64>,
+    /// Horizon (default `[workload] duration`).
+    pub duration: Option<Duration>,
+    /// At most this many tasks.
+    pub tasks: Option<i64>,
+    /// `partition-aggregate`: 1 or 2.
+    pub stages: Option<i64>,
+    /// `partition-aggregate`, `memcache`: request size.
+    pub request: Option<Bytes>,
+    /// `partition-aggregate`, `memcache`: response size.
+    pub response: Option<Bytes>,
+    /// `partition-aggregate`: fraction of the response sent, in [0, 1].
+    pub selectivity: Option<f64>,
+    /// `partition-aggregate`, `data-parallel`: compute time.
+    pub compute: Option<Duration>,
+    /// `partition-aggregate` (2 stages): mid-level aggregators.
+    pub mid_aggregators: Option<i64>,
+    /// `partition-aggregate` (2 stages): mid-level compute time.
+    pub mid_compute: Option<Duration>,
+    /// `partition-aggregate` (2 stages): mid-level response size.
+    pub mid_response: Option<Bytes>,
+    /// `retrieval`: bytes per server.
+    pub chunk: Option<Bytes>,
+    /// `retrieval`: servers read in parallel.
+    pub servers: Option<i64>,
+    /// `retrieval`: charge device read time of `hdd`, `ssd` or `ram` hosts.
+    pub device: Option<String>,
+    /// `shuffle`, `data-parallel`: bytes per ordered pair.
+    pub bytes_per_pair: Option<Bytes>,
+    /// `shuffle`: mappers.
+    pub mappers: Option<i64>,
+    /// `shuffle`: reducers.
+    pub reducers: Option<i64>,
+    /// `data-parallel`: workers.
+    pub workers: Option<i64>,
+    /// `data-parallel`: rounds.
+    pub iterations: Option<i64>,
+    /// `memcache`: server processing time.
+    pub service: Option<Duration>,
+    /// `memcache`: racks holding the servers (default every rack).
+    pub server_racks: Option<Vec<i64>>,
+    /// `coflow`: the trace dataset (default `coflow-fb2010`).
+    pub dataset: Option<String>,
+    /// `coflow`: multiplier of trace times.
+    pub time_scale: Option<f64>,
+}
+
+/// What a workload file produces on a topology.
+#[derive(Debug, Clone, Default)]
+pub struct Workload {
+    /// Open-loop flows of every `[[traffic]]` table, sorted by start time
+    /// (stable), ids `0..n`.
+    pub flows: Vec<FlowRow>,
+    /// Tasks of every `[[app]]` table: `(start_s, table index, task)`, in
+    /// table order then start order.
+    pub tasks: Vec<(f64, usize, TaskDag)>,
+    /// Facts a user should know (folded racks, local bytes, ...).
+    pub notes: Vec<String>,
+    /// Coflow bytes between a mapper and a reducer drawn on the same host,
+    /// exchanged locally and not simulated.
+    pub local_bytes: f64,
+}
+
+/// Coflow trace sizes are in MB of 2^20 bytes, as the coflow simulators
+/// that published the trace read them.
+pub const COFLOW_MB: f64 = 1_048_576.0;
+
+/// The default coflow dataset.
+pub const DEFAULT_COFLOW: &str = "coflow-fb2010";
+
+/// Reads a workload file and generates it on `topo` with `seed`.
+pub fn load_workload(path: &Path, topo: &Topology, seed: u64, data: &DataDir) -> Result<Workload, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { file: file.clone(), source })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load_workload_str(&text, &file, &base, topo, seed, data)
+}
+
+/// Like [`load_workload`] from text; `file` names it in messages and
+/// relative trace paths are resolved against `base`.
+pub fn load_workload_str(
+    text: &str,
+    file: &str,
+    base: &Path,
+    topo: &Topology,
+    seed: u64,
+    data: &DataDir,
+) -> Result<Workload, ConfigError> {
+    let cx = Cx::new(file, text);
+    let raw: WorkloadFile = toml::from_str(text).map_err(|e| cx.toml_error(&e))?;
+    if raw.traffic.is_empty() && raw.app.is_empty() {
+        return Err(cx.at("", "a workload needs at least one [[traffic]] or [[app]] table"));
+    }
+    let w = Wcx { cx: &cx, topo, data, base, default_duration: raw.workload.duration.map(|d| d.0) };
+    let mut out = Workload::default();
+    for (i, t) in raw.traffic.iter().enumerate() {
+        let mut rows = w.traffic(i, t, table_seed(seed, 0, i), &mut out)?;
+        out.flows.append(&mut rows);
+    }
+    out.flows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    for (i, r) in out.flows.iter_mut().enumerate() {
+        r.flow_id = i as u64;
+    }
+    for (i, a) in raw.app.iter().enumerate() {
+        for (start, dag) in w.app(i, a, table_seed(seed, 1, i), &mut out)? {
+            out.tasks.push((start, i, dag));
+        }
+    }
+    Ok(out)
+}
+
+/// Seed of table `i` of section `section` (0 traffic, 1 app): SplitMix64 of
+/// the run seed and the position, so tables draw independent streams.
+fn table_seed(seed: u64, section: u64, i: usize) -> u64 {
+    let mut z = seed ^ (section << 32 | i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Draws one task of an application structure.
+type TaskBuilder<'a> = Box<dyn FnMut(&mut ChaCha8Rng) -> Result<TaskDag, GenError> + 'a>;
+
+struct Wcx<'a> {
+    cx: &'a Cx<'a>,
+    topo: &'a Topology,
+    data: &'a DataDir,
+    base: &'a Path,
+    default_duration: Option<f64>,
+}
+
+/// Names of the keys set in a table, for "not used by kind" checks.
+macro_rules! present {
+    ($t:expr, $($field:ident => $key:literal),* $(,)?) => {
+        vec![$( ($key, $t.$field.is_some()) ),*]
+    };
+}
+
+impl Wcx<'_> {
+    fn at(&self, key: &str, reason: impl Into<String>) -> ConfigError {
+        self.cx.at(key, reason)
+    }
+
+    fn gen(&self, key: &str, e: GenError) -> ConfigError {
+        self.at(key, e.to_string())
+    }
+
+    fn only(&self, prefix: &str, kind: &str, set: &[(&str, bool)], allowed: &[&str]) -> Result<(), ConfigError> {
+        match set.iter().find(|(k, on)| *on && !allowed.contains(k)) {
+            Some((k, _)) => Err(self.at(&format!("{prefix}.{k}"), format!("is not used by kind \"{kind}\""))),
+            None => Ok(()),
+        }
+    }
+
+    fn duration(&self, prefix: &str, own: Option<Duration>) -> Result<f64, ConfigError> {
+        match own.map(|d| d.0).or(self.default_duration) {
+            Some(d) if d.is_finite() && d > 0.0 => Ok(d),
+            Some(d) => Err(self.at(&format!("{prefix}.duration"), format!("must be positive, got {d} s"))),
+            None => Err(self.at(prefix, "needs `duration` (here or in [workload])")),
+        }
+    }
+
+    fn positive(&self, key: &str, v: Option<f64>, what: &str) -> Result<f64, ConfigError> {
+        match v {
+            Some(x) if x.is_finite() && x > 0.0 => Ok(x),
+            Some(x) => Err(self.at(key, format!("must be a positive {what}, got {x}"))),
+            None => Err(self.at(key, format!("missing required key (a positive {what})"))),
+        }
+    }
+
+    fn sizes(&self, key: &str, s: Option<&SizesTable>) -> Result<SizeDist, ConfigError> {
+        let s = s.ok_or_else(|| self.at(key, "missing required key, e.g. sizes = { dist = \"web-search\" }"))?;
+        let need = |v: Option<f64>, k: &str| v.ok_or_else(|| self.at(&format!("{key}.{k}"), "missing required key"));
+        let set = present!(s, size => "size", mean => "mean", sigma => "sigma", shape => "shape", min => "min", max => "max", cdf => "cdf");
+        let dist = match s.dist {
+            DistName::Constant => {
+                self.only(key, "constant", &set, &["size"])?;
+                SizeDist::Constant(need(s.size.map(|b| b.0), "size")?)
+            }
+            DistName::Exponential => {
+                self.only(key, "exponential", &set, &["mean"])?;
+                SizeDist::Exponential { mean: need(s.mean.map(|b| b.0), "mean")? }
+            }
+            DistName::BoundedPareto => {
+                self.only(key, "bounded-pareto", &set, &["shape", "min", "max"])?;
+                SizeDist::BoundedPareto {
+                    shape: need(s.shape, "shape")?,
+                    lo: need(s.min.map(|b| b.0), "min")?,
+                    hi: need(s.max.map(|b| b.0), "max")?,
+                }
+            }
+            DistName::Lognormal => {
+                self.only(key, "lognormal", &set, &["mean", "sigma"])?;
+                let (mean, sigma) = (need(s.mean.map(|b| b.0), "mean")?, need(s.sigma, "sigma")?);
+                if !(mean > 0.0 && sigma.is_finite() && sigma >= 0.0) {
+                    return Err(
+                        self.at(key, format!("lognormal needs mean > 0 and sigma >= 0, got {mean} and {sigma}"))
+                    );
+                }
+                SizeDist::log_normal_with_mean(mean, sigma)
+            }
+            DistName::WebSearch => {
+                self.only(key, "web-search", &set, &[])?;
+                SizeDist::web_search()
+            }
+            DistName::Empirical => {
+                self.only(key, "empirical", &set, &["cdf"])?;
+                let name = s.cdf.as_deref().ok_or_else(|| self.at(&format!("{key}.cdf"), "missing required key"))?;
+                let cdf = netheat_data::load_cdf(self.data, name)
+                    .map_err(|e| self.at(&format!("{key}.cdf"), e.to_string()))?;
+                SizeDist::empirical(&cdf.points).map_err(|e| self.gen(&format!("{key}.cdf"), e))?
+            }
+        };
+        dist.validate().map_err(|e| self.gen(key, e))?;
+        Ok(dist)
+    }
+
+    fn pattern(&self, prefix: &str, name: Option<PatternName>, matrix: Option<&str>) -> Result<Pattern, ConfigError> {
+        match (name, matrix) {
+            (None | Some(PatternName::Uniform), None) => Ok(Pattern::Uniform),
+            (Some(PatternName::InterRack), None) => Ok(Pattern::InterRack),
+            (None | Some(PatternName::Matrix), Some(ds)) => {
+                let tm = netheat_data::load_traffic_matrix(self.data, ds)
+                    .map_err(|e| self.at(&format!("{prefix}.matrix"), e.to_string()))?;
+                Ok(Pattern::RackMatrix(fold_matrix(&tm.matrix, self.topo.racks().len())))
+            }
+            (Some(PatternName::Matrix), None) => {
+                Err(self.at(&format!("{prefix}.pattern"), "pattern \"matrix\" needs `matrix = \"<dataset>\"`"))
+            }
+            (Some(p), Some(_)) => Err(self.at(
+                &format!("{prefix}.matrix"),
+                format!("is only used with pattern \"matrix\", not {:?}", p).to_lowercase(),
+            )),
+        }
+    }
+
+    fn traffic(&self, i: usize, t: &TrafficTable, seed: u64, out: &mut Workload) -> Result<Vec<FlowRow>, ConfigError> {
+        let p = format!("traffic[{i}]");
+        let set = present!(t,
+            load => "load", links => "links", sizes => "sizes", pattern => "pattern", matrix => "matrix",
+            duration => "duration", flows => "flows", priority => "priority", on_mean => "on-mean",
+            off_mean => "off-mean", rate_on => "rate-on", sources => "sources", inter_rack => "inter-rack", k => "k",
+            period => "period", offset => "offset", batches => "batches", file => "file", time_scale => "time-scale",
+            repeat_until => "repeat-until", dataset => "dataset",
+        );
+        let mut rows = match t.kind {
+            TrafficKind::Poisson => {
+                self.only(
+                    &p,
+                    "poisson",
+                    &set,
+                    &["load", "links", "sizes", "pattern", "matrix", "duration", "flows", "priority"],
+                )?;
+                let load = self.positive(&format!("{p}.load"), t.load, "fraction")?;
+                let links = match t.links.unwrap_or(LinksName::TorUplinks) {
+                    LinksName::TorUplinks => LinkSet::TorUplinks,
+                    LinksName::HostUplinks => LinkSet::HostUplinks,
+                };
+                let horizon = match t.flows {
+                    Some(n) => Horizon::Flows(count(self.cx, &format!("{p}.flows"), n, 1)?),
+                    None => Horizon::Duration(self.duration(&p, t.duration)?),
+                };
+                let sizes = self.sizes(&format!("{p}.sizes"), t.sizes.as_ref())?;
+                let pattern = self.pattern(&p, t.pattern, t.matrix.as_deref())?;
+                Poisson::new(links, load, sizes, horizon)
+                    .with_pattern(pattern)
+                    .generate(self.topo, seed)
+                    .map_err(|e| self.gen(&p, e))?
+            }
+            TrafficKind::OnOff => {
+                self.only(
+                    &p,
+                    "on-off",
+                    &set,
+                    &["sizes", "duration", "priority", "on-mean", "off-mean", "rate-on", "sources", "inter-rack"],
+                )?;
+                let sources = match &t.sources {
+                    None => (0..self.topo.hosts().len() as u32).collect(),
+                    Some(v) => v
+                        .iter()
+                        .enumerate()
+                        .map(|(j, h)| {
+                            self.topo
+                                .host_ref(h)
+                                .ok_or_else(|| self.at(&format!("{p}.sources[{j}]"), format!("unknown host `{h}`")))
+                        })
+                        .collect::<Result<Vec<_>, _>>()?,
+                };
+                OnOff {
+                    sources,
+                    on_mean_s: self.positive(&format!("{p}.on-mean"), t.on_mean.map(|d| d.0), "duration")?,
+                    off_mean_s: self.positive(&format!("{p}.off-mean"), t.off_mean.map(|d| d.0), "duration")?,
+                    rate_on_per_s: self.positive(&format!("{p}.rate-on"), t.rate_on, "rate (flows/s)")?,
+                    sizes: self.sizes(&format!("{p}.sizes"), t.sizes.as_ref())?,
+                    inter_rack_only: t.inter_rack.unwrap_or(false),
+                    duration_s: self.duration(&p, t.duration)?,
+                }
+                .generate(self.topo, seed)
+                .map_err(|e| self.gen(&p, e))?
+            }
+            TrafficKind::Batches => {
+                self.only(
+                    &p,
+                    "batches",
+                    &set,
+                    &["sizes", "pattern", "matrix", "priority", "k", "period", "offset", "batches"],
+                )?;
+                let k = count(self.cx, &format!("{p}.k"), t.k.ok_or_else(|| self.at(&p, "needs `k`"))?, 1)?;
+                let n = count(self.cx, &format!("{p}.batches"), t.batches.unwrap_or(1), 1)?;
+                Batches {
+                    k,
+                    period_s: self.positive(&format!("{p}.period"), t.period.map(|d| d.0).or(Some(1.0)), "duration")?,
+                    offset_s: t.offset.map_or(0.0, |d| d.0),
+                    batches: n,
+                    sizes: self.sizes(&format!("{p}.sizes"), t.sizes.as_ref())?,
+                    pattern: self.pattern(&p, t.pattern, t.matrix.as_deref())?,
+                }
+                .generate(self.topo, seed)
+                .map_err(|e| self.gen(&p, e))?
+            }
+            TrafficKind::Replay => {
+                self.only(&p, "replay", &set, &["file", "time-scale", "offset", "repeat-until", "priority"])?;
+                let f = t.file.as_deref().ok_or_else(|| self.at(&p, "needs `file` (a flow CSV)"))?;
+                let path = self.resolve(f);
+                let topo = self.topo;
+                let rows = read_flows_csv(&path, &|s| topo.host_ref(s))
+                    .map_err(|e| self.at(&format!("{p}.file"), e.to_string()))?;
+                Replay {
+                    time_scale: t.time_scale.unwrap_or(1.0),
+                    offset_s: t.offset.map_or(0.0, |d| d.0),
+                    repeat_until_s: t.repeat_until.map(|d| d.0),
+                }
+                .apply(&rows, self.topo.hosts().len())
+                .map_err(|e| self.gen(&p, e))?
+            }
+            TrafficKind::Coflow => {
+                self.only(&p, "coflow", &set, &["dataset", "time-scale", "duration", "priority"])?;
+                let mapped = self.coflows(&p, t.dataset.as_deref(), t.time_scale, t.duration, seed, out)?;
+                mapped.rows()
+            }
+        };
+        if let Some(pr) = t.priority {
+            let pr = i32::try_from(pr).map_err(|_| self.at(&format!("{p}.priority"), "out of range"))?;
+            rows.iter_mut().for_each(|r| r.priority = pr);
+        }
+        Ok(rows)
+    }
+
+    fn resolve(&self, f: &str) -> PathBuf {
+        let p = Path::new(f);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base.join(p)
+        }
+    }
+
+    fn coflows(
+        &self,
+        p: &str,
+        dataset: Option<&str>,
+        time_scale: Option<f64>,
+        duration: Option<Duration>,
+        seed: u64,
+        out: &mut Workload,
+    ) -> Result<MappedShuffles, ConfigError> {
+        let name = dataset.unwrap_or(DEFAULT_COFLOW);
+        let trace =
+            netheat_data::load_coflows(self.data, name).map_err(|e| self.at(&format!("{p}.dataset"), e.to_string()))?;
+        let scale = time_scale.unwrap_or(1.0);
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(self.at(&format!("{p}.time-scale"), format!("must be positive, got {scale}")));
+        }
+        let until = duration.map(|d| d.0).or(self.default_duration).unwrap_or(f64::INFINITY);
+        let shuffles: Vec<RackShuffle> = trace
+            .coflows
+            .iter()
+            .map(|c| RackShuffle {
+                id: c.id as u64,
+                start_s: c.arrival_ms as f64 / 1e3 * scale,
+                mapper_racks: c.mapper_racks.clone(),
+                reducers: c.reducers.iter().map(|&(r, mb)| (r, mb * COFLOW_MB)).collect(),
+            })
+            .filter(|s| s.start_s < until)
+            .collect();
+        let mapped = map_rack_shuffles(self.topo, &shuffles, seed).map_err(|e| self.gen(p, e))?;
+        out.local_bytes += mapped.local_bytes;
+        if mapped.folded {
+            out.notes.push(format!(
+                "{p}: the trace has {} racks and the topology {}: trace rack t was placed on rack t mod {}",
+                trace.racks,
+                self.topo.racks().len(),
+                self.topo.racks().len()
+            ));
+        }
+        if mapped.local_bytes > 0.0 {
+            out.notes.push(format!(
+                "{p}: {:.0} bytes between a mapper and a reducer on the same host stay local (not simulated)",
+                mapped.local_bytes
+            ));
+        }
+        Ok(mapped)
+    }
+
+    fn app(&self, i: usize, a: &AppTable, seed: u64, out: &mut Workload) -> Result<Vec<(f64, TaskDag)>, ConfigError> {
+        let p = format!("app[{i}]");
+        let set = present!(a,
+            rate => "rate", duration => "duration", tasks => "tasks", stages => "stages", request => "request",
+            response => "response", selectivity => "selectivity", compute => "compute",
+            mid_aggregators => "mid-aggregators", mid_compute => "mid-compute", mid_response => "mid-response",
+            chunk => "chunk", servers => "servers", device => "device", bytes_per_pair => "bytes-per-pair",
+            mappers => "mappers", reducers => "reducers", workers => "workers", iterations => "iterations",
+            service => "service", server_racks => "server-racks", dataset => "dataset", time_scale => "time-scale",
+        );
+        let limit = match a.tasks {
+            Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,
+            None => usize::MAX,
+        };
+        if a.kind == AppKind::Coflow {
+            self.only(&p, "coflow", &set, &["dataset", "time-scale", "duration", "tasks"])?;
+            let mapped = self.coflows(&p, a.dataset.as_deref(), a.time_scale, a.duration, seed, out)?;
+            return Ok(mapped.tasks.into_iter().take(limit).map(|(s, _, d)| (s, d)).collect());
+        }
+        let common = ["rate", "duration", "tasks"];
+        let rate = self.positive(&format!("{p}.rate"), a.rate, "rate (tasks/s)")?;
+        let starts = poisson_starts(rate, self.duration(&p, a.duration)?, seed).map_err(|e| self.gen(&p, e))?;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED);
+        let starts = starts.into_iter().take(limit);
+        let b = |v: Option<Bytes>, d: f64| v.map_or(d, |x| x.0);
+        let s = |v: Option<Duration>, d: f64| v.map_or(d, |x| x.0);
+        let allow = |extra: &[&'static str]| -> Vec<&'static str> { common.iter().chain(extra).copied().collect() };
+        let mut build: TaskBuilder<'_> = match a.kind {
+            AppKind::PartitionAggregate => {
+                let stages = a.stages.unwrap_or(1);
+                let mut keys = allow(&["stages", "request", "response", "selectivity", "compute"]);
+                if stages == 2 {
+                    keys.extend(["mid-aggregators", "mid-compute", "mid-response"]);
+                } else if stages != 1 {
+                    return Err(self.at(&format!("{p}.stages"), format!("must be 1 or 2, got {stages}")));
+                }
+                self.only(&p, "partition-aggregate", &set, &keys)?;
+                let d = PartitionAggregate::default();
+                let pa = PartitionAggregate {
+                    request_bytes: b(a.request, d.request_bytes),
+                    response_bytes: b(a.response, d.response_bytes),
+                    selectivity: a.selectivity.unwrap_or(d.selectivity),
+                    compute_s: s(a.compute, d.compute_s),
+                    mid_aggregators: match a.mid_aggregators {
+                        Some(n) => count(self.cx, &format!("{p}.mid-aggregators"), n, 1)?,
+                        None => d.mid_aggregators,
+                    },
+                    mid_compute_s: s(a.mid_compute, d.mid_compute_s),
+                    mid_response_bytes: b(a.mid_response, d.mid_response_bytes),
+                };
+                let topo = self.topo;
+                if stages == 1 {
+                    Box::new(move |r| pa.random_one_stage(topo, r))
+                } else {
+                    Box::new(move |r| pa.random_two_stage(topo, r))
+                }
+            }
+            AppKind::Retrieval => {
+                self.only(&p, "retrieval", &set, &allow(&["chunk", "servers", "device"]))?;
+                let device = match a.device.as_deref() {
+                    None => None,
+                    Some("hdd") => Some(StorageKind::Hdd),
+                    Some("ssd") => Some(StorageKind::Ssd),
+                    Some("ram") => Some(StorageKind::Ram),
+                    Some(o) => {
+                        return Err(
+                            self.at(&format!("{p}.device"), format!("unknown device `{o}`; known: hdd, ram, ssd"))
+                        )
+                    }
+                };
+                let rt = Retrieval {
+                    chunk_bytes: b(a.chunk, 1e6),
+                    k: count(self.cx, &format!("{p}.servers"), a.servers.unwrap_or(6), 1)?,
+                    device,
+                };
+                let topo = self.topo;
+                Box::new(move |r| rt.random_task(topo, r))
+            }
+            AppKind::Shuffle => {
+                self.only(&p, "shuffle", &set, &allow(&["bytes-per-pair", "mappers", "reducers"]))?;
+                let sh = Shuffle {
+                    bytes_per_pair: b(a.bytes_per_pair, 15e6),
+                    mappers: count(self.cx, &format!("{p}.mappers"), a.mappers.unwrap_or(10), 1)?,
+                    reducers: count(self.cx, &format!("{p}.reducers"), a.reducers.unwrap_or(10), 1)?,
+                };
+                let topo = self.topo;
+                Box::new(move |r| sh.random_task(topo, r))
+            }
+            AppKind::DataParallel => {
+                self.only(&p, "data-parallel", &set, &allow(&["bytes-per-pair", "compute", "workers", "iterations"]))?;
+                let dp = DataParallel {
+                    bytes_per_pair: b(a.bytes_per_pair, 1e6),
+                    compute_s: s(a.compute, 0.0),
+                    iterations: count(self.cx, &format!("{p}.iterations"), a.iterations.unwrap_or(1), 1)?,
+                };
+                let workers = count(self.cx, &format!("{p}.workers"), a.workers.unwrap_or(8), 2)?;
+                let topo = self.topo;
+                let all: Vec<u32> = (0..topo.hosts().len() as u32).collect();
+                if workers > all.len() {
+                    return Err(self.at(
+                        &format!("{p}.workers"),
+                        format!("{workers} workers but the topology has {} hosts", all.len()),
+                    ));
+                }
+                Box::new(move |r| {
+                    let w = choose(r, &all, workers).expect("checked above");
+                    dp.task(topo, &w)
+                })
+            }
+            AppKind::Memcache => {
+                self.only(&p, "memcache", &set, &allow(&["request", "response", "service", "server-racks"]))?;
+                let d = Memcache::default();
+                let mc = Memcache {
+                    request_bytes: b(a.request, d.request_bytes),
+                    response_bytes: b(a.response, d.response_bytes),
+                    service_s: s(a.service, d.service_s),
+                };
+                let racks = self.topo.racks().len() as i64;
+                let servers: Vec<u32> = match &a.server_racks {
+                    None => (0..self.topo.hosts().len() as u32).collect(),
+                    Some(rs) => {
+                        let mut v = Vec::new();
+                        for (j, &r) in rs.iter().enumerate() {
+                            if !(0..racks).contains(&r) {
+                                return Err(self.at(
+                                    &format!("{p}.server-racks[{j}]"),
+                                    format!("rack {r} does not exist (racks 0..{})", racks - 1),
+                                ));
+                            }
+                            v.extend(rack_hosts(self.topo, r as u32));
+                        }
+                        v
+                    }
+                };
+                let topo = self.topo;
+                Box::new(move |r| mc.random_task(topo, &servers, r))
+            }
+            AppKind::Coflow => unreachable!("handled above"),
+        };
+        starts.map(|t| build(&mut rng).map(|d| (t, d)).map_err(|e| self.gen(&p, e))).collect()
+    }
+}
+
+/// A rack-to-rack matrix of `n` racks on a topology of `racks` racks: rack
+/// `t` of the matrix becomes rack `t mod racks` (identity when the
+/// topology has at least `n` racks; extra racks get no traffic).
+pub fn fold_matrix(m: &[Vec<f64>], racks: usize) -> Vec<Vec<f64>> {
+    let mut out = vec![vec![0.0; racks]; racks];
+    for (i, row) in m.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            out[i % racks][j % racks] += v;
+        }
+    }
+    out
+}

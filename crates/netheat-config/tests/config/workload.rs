@@ -1,0 +1,237 @@
+//! Workload files: generation on a topology, hand-checked counts and loads,
+//! and every kind of bad input.
+
+use std::path::Path;
+
+use netheat_config::{load_topology_str, load_workload_str, ConfigError, Workload};
+use netheat_data::DataDir;
+use netheat_topology::Topology;
+
+fn two_tier(racks: u32, hosts: u32) -> Topology {
+    let text = format!(
+        "[topology]\nkind = \"two-tier\"\nracks = {racks}\nhosts-per-rack = {hosts}\nhost-link = \"10Gbps\"\ntor-uplink = \"10Gbps\"\n"
+    );
+    load_topology_str(&text, "dc.toml").expect("valid topology")
+}
+
+/// A data directory that does not exist: dataset references must fail.
+fn no_data() -> DataDir {
+    DataDir::explicit("/nonexistent/netheat-data")
+}
+
+fn gen(text: &str, topo: &Topology, seed: u64) -> Workload {
+    load_workload_str(text, "w.toml", Path::new("."), topo, seed, &no_data()).expect("valid workload")
+}
+
+fn fails_with(text: &str, topo: &Topology, data: &DataDir) -> (usize, String, String) {
+    match load_workload_str(text, "w.toml", Path::new("."), topo, 1, data) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(ConfigError::Invalid { file, line, key, reason, .. }) => {
+            assert_eq!(file, "w.toml");
+            (line, key, reason)
+        }
+        Err(e) => panic!("unexpected error kind: {e}"),
+    }
+}
+
+fn fails(text: &str) -> (usize, String, String) {
+    fails_with(text, &two_tier(4, 4), &no_data())
+}
+
+#[test]
+fn poisson_offers_its_target_load_on_tor_uplinks() {
+    // Inter-rack flows on a two-tier fabric cross exactly one ToR uplink, so
+    // the offered load is (bytes of inter-rack flows) * 8 / (4 uplinks x 10 Gbps x T).
+    let topo = two_tier(4, 4);
+    let w = gen(
+        "[workload]\nduration = \"200s\"\n[[traffic]]\nkind = \"poisson\"\nload = 0.5\nsizes = { dist = \"exponential\", mean = \"1MB\" }\n",
+        &topo,
+        7,
+    );
+    let bits: f64 = w.flows.iter().filter(|f| f.src / 4 != f.dst / 4).map(|f| f.bytes * 8.0).sum();
+    let load = bits / (4.0 * 10e9 * 200.0);
+    assert!((load - 0.5).abs() < 0.5 * 0.02, "offered load {load}");
+    assert!(w.flows.windows(2).all(|p| p[0].start_s <= p[1].start_s));
+    assert!(w.flows.iter().enumerate().all(|(i, f)| f.flow_id == i as u64));
+}
+
+#[test]
+fn same_seed_same_flows_and_tables_draw_independent_streams() {
+    let topo = two_tier(4, 4);
+    let one = "[[traffic]]\nkind = \"poisson\"\nload = 0.3\nduration = \"5s\"\nsizes = { dist = \"constant\", size = \"100KB\" }\npriority = 0\n";
+    let two = format!("{one}[[traffic]]\nkind = \"batches\"\nk = 3\nbatches = 2\nperiod = \"1s\"\nsizes = {{ dist = \"constant\", size = \"1MB\" }}\npriority = 5\n");
+    let a = gen(one, &topo, 3);
+    let b = gen(one, &topo, 3);
+    assert_eq!(a.flows, b.flows);
+    // Adding a table does not change what the first one generates.
+    let c = gen(&two, &topo, 3);
+    let first: Vec<_> = c.flows.iter().filter(|f| f.priority == 0).map(|f| (f.start_s, f.src, f.dst)).collect();
+    let alone: Vec<_> = a.flows.iter().map(|f| (f.start_s, f.src, f.dst)).collect();
+    assert_eq!(first, alone);
+    assert_eq!(c.flows.iter().filter(|f| f.priority == 5).count(), 6);
+}
+
+#[test]
+fn two_stage_partition_aggregate_has_the_hand_counted_flows() {
+    // 32 racks of 4 hosts: each of the 30 mid-level aggregators gets one
+    // request, queries its 3 rack mates (3 requests + 3 responses) and answers
+    // the top: 30 x (1 + 6 + 1) = 240 flows per task.
+    let topo = two_tier(32, 4);
+    let w = gen(
+        "[[app]]\nkind = \"partition-aggregate\"\nstages = 2\nrate = 100.0\nduration = \"1s\"\ntasks = 5\n",
+        &topo,
+        1,
+    );
+    assert_eq!(w.tasks.len(), 5);
+    for (_, table, dag) in &w.tasks {
+        assert_eq!(*table, 0);
+        assert_eq!(dag.num_flows(), 240);
+        assert_eq!(dag.kind, "partition-aggregate-2");
+    }
+}
+
+#[test]
+fn shuffle_and_memcache_tables() {
+    let topo = two_tier(4, 4);
+    let w = gen(
+        "[workload]\nduration = \"1s\"\n[[app]]\nkind = \"shuffle\"\nrate = 20.0\nmappers = 3\nreducers = 2\nbytes-per-pair = \"15MB\"\n[[app]]\nkind = \"memcache\"\nrate = 50.0\nserver-racks = [1]\n",
+        &topo,
+        2,
+    );
+    let shuffles: Vec<_> = w.tasks.iter().filter(|t| t.1 == 0).collect();
+    assert!(!shuffles.is_empty());
+    for (_, _, d) in &shuffles {
+        assert_eq!(d.num_flows(), 6);
+        assert!((d.bytes() - 6.0 * 15e6).abs() < 1e-6);
+    }
+    for (_, _, d) in w.tasks.iter().filter(|t| t.1 == 1) {
+        assert!((d.bytes() - 1550.0).abs() < 1e-9);
+        // The server (destination of the request) is in rack 1: hosts 4..8.
+        match d.steps[0] {
+            netheat_workloads::Step::Flow { dst, .. } => assert!((4..8).contains(&dst)),
+            _ => panic!("first step is the request"),
+        }
+    }
+}
+
+#[test]
+fn bad_inputs_name_the_key_and_reason() {
+    let sizes = "sizes = { dist = \"constant\", size = \"1MB\" }";
+    let cases: Vec<(String, &str, &str)> = vec![
+        ("[[traffic]]\nkind = \"poisson\"\nload = 0.5\nduration = \"1s\"\nbogus = 1\n".into(), "bogus", "unknown key"),
+        ("[[traffic]]\nkind = \"teleport\"\n".into(), "kind", "poisson"),
+        (
+            format!("[[traffic]]\nkind = \"poisson\"\nload = 0.5\nduration = \"1s\"\n{sizes}\nk = 3\n"),
+            "traffic[0].k",
+            "not used by kind",
+        ),
+        (
+            format!("[[traffic]]\nkind = \"poisson\"\nload = 0.5\nduration = \"1 parsec\"\n{sizes}\n"),
+            "duration",
+            "invalid duration",
+        ),
+        (
+            format!("[[traffic]]\nkind = \"poisson\"\nload = -1.0\nduration = \"1s\"\n{sizes}\n"),
+            "traffic[0].load",
+            "positive",
+        ),
+        ("[[traffic]]\nkind = \"poisson\"\nload = 0.5\nduration = \"1s\"\n".into(), "traffic[0].sizes", "missing"),
+        (format!("[[traffic]]\nkind = \"poisson\"\nload = 0.5\n{sizes}\n"), "traffic[0]", "duration"),
+        (
+            format!("[[traffic]]\nkind = \"batches\"\nk = 2\npattern = \"matrix\"\n{sizes}\n"),
+            "traffic[0].pattern",
+            "matrix",
+        ),
+        (
+            "[[traffic]]\nkind = \"replay\"\nfile = \"no-such-flows.csv\"\n".into(),
+            "traffic[0].file",
+            "no-such-flows.csv",
+        ),
+        (
+            "[[app]]\nkind = \"memcache\"\nrate = 1.0\nduration = \"1s\"\nserver-racks = [9]\n".into(),
+            "app[0].server-racks[0]",
+            "rack 9 does not exist",
+        ),
+        (
+            "[[app]]\nkind = \"partition-aggregate\"\nrate = 1.0\nduration = \"1s\"\nstages = 3\n".into(),
+            "app[0].stages",
+            "1 or 2",
+        ),
+        (
+            "[[app]]\nkind = \"partition-aggregate\"\nrate = 1.0\nduration = \"1s\"\nmid-aggregators = 3\n".into(),
+            "app[0].mid-aggregators",
+            "not used by kind",
+        ),
+        (
+            "[[app]]\nkind = \"retrieval\"\nrate = 1.0\nduration = \"1s\"\ndevice = \"tape\"\n".into(),
+            "app[0].device",
+            "hdd, ram, ssd",
+        ),
+        ("[workload]\nduration = \"1s\"\n".into(), "", "at least one"),
+    ];
+    for (text, key, reason) in cases {
+        let (_, k, r) = fails(&text);
+        assert!(k.ends_with(key) || (key.is_empty() && k.is_empty()), "key {k:?} for {text}");
+        assert!(r.contains(reason), "reason {r:?} lacks {reason:?} for {text}");
+    }
+}
+
+#[test]
+fn a_missing_dataset_says_which_file_and_where_it_looked() {
+    let text = "[[traffic]]\nkind = \"poisson\"\nload = 0.5\nduration = \"1s\"\nsizes = { dist = \"empirical\", cdf = \"cdf-websearch-hpcc\" }\n";
+    let (line, key, reason) = fails(text);
+    assert_eq!(line, 5);
+    assert_eq!(key, "traffic[0].sizes.cdf");
+    assert!(reason.contains("/nonexistent/netheat-data"), "{reason}");
+    let (_, key, reason) = fails("[[traffic]]\nkind = \"coflow\"\ndataset = \"no-such-trace\"\n");
+    assert_eq!(key, "traffic[0].dataset");
+    assert!(reason.contains("no-such-trace"), "{reason}");
+}
+
+/// The real data directory, when present (`NETHEAT_DATA` or `../shared/data`).
+fn real_data() -> Option<DataDir> {
+    let d = DataDir::resolve(None);
+    if d.exists() {
+        Some(d)
+    } else {
+        eprintln!("note: data directory {} absent; skipping real-data test", d.path.display());
+        None
+    }
+}
+
+#[test]
+fn coflow_trace_on_hosts_keeps_the_trace_totals() {
+    let Some(data) = real_data() else { return };
+    // 150 racks like the trace: no folding. Every byte is either a flow or
+    // exchanged locally (mapper and reducer drawn on the same host).
+    let topo = two_tier(150, 4);
+    let w = load_workload_str("[[app]]\nkind = \"coflow\"\n", "w.toml", Path::new("."), &topo, 1, &data)
+        .expect("coflow workload");
+    assert_eq!(w.tasks.len(), 526);
+    let flow_bytes: f64 = w.tasks.iter().map(|t| t.2.bytes()).sum();
+    let total_mb = (flow_bytes + w.local_bytes) / netheat_config::workload::COFLOW_MB;
+    assert!((total_mb - 35_533_534.0).abs() < 1.0, "total {total_mb} MB");
+    let last = w.tasks.iter().map(|t| t.0).fold(0.0, f64::max);
+    assert!((last - 3_629.235).abs() < 1e-9, "last arrival {last}");
+    assert!(w.notes.iter().all(|n| !n.contains("mod")), "no folding expected: {:?}", w.notes);
+}
+
+#[test]
+fn traffic_matrix_background_reaches_its_load() {
+    let Some(data) = real_data() else { return };
+    // Meta cluster A excerpt (32 racks) on 32 racks: rack pairs weighted by
+    // the matrix; the offered load on the ToR uplinks is the target.
+    let topo = two_tier(32, 4);
+    let w = load_workload_str(
+        "[[traffic]]\nkind = \"poisson\"\nload = 0.4\nduration = \"100s\"\nmatrix = \"tm-cluster-a-2-16\"\nsizes = { dist = \"exponential\", mean = \"1MB\" }\n",
+        "w.toml",
+        Path::new("."),
+        &topo,
+        4,
+        &data,
+    )
+    .expect("matrix workload");
+    let bits: f64 = w.flows.iter().filter(|f| f.src / 4 != f.dst / 4).map(|f| f.bytes * 8.0).sum();
+    let load = bits / (32.0 * 10e9 * 100.0);
+    assert!((load - 0.4).abs() < 0.4 * 0.02, "offered load {load}");
+}

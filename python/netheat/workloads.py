@@ -1,0 +1,117 @@
+"""Workload files: generate their flows, and the ``netheat workload`` command.
+
+A workload file (TOML, see ``examples/workloads/``) lists open-loop
+generators (``[[traffic]]``: Poisson at a target load, on-off, batches,
+trace replay, the coflow trace on hosts; sizes from laws or dataset CDFs;
+background from a traffic-matrix dataset) and application structures
+(``[[app]]``). Generation happens in Rust; application tasks only exist in
+a simulation (their flows start when earlier ones finish), so
+:func:`generate` returns the open-loop flows and ``netheat simulate
+--workload`` runs everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from netheat._netheat import Topology, generate_workload
+from netheat.data import _arg, _roots
+from netheat.simulate import _array
+
+
+def generate(
+    topology: Topology, workload: str | Path, seed: int = 0, data_dir: str | Path | None = None
+) -> tuple[pa.Table, int, list[str]]:
+    """The open-loop flows of ``workload`` on ``topology`` (columns of the flow CSV).
+
+    Returns ``(flows, application tasks, notes)``: the flows table
+    (``flow_id, start_s, src, dst, bytes, task_id, priority``), how many
+    application tasks the file defines (run them with ``netheat simulate
+    --workload``) and notes on how the workload was placed.
+    """
+    raw = generate_workload(topology, os.fspath(workload), seed, _arg(data_dir), _roots())
+    cols = raw["flows"]
+    task = _array(cols["task_id"])
+    table = pa.table(
+        {
+            "start_s": _array(cols["start_s"]),
+            "src": _array(cols["src"]),
+            "dst": _array(cols["dst"]),
+            "bytes": _array(cols["bytes"]),
+            "flow_id": _array(cols["flow_id"]),
+            "task_id": pa.array(task, mask=task < 0),
+            "priority": _array(cols["priority"]),
+        }
+    )
+    return table, int(raw["tasks"]), list(raw["notes"])
+
+
+def write_flows(table: pa.Table, out: str | Path) -> Path:
+    """Write ``table`` as CSV (``.csv``) or Parquet (anything else), atomically."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        if out.suffix.lower() == ".csv":
+            pacsv.write_csv(table, tmp, pacsv.WriteOptions(quoting_style="none", quoting_header="none"))
+        else:
+            pq.write_table(table, tmp)
+        tmp.replace(out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return out
+
+
+def _cli_generate(args: argparse.Namespace) -> int:
+    topo = Topology.load(args.topology)
+    table, tasks, notes = generate(topo, args.workload, seed=args.seed, data_dir=args.data_dir)
+    out = write_flows(table, args.output)
+    for n in notes:
+        print(f"note: {n}")
+    if tasks:
+        hint = "run them with `netheat simulate --workload`"
+        print(f"note: {tasks} application tasks are not in {out.name}; {hint}")
+    total = float(pc.sum(table.column("bytes")).as_py() or 0.0) if table.num_rows else 0.0
+    print(f"wrote {table.num_rows:,} flows ({total:,.0f} bytes) to {out}")
+    return 0
+
+
+def add_cli(sub: Any) -> None:
+    """Add the ``workload`` command to the top-level subparsers ``sub``."""
+    p = sub.add_parser(
+        "workload",
+        help="generate flows from a workload file (generators, traces, datasets)",
+        description=(
+            "Workload files (TOML) describe open-loop traffic ([[traffic]]: poisson, on-off, batches, "
+            "replay, coflow) and application structures ([[app]]); see examples/workloads/."
+        ),
+    )
+    wsub = p.add_subparsers(dest="workload_command", required=True, metavar="ACTION")
+    g = wsub.add_parser(
+        "generate",
+        help="write the open-loop flows of a workload file as a flow CSV or Parquet file",
+        description=(
+            "Generate a workload file's open-loop flows on a topology, seeded, and write them with the "
+            "columns netheat simulate --flows reads (CSV for .csv, else Parquet)."
+        ),
+    )
+    g.add_argument("--topology", required=True, help="datacenter TOML file")
+    g.add_argument("--workload", required=True, help="workload TOML file")
+    g.add_argument("-o", "--output", required=True, help="output file: flows.csv or flows.parquet")
+    g.add_argument("--seed", type=int, default=0, help="seed of the generators (default: 0)")
+    g.add_argument(
+        "--data-dir", default=None, help="data directory (default: $NETHEAT_DATA, else ../shared/data)"
+    )
+    g.set_defaults(func=_cli_generate)
