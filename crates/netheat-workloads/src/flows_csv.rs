@@ -181,6 +181,13 @@ pub fn parse_flows_csv(
     Ok(out)
 }
 
+/// A cell without surrounding white space and, if present, one pair of
+/// double quotes (as written by CSV writers that quote every header name).
+fn unquote(cell: &str) -> &str {
+    let c = cell.trim();
+    c.strip_prefix('"').and_then(|c| c.strip_suffix('"')).unwrap_or(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,11 +260,4 @@ mod tests {
         let e = parse_flows_csv("start_s,src,dst,bytes\n0,1,2,x\n", "f.csv", &hosts).unwrap_err();
         assert_eq!(e.to_string(), "f.csv:2: column `bytes`: `x` is not a number");
     }
-}
-
-/// A cell without surrounding white space and, if present, one pair of
-/// double quotes (as written by CSV writers that quote every header name).
-fn unquote(cell: &str) -> &str {
-    let c = cell.trim();
-    c.strip_prefix('"').and_then(|c| c.strip_suffix('"')).unwrap_or(c)
 }
