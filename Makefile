@@ -11,7 +11,7 @@ PY_DEPS := maturin numpy pyarrow matplotlib polars pytest ruff mypy ray
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python lint fmt bench demo clean chromium
+.PHONY: help venv build test test-rust test-python lint fmt bench bench-simgrid validate demo clean chromium
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -42,21 +42,27 @@ test: test-rust test-python ## Create .venv, build, run every test
 lint: venv ## cargo fmt/clippy -D warnings, ruff, mypy
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff check python tests benches
-	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/ruff check python tests benches validation
+	$(VENV)/bin/ruff format --check python tests benches validation
 	$(VENV)/bin/mypy
 
 fmt: venv ## Format Rust and Python sources
 	cargo fmt --all
-	$(VENV)/bin/ruff format python tests benches
-	$(VENV)/bin/ruff check --fix python tests benches
+	$(VENV)/bin/ruff format python tests benches validation
+	$(VENV)/bin/ruff check --fix python tests benches validation
 
 bench: build ## Run the benchmarks and print their tables
 	cargo run --release -q -p netheat-bench --bin netheat-bench
-	cargo run --release -q -p netheat-engine --example engine_bench -- a b c=10000
+	cargo run --release -q -p netheat-engine --example engine_bench -- a b c=10000,100000,1000000
 	cargo run --release -q -p netheat-workloads --example gen_bench
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
+
+bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (installs python3-simgrid; minutes)
+	$(PY) benches/engine_vs_simgrid.py a b
+
+validate: build ## Cross-check engine completion times against SimGrid on random scenarios
+	$(PY) validation/crosscheck_simgrid.py --scenarios 20
 
 demo: build ## Hotspot demo (demo-out/report.html) and every bundled experiment, quick (demo-out/reproduce/report.html)
 	$(VENV)/bin/netheat demo --out demo-out

@@ -1,0 +1,130 @@
+"""The engine issue's benchmark table: netheat beside SimGrid 3.32 on the same input.
+
+Scenarios (64 racks x 16 hosts, 10 Gbps hosts, 4:1 ToR oversubscription,
+bounded-Pareto sizes, shape 1.1, 10 KB..1 GB, whole bytes):
+
+* ``a``: 10,000 flows all starting at t = 0 (target: >= 100x faster than SimGrid);
+* ``b``: 50,000 Poisson-arriving flows at 60% of the ToR uplinks (target: >= 20x).
+
+Both simulators get the same flow list; the table shows each one's wall time
+(netheat: the whole ``netheat.simulate`` call; SimGrid: platform build plus
+``Engine.run``), the speedup, the largest relative difference of flow
+completion times, and netheat's events/s and flows/s. SimGrid is installed
+with apt when missing (see ``validation/crosscheck_simgrid.py``).
+
+Usage: ``python benches/engine_vs_simgrid.py [a] [b] [--timeout S]`` (``make bench-simgrid``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation"))
+
+from crosscheck_simgrid import (
+    Scenario,
+    ensure_simgrid,
+    max_rel_fct_diff,
+    run_simgrid,
+    topology_toml,
+)
+from simgrid_runner import bounded_pareto_flows
+
+RACKS, HOSTS, HOST_BPS = 64, 16, 10e9
+UPLINK_BPS = HOSTS * HOST_BPS / 4
+TARGETS = {"a": 100.0, "b": 20.0}
+
+
+def pareto_mean(a: float = 1.1, lo: float = 1e4, hi: float = 1e9) -> float:
+    """Mean of the bounded Pareto law (closed form)."""
+    return a * lo**a / (1 - (lo / hi) ** a) * (hi ** (1 - a) - lo ** (1 - a)) / (1 - a)
+
+
+def scenario(name: str) -> Scenario:
+    """The flows of scenario ``a`` or ``b``, reproducible."""
+    if name == "a":
+        flows = bounded_pareto_flows(10_000, RACKS, HOSTS, seed=1)
+        return Scenario("a: 10,000 flows at t=0", RACKS, HOSTS, HOST_BPS, UPLINK_BPS, flows)
+    n_hosts = RACKS * HOSTS
+    p_inter = (n_hosts - HOSTS) / (n_hosts - 1)
+    rate = 0.6 * UPLINK_BPS * RACKS / (8 * pareto_mean() * p_inter)
+    base = bounded_pareto_flows(50_000, RACKS, HOSTS, seed=2)
+    rng = random.Random(22)
+    t = 0.0
+    flows = []
+    for _, s, d, b in base:
+        t += rng.expovariate(rate)
+        flows.append((t, s, d, b))
+    return Scenario("b: 50,000 Poisson flows, load 0.6", RACKS, HOSTS, HOST_BPS, UPLINK_BPS, flows)
+
+
+def run_netheat_timed(s: Scenario) -> tuple[list[float], float, dict[str, float]]:
+    """netheat's finish times, wall seconds and run statistics."""
+    import tempfile
+
+    import netheat
+    from netheat.simulate import simulate
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "dc.toml"
+        path.write_text(topology_toml(s))
+        topo = netheat.load_topology(path)
+    cols = {
+        "start_s": [f[0] for f in s.flows],
+        "src": [f[1] for f in s.flows],
+        "dst": [f[2] for f in s.flows],
+        "bytes": [f[3] for f in s.flows],
+    }
+    t0 = time.perf_counter()
+    res = simulate(topo, cols, window=1e6)
+    wall = time.perf_counter() - t0
+    by_id = dict(
+        zip(res.flows.column("flow_id").to_pylist(), res.flows.column("finish_s").to_pylist(), strict=True)
+    )
+    return [by_id[i] for i in range(len(s.flows))], wall, res.stats
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scenarios", nargs="*", default=["a", "b"], choices=["a", "b"])
+    ap.add_argument("--timeout", type=float, default=3600.0, help="SimGrid time limit per scenario, s")
+    args = ap.parse_args()
+    have_simgrid = ensure_simgrid()
+    if not have_simgrid:
+        print("note: SimGrid unavailable; netheat columns only")
+    head = (
+        f"{'scenario':<36} {'netheat s':>10} {'SimGrid s':>10} {'speedup':>9} {'target':>7} "
+        f"{'max rel FCT diff':>17} {'events/s':>11} {'flows/s':>10} {'ok':>4}"
+    )
+    print(head)
+    print("-" * len(head))
+    all_ok = True
+    for name in args.scenarios:
+        s = scenario(name)
+        ours, wall, stats = run_netheat_timed(s)
+        ev = stats["events"] / wall
+        fl = len(s.flows) / wall
+        if have_simgrid:
+            theirs, sg_wall = run_simgrid(s, timeout=args.timeout)
+            err = max_rel_fct_diff(s, ours, theirs)
+            speed = sg_wall / wall
+            ok = speed >= TARGETS[name] and err <= 1e-6
+            all_ok &= ok
+            print(
+                f"{s.name:<36} {wall:>10.2f} {sg_wall:>10.2f} {speed:>8.1f}x {TARGETS[name]:>6.0f}x "
+                f"{err:>17.2e} {ev:>11,.0f} {fl:>10,.0f} {'yes' if ok else 'NO':>4}"
+            )
+        else:
+            print(
+                f"{s.name:<36} {wall:>10.2f} {'-':>10} {'-':>9} {TARGETS[name]:>6.0f}x {'-':>17} "
+                f"{ev:>11,.0f} {fl:>10,.0f}"
+            )
+    return 0 if all_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
