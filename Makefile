@@ -55,8 +55,10 @@ bench: build ## Run the benchmarks and print their tables
 	cargo run --release -q -p netheat-bench --bin netheat-bench
 	cargo run --release -q -p netheat-engine --example engine_bench -- a b c=10000,100000,1000000
 	cargo run --release -q -p netheat-workloads --example gen_bench
+	cargo run --release -q -p netheat-flowsched --example baraat_bench
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
+	$(PY) benches/subways_bench.py
 
 bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (installs python3-simgrid; minutes)
 	$(PY) benches/engine_vs_simgrid.py a b

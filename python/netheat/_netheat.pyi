@@ -51,6 +51,32 @@ def generate_workload(
     extra_roots: list[str] = ...,
 ) -> dict[str, Any]: ...
 
+# netheat.experiments.baraat: one task-aware flow-scheduling point.
+def baraat_point(
+    *,
+    workload: str,
+    policy: str,
+    load: float,
+    tasks: int,
+    seed: int,
+    app: str = "one-stage",
+    fanout: int = 40,
+    pods: int = 30,
+    racks_per_pod: int = 30,
+    hosts_per_rack: int = 40,
+    host_bps: float = 1e9,
+    oversubscription: float = 2.0,
+    aggregators: int = 360,
+    workers: int = 0,
+    batch: bool = False,
+    heavy_percentile: float = 0.8,
+    lbs: int = 1,
+    poll_s: float = 100e-6,
+    spc: bool = False,
+    rtt_s: float = 100e-6,
+    delta_frac: float = 0.02,
+) -> dict[str, Any]: ...
+
 # netheat.data: registry, checksum status and loaders (see netheat/data.py).
 def data_resolve_dir(
     data_dir: str | None = None, extra_roots: list[str] = ...
@@ -72,3 +98,16 @@ def data_load_traffic_matrix(
 def data_load_table(
     name: str, data_dir: str | None = None, extra_roots: list[str] = ...
 ) -> tuple[str, dict[str, list[Any]]]: ...
+
+# netheat.experiments.subways: Subways shuffle jobs and ToR failures.
+def subways_shuffle(
+    topology: Topology,
+    first_rack: int,
+    nodes: int,
+    bytes_per_pair: float,
+    policy: str,
+    seed: int,
+    t_rebind_s: float = 0.01,
+    aggressiveness: float = 0.5,
+) -> dict[str, Any]: ...
+def subways_tor_failure(topology: Topology, tor: int) -> dict[str, Any]: ...

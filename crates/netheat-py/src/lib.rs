@@ -8,7 +8,9 @@
 
 mod data;
 mod errors;
+mod flowsched;
 mod simulate;
+mod subways;
 mod topology;
 
 use pyo3::prelude::*;
@@ -19,7 +21,10 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<topology::PyTopology>()?;
     m.add_function(wrap_pyfunction!(simulate::run_simulation, m)?)?;
+    m.add_function(wrap_pyfunction!(flowsched::baraat_point, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::generate_workload, m)?)?;
+    m.add_function(wrap_pyfunction!(subways::subways_shuffle, m)?)?;
+    m.add_function(wrap_pyfunction!(subways::subways_tor_failure, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;

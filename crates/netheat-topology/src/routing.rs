@@ -62,25 +62,42 @@ impl Topology {
 
     fn fabric_route(&self, sp: &Port, dp: &Port, hops: u8, i: usize, out: &mut Vec<LinkId>) {
         out.push(sp.up);
-        match hops {
-            2 => {}
-            4 => {
-                out.push(self.tors[sp.tor as usize].up[i]);
-                out.push(self.tors[dp.tor as usize].down[i]);
-            }
-            _ => {
-                let per_plane = self.spines.len() / self.aggs_per_pod as usize;
-                let plane = i / per_plane;
-                let ts = &self.tors[sp.tor as usize];
-                let td = &self.tors[dp.tor as usize];
-                let agg = ts.pod as usize * self.aggs_per_pod as usize + plane;
-                out.push(ts.up[plane]);
-                out.push(self.aggs[agg].up[i % per_plane]);
-                out.push(self.spines[i].down[td.pod as usize]);
-                out.push(td.down[plane]);
-            }
+        if hops != 2 {
+            self.tor_route(sp.tor, dp.tor, i, out);
         }
         out.push(dp.down);
+    }
+
+    /// Number of fabric routes from ToR `ts` to ToR `td`: 1 for the same ToR
+    /// (nothing to cross), the pod's aggregation switches within a pod, the
+    /// spines across pods.
+    pub fn tor_routes(&self, ts: u32, td: u32) -> usize {
+        self.tor_pair(ts, td).1
+    }
+
+    /// Appends the directed links of fabric route `i` (< [`Self::tor_routes`])
+    /// from ToR `ts` to ToR `td`: nothing for the same ToR, up and down
+    /// through aggregation switch `i` within a pod, or through spine `i`
+    /// (which fixes the plane, hence the aggregation switch at both ends)
+    /// across pods. Policies that build their own paths (Subways detours)
+    /// join these with host port links.
+    pub fn tor_route(&self, ts: u32, td: u32, i: usize, out: &mut Vec<LinkId>) {
+        if ts == td {
+            return;
+        }
+        let (a, b) = (&self.tors[ts as usize], &self.tors[td as usize]);
+        if a.pod == b.pod {
+            out.push(a.up[i]);
+            out.push(b.down[i]);
+        } else {
+            let per_plane = self.spines.len() / self.aggs_per_pod as usize;
+            let plane = i / per_plane;
+            let agg = a.pod as usize * self.aggs_per_pod as usize + plane;
+            out.push(a.up[plane]);
+            out.push(self.aggs[agg].up[i % per_plane]);
+            out.push(self.spines[i].down[b.pod as usize]);
+            out.push(b.down[plane]);
+        }
     }
 }
 

@@ -94,6 +94,8 @@ class MetricKind:
     unit: str
     description: str
     combine: Callable[[float, float], float] | None = None
+    peak: bool = False
+    """Combine per sweep point and report the largest value (a curve's peak)."""
 
 
 _KINDS: dict[str, ScenarioKind] = {}
@@ -108,6 +110,12 @@ def _load_builtins() -> None:
         from netheat.experiments import flowsim  # registers "flow-sim"
 
         del flowsim
+        from netheat.experiments import baraat  # registers "baraat"
+
+        del baraat
+        from netheat.experiments import subways  # registers "subways"
+
+        del subways
 
 
 def register_kind(kind: ScenarioKind, replace: bool = False) -> ScenarioKind:
@@ -188,6 +196,14 @@ for _m in (
         "",
         "value metric `of` of variant `numerator` minus that of `denominator`",
         combine=lambda a, b: a - b,
+    ),
+    MetricKind(
+        "peak_ratio",
+        "x",
+        "largest over the selected sweep points of: value `of` of `numerator` / that of `denominator` "
+        "(e.g. the peak speedup of a curve)",
+        combine=lambda a, b: a / b if b != 0 else float("nan"),
+        peak=True,
     ),
 ):
     register_metric(_m)

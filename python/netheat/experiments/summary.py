@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,12 +56,37 @@ def metric_value(spec: MetricSpec, res: RunResult) -> tuple[float, str]:
         note = f"{missing} point(s) of {spec.variant} failed" if missing else ""
         return v, note
     assert spec.of is not None and spec.numerator is not None and spec.denominator is not None
+    if mk.peak:
+        return _peak(spec, res, mk.combine)
     a, _, ma = _variant_value(res, spec.numerator, spec.of, spec.where)
     b, _, mb = _variant_value(res, spec.denominator, spec.of, spec.where)
     note = f"{ma + mb} point(s) failed" if ma + mb else ""
     if math.isnan(a) or math.isnan(b):
         return float("nan"), note
     return mk.combine(a, b), note
+
+
+def _peak(spec: MetricSpec, res: RunResult, combine: Callable[[float, float], float]) -> tuple[float, str]:
+    """Largest per-sweep-point combination of numerator and denominator, and where it is."""
+    assert spec.of is not None and spec.numerator is not None and spec.denominator is not None
+    points: list[dict[str, Any]] = []
+    for p in res.points:
+        if all(p.sweep.get(k) == v for k, v in spec.where.items()) and p.sweep not in points:
+            points.append(dict(p.sweep))
+    best, at, failed = float("nan"), "", 0
+    for sw in points:
+        a, _, ma = _variant_value(res, spec.numerator, spec.of, sw)
+        b, _, mb = _variant_value(res, spec.denominator, spec.of, sw)
+        failed += ma + mb
+        if math.isnan(a) or math.isnan(b):
+            continue
+        v = combine(a, b)
+        if math.isnan(best) or v > best:
+            best, at = v, ", ".join(f"{k}={x}" for k, x in sw.items())
+    notes = [f"peak at {at}" if at else ""]
+    if failed:
+        notes.append(f"{failed} point(s) failed")
+    return best, "; ".join(n for n in notes if n)
 
 
 def _finite(x: float | None) -> float | None:

@@ -1,0 +1,253 @@
+//! The idealized schedulers: the flow engine's strict priority classes,
+//! with classes assigned (and changed while the run goes on) by a
+//! [`FlowScheduler`] through an engine [`Controller`].
+//!
+//! Tasks arrive by timers; each task's flows form an engine group whose
+//! completion is the task's completion. For `fifo-lm`, a poll timer every
+//! `poll_s` estimates each candidate task's bytes so far (completed flows
+//! exactly, running flows by integrating the rate seen at each poll) and
+//! reports it to the policy; only tasks larger than the threshold are
+//! polled, since smaller ones can never cross it.
+
+use crate::policy::{ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
+use crate::workload::Task;
+use crate::FlowschedError;
+use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
+
+/// One task's outcome.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TaskResult {
+    /// Scheduler task id.
+    pub id: u64,
+    /// Total bytes.
+    pub bytes: f64,
+    /// Arrival time.
+    pub start_s: f64,
+    /// Completion time (`NaN` if unfinished).
+    pub finish_s: f64,
+}
+
+impl TaskResult {
+    /// Task completion time.
+    pub fn tct_s(&self) -> f64 {
+        self.finish_s - self.start_s
+    }
+}
+
+/// Options of an idealized run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdealOptions {
+    /// Load balancers issuing task ids (tasks go to them round-robin).
+    pub lbs: usize,
+    /// Heavy-detection poll interval, seconds.
+    pub poll_s: f64,
+}
+
+impl Default for IdealOptions {
+    fn default() -> Self {
+        Self { lbs: 1, poll_s: 100e-6 }
+    }
+}
+
+const POLL: u64 = u64::MAX;
+
+struct Run<'a> {
+    tasks: &'a [Task],
+    sched: Box<dyn FlowScheduler>,
+    meta: Vec<TaskMeta>,
+    /// First engine flow id of each task.
+    base: Vec<u64>,
+    finish: Vec<f64>,
+    /// Per flow: done?
+    done: Vec<bool>,
+    /// Per task: bytes of completed flows.
+    bytes_done: Vec<f64>,
+    /// Per flow: bytes estimated sent (running flows), last rate seen (B/s) and when.
+    sent: Vec<(f64, f64, f64)>,
+    /// Tasks polled for heavy detection (active, big enough, not yet reported heavy).
+    watch: Vec<usize>,
+    id_to_task: std::collections::BTreeMap<u64, usize>,
+    poll_s: f64,
+    polling: bool,
+    changes: Vec<ClassChange>,
+    err: Option<String>,
+}
+
+impl Run<'_> {
+    fn apply(&mut self, ctx: &mut Ctx<'_, '_>) {
+        for (id, class) in std::mem::take(&mut self.changes) {
+            let Some(&t) = self.id_to_task.get(&id) else { continue };
+            for j in 0..self.tasks[t].flows.len() {
+                let fid = self.base[t] + j as u64;
+                if !self.done[fid as usize] {
+                    if let Err(e) = ctx.set_priority(fid, class) {
+                        self.err.get_or_insert(e.to_string());
+                    }
+                }
+            }
+        }
+    }
+    fn arrive(&mut self, ctx: &mut Ctx<'_, '_>, t: usize) {
+        let meta = self.meta[t];
+        self.sched.task_arrived(&meta, &mut self.changes);
+        self.apply(ctx);
+        let now = ctx.now();
+        let mut ids = Vec::with_capacity(self.tasks[t].flows.len());
+        for (j, f) in self.tasks[t].flows.iter().enumerate() {
+            let fid = self.base[t] + j as u64;
+            let p = self.sched.flow_class(&meta, f.bytes);
+            let spec = FlowSpec::new(fid, f.src, f.dst, f.bytes, now, Route::Explicit(f.path.clone()))
+                .with_priority(p)
+                .with_task(meta.id);
+            if let Err(e) = ctx.add_flow(spec) {
+                self.err.get_or_insert(e.to_string());
+            }
+            self.sent[fid as usize] = (0.0, 0.0, now);
+            ids.push(fid);
+        }
+        if let Err(e) = ctx.register_group(t as u64, &ids) {
+            self.err.get_or_insert(e.to_string());
+        }
+        if let Some(th) = self.sched.heavy_threshold() {
+            if self.tasks[t].bytes > th {
+                self.watch.push(t);
+                if !self.polling {
+                    self.polling = true;
+                    let _ = ctx.schedule_timer(now + self.poll_s, POLL);
+                }
+            }
+        }
+    }
+    fn poll(&mut self, ctx: &mut Ctx<'_, '_>) {
+        let now = ctx.now();
+        let mut keep = Vec::with_capacity(self.watch.len());
+        for t in std::mem::take(&mut self.watch) {
+            if !self.finish[t].is_nan() {
+                continue;
+            }
+            let mut so_far = self.bytes_done[t];
+            for j in 0..self.tasks[t].flows.len() {
+                let fid = (self.base[t] + j as u64) as usize;
+                if self.done[fid] {
+                    continue;
+                }
+                let (s, r, t0) = self.sent[fid];
+                let s = s + r * (now - t0);
+                let r = ctx.flow_rate_bps(fid as u64).unwrap_or(0.0) / 8.0;
+                self.sent[fid] = (s, r, now);
+                so_far += s;
+            }
+            let id = self.meta[t].id;
+            let th = self.sched.heavy_threshold().unwrap_or(f64::INFINITY);
+            if so_far > th {
+                self.sched.task_progress(id, so_far, &mut self.changes);
+            } else {
+                keep.push(t);
+            }
+        }
+        self.watch = keep;
+        self.apply(ctx);
+        if self.watch.is_empty() {
+            self.polling = false;
+        } else {
+            let _ = ctx.schedule_timer(now + self.poll_s, POLL);
+        }
+    }
+}
+
+impl Controller for Run<'_> {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        if token == POLL {
+            self.poll(ctx);
+        } else {
+            self.arrive(ctx, token as usize);
+        }
+    }
+    fn on_flow_complete(&mut self, _ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+        self.done[flow.id as usize] = true;
+        if let Some(&t) = flow.task_id.and_then(|id| self.id_to_task.get(&id)) {
+            self.bytes_done[t] += flow.bytes;
+        }
+    }
+    fn on_group_complete(&mut self, ctx: &mut Ctx<'_, '_>, group: u64) {
+        let t = group as usize;
+        self.finish[t] = ctx.now();
+        self.sched.task_completed(self.meta[t].id, &mut self.changes);
+        self.apply(ctx);
+    }
+}
+
+/// Scheduler task ids for tasks in arrival order: task `i` goes to load
+/// balancer `i mod lbs`.
+pub fn assign_ids(n: usize, lbs: usize) -> Vec<u64> {
+    let mut alloc = TaskIdAllocator::new(lbs);
+    (0..n).map(|i| alloc.next(i)).collect()
+}
+
+/// Runs `tasks` (sorted by arrival; flows on explicit paths over links of
+/// capacities `link_caps_bps`) under a policy on the flow engine.
+pub fn run_ideal(
+    link_caps_bps: &[f64],
+    tasks: &[Task],
+    sched: Box<dyn FlowScheduler>,
+    opts: &IdealOptions,
+) -> Result<Vec<TaskResult>, FlowschedError> {
+    if opts.poll_s.is_nan() || opts.poll_s <= 0.0 {
+        return Err(FlowschedError::param("poll", "must be > 0"));
+    }
+    let ids = assign_ids(tasks.len(), opts.lbs);
+    let mut base = Vec::with_capacity(tasks.len());
+    let mut n = 0u64;
+    for t in tasks {
+        base.push(n);
+        n += t.flows.len() as u64;
+    }
+    let meta: Vec<TaskMeta> = tasks.iter().zip(&ids).map(|(t, &id)| TaskMeta { id, bytes: t.bytes }).collect();
+    let mut run = Run {
+        tasks,
+        sched,
+        meta,
+        base,
+        finish: vec![f64::NAN; tasks.len()],
+        done: vec![false; n as usize],
+        bytes_done: vec![0.0; tasks.len()],
+        sent: vec![(0.0, 0.0, 0.0); n as usize],
+        watch: Vec::new(),
+        id_to_task: ids.iter().enumerate().map(|(i, &id)| (id, i)).collect(),
+        poll_s: opts.poll_s,
+        polling: false,
+        changes: Vec::new(),
+        err: None,
+    };
+    // Long runs: no telemetry needed, one huge window.
+    let cfg = SimConfig { window_s: 1e9, ..SimConfig::default() };
+    let net = Network::try_new(link_caps_bps.to_vec()).map_err(|e| FlowschedError::Engine(e.to_string()))?;
+    let mut sim = Simulation::new(net, None, cfg);
+    for (i, t) in tasks.iter().enumerate() {
+        sim.schedule_timer(t.arrival_s, i as u64).map_err(|e| FlowschedError::Engine(e.to_string()))?;
+    }
+    let _ = sim.run_with(&mut run);
+    if let Some(e) = run.err {
+        return Err(FlowschedError::Engine(e));
+    }
+    Ok(tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: run.finish[i] })
+        .collect())
+}
+
+/// Error text of the stand-in below.
+pub const NO_SET_PRIORITY: &str = "engine has no set_priority yet";
+
+/// Temporary stand-in until the engine exposes `Ctx::set_priority`
+/// (inherent methods take precedence, so this is unused once it exists).
+#[allow(dead_code)]
+trait SetPriorityShim {
+    fn set_priority(&mut self, flow_id: u64, p: i32) -> Result<(), String>;
+}
+impl SetPriorityShim for Ctx<'_, '_> {
+    fn set_priority(&mut self, flow_id: u64, p: i32) -> Result<(), String> {
+        Err(format!("{NO_SET_PRIORITY} (flow {flow_id}, class {p})"))
+    }
+}

@@ -1,0 +1,32 @@
+//! Task-aware flow scheduling (issue 9: Baraat, Dogar et al., SIGCOMM 2014).
+//!
+//! * [`policy`]: the [`FlowScheduler`] trait and its registry by tag
+//!   (`fair-share`, `sff`, `stf`, `fifo`, `fifo-lm`), task ids from
+//!   monotonic counters ([`TaskIdAllocator`]) and the heavy threshold;
+//! * [`ideal`]: the idealized schedulers on the flow engine's strict
+//!   priority classes, classes updated during the run by a controller;
+//! * [`reference`]: an exact recompute-everything fluid simulation of the
+//!   same policies (cross-check; `fifo-lm` fallback);
+//! * [`spc`]: Baraat's decentralized SPC protocol as a round (RTT) based
+//!   simulator with per-task switch counters;
+//! * [`workload`]: Bing-like, data-analytics and uniform task workloads
+//!   with partition-aggregate / storage structures at a target load;
+//! * [`experiment`]: one experiment point (datacenter, workload, policy)
+//!   returning per-task records.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod experiment;
+pub mod ideal;
+pub mod policy;
+pub mod reference;
+pub mod spc;
+pub mod workload;
+
+pub use error::FlowschedError;
+pub use experiment::{run_point, PointResult, PointSpec};
+pub use ideal::{run_ideal, IdealOptions, TaskResult};
+pub use policy::{policy_by_tag, FlowScheduler, TaskIdAllocator, TaskMeta, POLICIES};
+pub use reference::run_reference;
+pub use spc::{run_spc, SpcOptions, SpcResult};
+pub use workload::{AppKind, Task, TaskFlow, WorkloadKind, WorkloadSpec};

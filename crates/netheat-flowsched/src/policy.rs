@@ -1,0 +1,282 @@
+//! Flow-scheduling policies: each maps tasks (and their flows) to the
+//! engine's strict priority classes (lower value served first) and tells
+//! the caller which tasks change class as the run goes on.
+//!
+//! * `fair-share`: every flow in class 0 (per-flow max-min);
+//! * `sff`: shortest flow first, class from the flow size;
+//! * `stf`: shortest task first, class from the (known) task size;
+//! * `fifo`: task serialisation in task-id (arrival) order;
+//! * `fifo-lm`: Baraat's FIFO with limited multiplexing: task-id order,
+//!   and a task whose bytes so far exceed a threshold is *heavy* and shares
+//!   its class with the task after it (a run of consecutive heavy tasks and
+//!   the first light task after them form one class).
+//!
+//! Sizes are bucketed for `sff`/`stf` on a 1% geometric grid so that the
+//! number of classes stays small (tasks within 1% of each other share).
+
+use crate::FlowschedError;
+use std::collections::BTreeMap;
+
+/// Tasks ids at or above this value are background tasks: they are served
+/// after every foreground task and share one class.
+pub const BACKGROUND_BASE: u64 = 1 << 40;
+/// The class of background tasks.
+pub const BACKGROUND_CLASS: i32 = i32::MAX;
+
+/// What a policy may know about a task.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TaskMeta {
+    /// Scheduler task id (from a [`TaskIdAllocator`]): the FIFO order.
+    pub id: u64,
+    /// Total task size in bytes (only `stf` uses it).
+    pub bytes: f64,
+}
+
+/// A class change for every flow of a task.
+pub type ClassChange = (u64, i32);
+
+/// A flow-scheduling policy.
+pub trait FlowScheduler: Send {
+    /// The registry tag.
+    fn tag(&self) -> &'static str;
+    /// A task arrives. Class changes of *other* tasks go to `changes`.
+    fn task_arrived(&mut self, task: &TaskMeta, changes: &mut Vec<ClassChange>);
+    /// Class of one flow of an arrived task.
+    fn flow_class(&self, task: &TaskMeta, flow_bytes: f64) -> i32;
+    /// Every flow of the task completed.
+    fn task_completed(&mut self, task_id: u64, changes: &mut Vec<ClassChange>) {
+        let _ = (task_id, changes);
+    }
+    /// Bytes above which a task turns heavy (`fifo-lm` only).
+    fn heavy_threshold(&self) -> Option<f64> {
+        None
+    }
+    /// The task's bytes sent so far; may mark it heavy.
+    fn task_progress(&mut self, task_id: u64, bytes_so_far: f64, changes: &mut Vec<ClassChange>) {
+        let _ = (task_id, bytes_so_far, changes);
+    }
+}
+
+/// Known policy tags.
+pub const POLICIES: [&str; 5] = ["fair-share", "sff", "stf", "fifo", "fifo-lm"];
+
+/// The policy behind a tag. `heavy_threshold` is used by `fifo-lm` only.
+pub fn policy_by_tag(tag: &str, heavy_threshold: f64) -> Result<Box<dyn FlowScheduler>, FlowschedError> {
+    Ok(match tag {
+        "fair-share" => Box::new(FairShare),
+        "sff" => Box::new(Sff),
+        "stf" => Box::new(Stf),
+        "fifo" => Box::new(Fifo),
+        "fifo-lm" => Box::new(FifoLm::new(heavy_threshold)),
+        _ => return Err(FlowschedError::UnknownPolicy { tag: tag.to_string(), known: POLICIES.join(", ") }),
+    })
+}
+
+/// Class of a size on a 1% geometric grid (0 for sizes up to 1 byte).
+pub fn size_class(bytes: f64) -> i32 {
+    if bytes <= 1.0 {
+        0
+    } else {
+        (bytes.ln() / 1.01f64.ln()).floor().min(f64::from(i32::MAX - 1)) as i32 + 1
+    }
+}
+
+/// FIFO class of a task id: its id, background ids last.
+pub fn id_class(id: u64) -> i32 {
+    if id >= BACKGROUND_BASE {
+        BACKGROUND_CLASS
+    } else {
+        id.min((i32::MAX - 1) as u64) as i32
+    }
+}
+
+/// Per-flow max-min: one class.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FairShare;
+impl FlowScheduler for FairShare {
+    fn tag(&self) -> &'static str {
+        "fair-share"
+    }
+    fn task_arrived(&mut self, _: &TaskMeta, _: &mut Vec<ClassChange>) {}
+    fn flow_class(&self, _: &TaskMeta, _: f64) -> i32 {
+        0
+    }
+}
+
+/// Shortest flow first.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sff;
+impl FlowScheduler for Sff {
+    fn tag(&self) -> &'static str {
+        "sff"
+    }
+    fn task_arrived(&mut self, _: &TaskMeta, _: &mut Vec<ClassChange>) {}
+    fn flow_class(&self, _: &TaskMeta, flow_bytes: f64) -> i32 {
+        size_class(flow_bytes)
+    }
+}
+
+/// Shortest task first (task sizes known in advance).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stf;
+impl FlowScheduler for Stf {
+    fn tag(&self) -> &'static str {
+        "stf"
+    }
+    fn task_arrived(&mut self, _: &TaskMeta, _: &mut Vec<ClassChange>) {}
+    fn flow_class(&self, task: &TaskMeta, _: f64) -> i32 {
+        size_class(task.bytes)
+    }
+}
+
+/// Task serialisation in id order.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fifo;
+impl FlowScheduler for Fifo {
+    fn tag(&self) -> &'static str {
+        "fifo"
+    }
+    fn task_arrived(&mut self, _: &TaskMeta, _: &mut Vec<ClassChange>) {}
+    fn flow_class(&self, task: &TaskMeta, _: f64) -> i32 {
+        id_class(task.id)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct LmTask {
+    heavy: bool,
+    class: i32,
+}
+
+/// Baraat's FIFO with limited multiplexing.
+///
+/// The class of a task is the id class of the first task of the run of
+/// heavy tasks just before it (among the tasks still active), or its own
+/// id class when the task before it is light. So a heavy task shares its
+/// class with exactly the next task; several heavy tasks in a row share with
+/// the first light task after them. Only the tasks after a change can move,
+/// and the walk stops at the first task whose class does not change.
+#[derive(Debug, Clone, Default)]
+pub struct FifoLm {
+    threshold: f64,
+    active: BTreeMap<u64, LmTask>,
+}
+
+impl FifoLm {
+    /// A classifier marking tasks heavy above `threshold` bytes.
+    pub fn new(threshold: f64) -> Self {
+        Self { threshold, active: BTreeMap::new() }
+    }
+
+    /// Current class of an active task.
+    pub fn class_of(&self, id: u64) -> Option<i32> {
+        self.active.get(&id).map(|t| t.class)
+    }
+
+    /// Whether an active task is heavy.
+    pub fn is_heavy(&self, id: u64) -> bool {
+        self.active.get(&id).is_some_and(|t| t.heavy)
+    }
+
+    /// Recomputes classes from the first active task after `after`
+    /// (exclusive; `None`: from the start) and records changes.
+    fn propagate(&mut self, after: Option<u64>, changes: &mut Vec<ClassChange>) {
+        let (mut prev, start) = match after {
+            Some(a) => (self.active.get(&a).copied(), a.saturating_add(1)),
+            None => (None, 0),
+        };
+        // `after` may have left: then the previous task is the one before it.
+        if after.is_some() && prev.is_none() {
+            prev = self.active.range(..start).next_back().map(|(_, t)| *t);
+        }
+        for (&id, t) in self.active.range_mut(start..) {
+            let want = match prev {
+                Some(p) if p.heavy && id < BACKGROUND_BASE => p.class,
+                _ => id_class(id),
+            };
+            if want == t.class {
+                break;
+            }
+            t.class = want;
+            changes.push((id, want));
+            prev = Some(*t);
+        }
+    }
+}
+
+impl FlowScheduler for FifoLm {
+    fn tag(&self) -> &'static str {
+        "fifo-lm"
+    }
+    fn task_arrived(&mut self, task: &TaskMeta, changes: &mut Vec<ClassChange>) {
+        let prev = self.active.range(..task.id).next_back().map(|(_, t)| *t);
+        let class = match prev {
+            Some(p) if p.heavy && task.id < BACKGROUND_BASE => p.class,
+            _ => id_class(task.id),
+        };
+        self.active.insert(task.id, LmTask { heavy: false, class });
+        // An id below already active ones (several counters) can re-class
+        // the tasks after it.
+        self.propagate(Some(task.id), changes);
+    }
+    fn flow_class(&self, task: &TaskMeta, _: f64) -> i32 {
+        self.class_of(task.id).unwrap_or_else(|| id_class(task.id))
+    }
+    fn task_completed(&mut self, task_id: u64, changes: &mut Vec<ClassChange>) {
+        if self.active.remove(&task_id).is_some() {
+            self.propagate(Some(task_id), changes);
+        }
+    }
+    fn heavy_threshold(&self) -> Option<f64> {
+        Some(self.threshold)
+    }
+    fn task_progress(&mut self, task_id: u64, bytes_so_far: f64, changes: &mut Vec<ClassChange>) {
+        if let Some(t) = self.active.get_mut(&task_id) {
+            if !t.heavy && bytes_so_far > self.threshold {
+                t.heavy = true;
+                self.propagate(Some(task_id), changes);
+            }
+        }
+    }
+}
+
+/// Task ids from monotonic counters: `lbs` load balancers each own the ids
+/// `k, k + lbs, k + 2·lbs, ...`; background tasks draw from a reserved range
+/// starting at [`BACKGROUND_BASE`].
+#[derive(Debug, Clone)]
+pub struct TaskIdAllocator {
+    counters: Vec<u64>,
+    background: u64,
+}
+
+impl TaskIdAllocator {
+    /// Counters for `lbs >= 1` load balancers.
+    pub fn new(lbs: usize) -> Self {
+        Self { counters: vec![0; lbs.max(1)], background: 0 }
+    }
+    /// Next id of load balancer `lb` (modulo the number of balancers).
+    pub fn next(&mut self, lb: usize) -> u64 {
+        let n = self.counters.len();
+        let k = lb % n;
+        let id = self.counters[k] * n as u64 + k as u64;
+        self.counters[k] += 1;
+        id
+    }
+    /// Next background task id.
+    pub fn next_background(&mut self) -> u64 {
+        self.background += 1;
+        BACKGROUND_BASE + self.background - 1
+    }
+}
+
+/// The `p`-quantile (0..=1) of task sizes (nearest rank), the heavy
+/// threshold when `p` is e.g. 0.8.
+pub fn percentile(sizes: &[f64], p: f64) -> f64 {
+    if sizes.is_empty() {
+        return 0.0;
+    }
+    let mut v = sizes.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
+}

@@ -1,0 +1,297 @@
+//! Baraat's Smart Priority Class (SPC) protocol at RTT granularity: a small
+//! round-based simulator of the decentralized FIFO-LM mechanism.
+//!
+//! Every round (one RTT) each active flow's sender sends a request carrying
+//! its task id, its task's heavy flag and its demand. Each switch port keeps
+//! only per-task counters (demand, flow count) and one allocation counter
+//! per link. It serves the tasks it sees in task-id order, grouping a heavy
+//! task with the next task it sees (limited multiplexing; several heavy tasks
+//! in a row join the first light one): a class gets what the classes before
+//! it left (capacity minus the allocation counter), split max-min among the
+//! class's flows by their demands. That is the flow's *nominal* rate at the
+//! link; the response carries the minimum over the path, the *actual* rate,
+//! which the sender uses during the next RTT.
+//!
+//! Work conservation: a sender bottlenecked elsewhere (some link of its
+//! path offers more than the path's minimum) lowers its demand to
+//! `actual + delta`, so the links where it is not the bottleneck hand the
+//! rest to lower-priority tasks one RTT later; once every link offers the
+//! same rate (its bottleneck freed up to the demand) it asks for its full
+//! rate again. Preemption: a higher-priority task's request is counted
+//! in the round it is sent, so lower-priority flows get the reduced rate in
+//! the response of that round and give way within one to two RTTs.
+//!
+//! A task's heavy flag is set once its bytes sent so far exceed the
+//! threshold (known to its senders at the start of a round). Flows start
+//! sending one RTT after their task arrives (the first request) and finish
+//! within a round at their rate; freed capacity is reallocated at the next
+//! round.
+
+use crate::ideal::{assign_ids, TaskResult};
+use crate::workload::Task;
+use crate::FlowschedError;
+
+/// Options of an SPC run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpcOptions {
+    /// Round length (RTT), seconds.
+    pub rtt_s: f64,
+    /// Demand headroom above the actual rate, as a fraction of the flow's
+    /// host-link capacity.
+    pub delta_frac: f64,
+    /// Heavy threshold, bytes.
+    pub threshold: f64,
+    /// Load balancers issuing task ids.
+    pub lbs: usize,
+    /// Record every flow's actual rate each round (for small examples).
+    pub trace: bool,
+}
+
+impl Default for SpcOptions {
+    fn default() -> Self {
+        Self { rtt_s: 100e-6, delta_frac: 0.02, threshold: f64::INFINITY, lbs: 1, trace: false }
+    }
+}
+
+/// Output of an SPC run.
+#[derive(Debug, Clone, Default)]
+pub struct SpcResult {
+    /// Per task outcome, in input order.
+    pub tasks: Vec<TaskResult>,
+    /// With `trace`: per round, (round start time, actual rate of every
+    /// flow in global flow order, bits/s; 0 before start and after end).
+    pub trace: Vec<(f64, Vec<f64>)>,
+    /// Rounds simulated.
+    pub rounds: u64,
+}
+
+#[derive(Debug, Clone)]
+struct FlowSt {
+    task: u32,
+    left: f64,
+    nic: f64,
+    demand: f64,
+    /// Actual rate granted by the last response (used during this round).
+    rate: f64,
+    active: bool,
+    path_off: u32,
+    path_len: u32,
+}
+
+/// Runs `tasks` with the SPC protocol over links of capacities `caps`.
+pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcResult, FlowschedError> {
+    if opts.rtt_s.is_nan() || opts.rtt_s <= 0.0 {
+        return Err(FlowschedError::param("rtt", "must be > 0"));
+    }
+    if opts.delta_frac.is_nan() || opts.delta_frac < 0.0 {
+        return Err(FlowschedError::param("delta", "must be >= 0"));
+    }
+    let ids = assign_ids(tasks.len(), opts.lbs);
+    let mut links: Vec<u32> = Vec::new();
+    let mut flows: Vec<FlowSt> = Vec::new();
+    let mut task_flows: Vec<(u32, u32)> = Vec::with_capacity(tasks.len());
+    for (ti, t) in tasks.iter().enumerate() {
+        let first = flows.len() as u32;
+        for f in &t.flows {
+            if let Some(&l) = f.path.iter().find(|&&l| l as usize >= caps.len()) {
+                return Err(FlowschedError::param("path", format!("link {l} does not exist")));
+            }
+            let nic = f.path.first().map_or(f64::INFINITY, |&l| caps[l as usize]);
+            flows.push(FlowSt {
+                task: ti as u32,
+                left: f.bytes,
+                nic,
+                demand: nic,
+                rate: 0.0,
+                active: false,
+                path_off: links.len() as u32,
+                path_len: f.path.len() as u32,
+            });
+            links.extend_from_slice(&f.path);
+        }
+        task_flows.push((first, flows.len() as u32));
+    }
+    let n_tasks = tasks.len();
+    let mut sent = vec![0.0f64; n_tasks];
+    let mut left_flows: Vec<u32> = task_flows.iter().map(|&(a, b)| b - a).collect();
+    let mut finish = vec![f64::NAN; n_tasks];
+    let mut heavy = vec![false; n_tasks];
+    // Arrival order (input is sorted by arrival).
+    let mut next_task = 0usize;
+    let mut active: Vec<u32> = Vec::new();
+    let mut remaining = n_tasks;
+    // Per link: its active flows as (task id, flow), sorted; links with flows.
+    let mut link_flows: Vec<Vec<(u64, u32)>> = vec![Vec::new(); caps.len()];
+    let mut busy: Vec<u32> = Vec::new();
+    let mut busy_pos: Vec<u32> = vec![0; caps.len()];
+    let mut nominal_min: Vec<f64> = vec![0.0; flows.len()];
+    let mut nominal_max: Vec<f64> = vec![0.0; flows.len()];
+    let mut class_buf: Vec<(f64, u32)> = Vec::new();
+    let mut res = SpcResult::default();
+    let mut round: u64 = 0;
+    let rtt = opts.rtt_s;
+    while remaining > 0 {
+        let t0 = round as f64 * rtt;
+        let t1 = t0 + rtt;
+        // 1. Transmit during [t0, t1) at the rates of the last response.
+        let mut k = 0;
+        while k < active.len() {
+            let fi = active[k] as usize;
+            let f = &mut flows[fi];
+            let ti = f.task as usize;
+            let bytes = f.rate * rtt / 8.0;
+            if f.rate > 0.0 && bytes >= f.left - 1e-9 * f.left.max(1.0) {
+                let t_end = t0 + f.left * 8.0 / f.rate;
+                sent[ti] += f.left;
+                f.left = 0.0;
+                f.active = false;
+                f.rate = 0.0;
+                let key = (ids[ti], fi as u32);
+                for h in 0..f.path_len {
+                    let l = links[(f.path_off + h) as usize] as usize;
+                    let lf = &mut link_flows[l];
+                    let at = lf.partition_point(|x| *x < key);
+                    lf.remove(at);
+                    if lf.is_empty() {
+                        let p = busy_pos[l] as usize;
+                        busy.swap_remove(p);
+                        if p < busy.len() {
+                            busy_pos[busy[p] as usize] = p as u32;
+                        }
+                    }
+                }
+                active.swap_remove(k);
+                left_flows[ti] -= 1;
+                // Flows finish in round order, so the last one sets the time.
+                finish[ti] = if finish[ti].is_nan() { t_end } else { finish[ti].max(t_end) };
+                if left_flows[ti] == 0 {
+                    remaining -= 1;
+                }
+                continue;
+            }
+            f.left -= bytes;
+            sent[ti] += bytes;
+            k += 1;
+        }
+        // 2. Tasks arriving during [t0, t1) send their first request now
+        //    (answered at t1). Empty tasks finish on arrival.
+        while next_task < n_tasks && tasks[next_task].arrival_s < t1 {
+            let (a, b) = task_flows[next_task];
+            if a == b {
+                finish[next_task] = tasks[next_task].arrival_s;
+                remaining -= 1;
+            }
+            for fi in a..b {
+                let f = &mut flows[fi as usize];
+                if f.left <= 0.0 {
+                    left_flows[next_task] -= 1;
+                    if left_flows[next_task] == 0 {
+                        finish[next_task] = tasks[next_task].arrival_s;
+                        remaining -= 1;
+                    }
+                    continue;
+                }
+                f.active = true;
+                active.push(fi);
+                let key = (ids[next_task], fi);
+                for h in 0..f.path_len {
+                    let l = links[(f.path_off + h) as usize] as usize;
+                    let lf = &mut link_flows[l];
+                    if lf.is_empty() {
+                        busy_pos[l] = busy.len() as u32;
+                        busy.push(l as u32);
+                    }
+                    let at = lf.partition_point(|x| *x < key);
+                    lf.insert(at, key);
+                }
+            }
+            next_task += 1;
+        }
+        for &fi in &active {
+            let ti = flows[fi as usize].task as usize;
+            if sent[ti] > opts.threshold {
+                heavy[ti] = true;
+            }
+        }
+        // 3. Requests: every link serves its flows (kept sorted by task id)
+        //    class by class.
+        for &fi in &active {
+            let f = &mut flows[fi as usize];
+            let full = f.nic.min(f.left * 8.0 / rtt);
+            f.demand = f.demand.min(full);
+            nominal_min[fi as usize] = f64::INFINITY;
+            nominal_max[fi as usize] = 0.0;
+        }
+        for &l in &busy {
+            let lf = &link_flows[l as usize];
+            let mut alloc = 0.0; // the allocation counter
+            let cap = caps[l as usize];
+            let j = lf.len();
+            let mut s = 0;
+            while s < j {
+                // One class: a run of heavy tasks plus the next task.
+                let mut e = s;
+                loop {
+                    let tid = lf[e].0;
+                    while e < j && lf[e].0 == tid {
+                        e += 1;
+                    }
+                    let ti = flows[lf[e - 1].1 as usize].task as usize;
+                    if !(heavy[ti] && e < j) {
+                        break;
+                    }
+                }
+                let mut avail = (cap - alloc).max(0.0);
+                if e == s + 1 {
+                    let fi = lf[s].1 as usize;
+                    let g = flows[fi].demand.min(avail);
+                    alloc += g;
+                    nominal_min[fi] = nominal_min[fi].min(g);
+                    nominal_max[fi] = nominal_max[fi].max(g);
+                } else {
+                    class_buf.clear();
+                    for en in &lf[s..e] {
+                        class_buf.push((flows[en.1 as usize].demand, en.1));
+                    }
+                    class_buf.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                    let mut n = class_buf.len();
+                    for &(d, fi) in &class_buf {
+                        let g = d.min(avail / n as f64);
+                        avail -= g;
+                        alloc += g;
+                        n -= 1;
+                        let fi = fi as usize;
+                        nominal_min[fi] = nominal_min[fi].min(g);
+                        nominal_max[fi] = nominal_max[fi].max(g);
+                    }
+                }
+                s = e;
+            }
+        }
+        // 4. Responses: actual rate = min nominal; demand update.
+        for &fi in &active {
+            let f = &mut flows[fi as usize];
+            let actual = nominal_min[fi as usize].min(f.demand);
+            let full = f.nic.min(f.left * 8.0 / rtt);
+            // Bottlenecked elsewhere: some link would give more than the
+            // path does; ask those links for the actual rate plus headroom.
+            let elsewhere = nominal_max[fi as usize] > actual * (1.0 + 1e-9) + 1e-9;
+            f.demand = if elsewhere { (actual + opts.delta_frac * f.nic).min(full) } else { full };
+            f.rate = actual;
+        }
+        if opts.trace {
+            res.trace.push((t1, flows.iter().map(|f| if f.active { f.rate } else { 0.0 }).collect()));
+        }
+        round += 1;
+        if round > 100_000_000 {
+            return Err(FlowschedError::param("rtt", "run exceeded 1e8 rounds"));
+        }
+    }
+    res.rounds = round;
+    res.tasks = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: finish[i] })
+        .collect();
+    Ok(res)
+}

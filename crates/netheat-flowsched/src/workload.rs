@@ -1,0 +1,242 @@
+//! Task workloads for the Baraat experiments: task-size laws (Bing-like,
+//! data-analytics, uniform flows), application structures (one- and
+//! two-stage partition-aggregate, storage retrieval, data-parallel batches)
+//! and Poisson task arrivals at a target load.
+//!
+//! Aggregators (task receivers) and workers (senders) are drawn from two
+//! host pools (`aggregators` and `workers` hosts spread evenly over the
+//! racks; 0 means every host). Load is the mean utilisation of the more
+//! loaded pool's host links: tasks arrive at rate
+//! `load · C · min(A, W) / (8 · E[task bytes])` for pools of `A` and `W`
+//! hosts of capacity `C` (one-stage; see [`generate`]).
+
+use crate::FlowschedError;
+use netheat_core::{HostId, LinkId, Routing};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Task-size law.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkloadKind {
+    /// Most tasks equal (20 KB per flow); 15% are 10x heavier.
+    Bing,
+    /// Heavy-tailed task sizes: Pareto (shape 1.1, minimum 5 KB per flow),
+    /// capped at 1,000x the minimum.
+    DataAnalytics,
+    /// Every flow uniform in 2-50 KB.
+    Uniform,
+}
+
+impl WorkloadKind {
+    /// Known tags.
+    pub const TAGS: [&'static str; 3] = ["bing", "data_analytics", "uniform"];
+    /// Parses a tag.
+    pub fn parse(s: &str) -> Result<Self, FlowschedError> {
+        match s {
+            "bing" => Ok(Self::Bing),
+            "data_analytics" | "data-analytics" => Ok(Self::DataAnalytics),
+            "uniform" => Ok(Self::Uniform),
+            _ => Err(FlowschedError::param("workload", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
+        }
+    }
+    /// Bytes of each of the `n` flows of one task.
+    fn flow_sizes<R: Rng>(self, n: usize, rng: &mut R) -> Vec<f64> {
+        match self {
+            Self::Bing => {
+                let per = if rng.gen::<f64>() < 0.15 { 200e3 } else { 20e3 };
+                vec![per; n]
+            }
+            Self::DataAnalytics => {
+                let u: f64 = 1.0 - rng.gen::<f64>();
+                let per = (5e3 * u.powf(-1.0 / 1.1)).min(5e6);
+                vec![per.round(); n]
+            }
+            Self::Uniform => (0..n).map(|_| rng.gen_range(2e3..=50e3f64).round()).collect(),
+        }
+    }
+}
+
+/// Application structure of a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppKind {
+    /// `fanout` workers each send one flow to the aggregator.
+    OneStage,
+    /// `fanout` mid-level aggregators each collect from `fanout` workers
+    /// (all `fanout²` flows sent at once), then forward the same bytes to
+    /// the top aggregator; flows of the second stage are 1/`fanout` of the
+    /// size of a mid-level's inputs. Modelled as one wave of flows.
+    TwoStage,
+    /// A client reads `fanout` chunks from storage servers.
+    Storage,
+}
+
+impl AppKind {
+    /// Known tags.
+    pub const TAGS: [&'static str; 3] = ["one-stage", "two-stage", "storage"];
+    /// Parses a tag.
+    pub fn parse(s: &str) -> Result<Self, FlowschedError> {
+        match s {
+            "one-stage" => Ok(Self::OneStage),
+            "two-stage" => Ok(Self::TwoStage),
+            "storage" => Ok(Self::Storage),
+            _ => Err(FlowschedError::param("app", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
+        }
+    }
+}
+
+/// One flow of a task, with its fixed path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskFlow {
+    /// Sender.
+    pub src: HostId,
+    /// Receiver.
+    pub dst: HostId,
+    /// Bytes.
+    pub bytes: f64,
+    /// Links (chosen once by a seeded ECMP hash, shared by all simulators).
+    pub path: Vec<LinkId>,
+}
+
+/// A task: flows released together at `arrival_s`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// Arrival time, seconds.
+    pub arrival_s: f64,
+    /// Total bytes.
+    pub bytes: f64,
+    /// Its flows.
+    pub flows: Vec<TaskFlow>,
+}
+
+/// Parameters of a generated workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadSpec {
+    /// Size law.
+    pub kind: WorkloadKind,
+    /// Structure.
+    pub app: AppKind,
+    /// Flows per task (per stage).
+    pub fanout: usize,
+    /// Target load of the aggregators' links, in (0, 1).
+    pub load: f64,
+    /// Number of tasks.
+    pub tasks: usize,
+    /// Aggregator pool size (0: every host).
+    pub aggregators: usize,
+    /// Worker pool size (0: every host).
+    pub workers: usize,
+    /// Batch mode: all tasks arrive at time 0 (data-parallel batch).
+    pub batch: bool,
+    /// Seed.
+    pub seed: u64,
+}
+
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Distinct hosts, none equal to `avoid`.
+fn pick_hosts<R: Rng>(rng: &mut R, n_hosts: usize, pool: usize, k: usize, avoid: HostId, out: &mut Vec<HostId>) {
+    out.clear();
+    while out.len() < k {
+        let h = spread(rng.gen_range(0..pool), pool, n_hosts);
+        if h != avoid && !out.contains(&h) {
+            out.push(h);
+        }
+    }
+}
+
+/// Host `i` of a pool of `pool` hosts spread evenly over `n_hosts`.
+fn spread(i: usize, pool: usize, n_hosts: usize) -> HostId {
+    ((i as u64 * n_hosts as u64) / pool as u64) as HostId
+}
+
+/// Generates the tasks (sorted by arrival) on a routing (host count, paths).
+pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>, FlowschedError> {
+    let n_hosts = routing.num_hosts();
+    if spec.fanout == 0 || spec.fanout + 2 > n_hosts {
+        return Err(FlowschedError::param("fanout", format!("must be in 1..={}", n_hosts.saturating_sub(2))));
+    }
+    if !spec.batch && (spec.load.is_nan() || spec.load <= 0.0 || spec.load >= 1.0) {
+        return Err(FlowschedError::param("load", "must be in (0, 1)"));
+    }
+    if spec.tasks == 0 {
+        return Err(FlowschedError::param("tasks", "must be at least 1"));
+    }
+    let n_agg = if spec.aggregators == 0 { n_hosts } else { spec.aggregators.min(n_hosts) };
+    let n_work = if spec.workers == 0 { n_hosts } else { spec.workers.min(n_hosts) };
+    if spec.fanout + 1 > n_work {
+        return Err(FlowschedError::param("fanout", format!("must be below the worker pool ({n_work})")));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let mut tasks = Vec::with_capacity(spec.tasks);
+    let mut workers = Vec::new();
+    let mut mids = Vec::new();
+    for _ in 0..spec.tasks {
+        // Aggregators spread evenly over the host range (so over racks).
+        let agg = spread(rng.gen_range(0..n_agg), n_agg, n_hosts);
+        let mut flows = Vec::new();
+        match spec.app {
+            AppKind::OneStage | AppKind::Storage => {
+                pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, agg, &mut workers);
+                let sizes = spec.kind.flow_sizes(spec.fanout, &mut rng);
+                for (w, b) in workers.iter().zip(sizes) {
+                    // Storage retrieval: data flows from servers to the client.
+                    flows.push(TaskFlow { src: *w, dst: agg, bytes: b, path: Vec::new() });
+                }
+            }
+            AppKind::TwoStage => {
+                pick_hosts(&mut rng, n_hosts, n_hosts, spec.fanout, agg, &mut mids);
+                for &m in &mids {
+                    pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, m, &mut workers);
+                    let sizes = spec.kind.flow_sizes(spec.fanout, &mut rng);
+                    let sum: f64 = sizes.iter().sum();
+                    for (w, b) in workers.iter().zip(sizes) {
+                        flows.push(TaskFlow { src: *w, dst: m, bytes: b, path: Vec::new() });
+                    }
+                    flows.push(TaskFlow {
+                        src: m,
+                        dst: agg,
+                        bytes: (sum / spec.fanout as f64).round(),
+                        path: Vec::new(),
+                    });
+                }
+            }
+        }
+        let bytes = flows.iter().map(|f| f.bytes).sum();
+        tasks.push(Task { arrival_s: 0.0, bytes, flows });
+    }
+    // Host link capacity: the first link of any path from host 0.
+    let mut p = Vec::new();
+    routing.path(0, 1, 0, &mut p);
+    let c = routing.link_capacity_bps(p[0]);
+    if !spec.batch {
+        let mean = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
+        // Bytes arriving at the aggregators per second / their capacity.
+        let agg_share = match spec.app {
+            AppKind::TwoStage => 1.0 / (spec.fanout as f64 + 1.0),
+            _ => 1.0,
+        };
+        let pool = (n_agg as f64 / agg_share).min(n_work as f64);
+        let lambda = spec.load * pool * c / (8.0 * mean);
+        let mut t = 0.0;
+        for task in tasks.iter_mut() {
+            let u: f64 = 1.0 - rng.gen::<f64>();
+            t += -u.ln() / lambda;
+            task.arrival_s = t;
+        }
+    }
+    let mut gid = 0u64;
+    for task in tasks.iter_mut() {
+        for f in task.flows.iter_mut() {
+            let np = routing.num_paths(f.src, f.dst);
+            let k = (mix(spec.seed ^ mix(gid)) % np as u64) as usize;
+            routing.path(f.src, f.dst, k, &mut f.path);
+            gid += 1;
+        }
+    }
+    Ok(tasks)
+}

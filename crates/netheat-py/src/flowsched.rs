@@ -1,0 +1,74 @@
+//! `baraat_point`: one task-aware flow-scheduling experiment point (see
+//! `netheat_flowsched::run_point`), run with the GIL released; returns the
+//! per-task records as columns.
+
+use netheat_flowsched::{run_point, AppKind, FlowschedError, PointSpec, WorkloadKind, WorkloadSpec};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors;
+
+fn to_py(py: Python<'_>, e: FlowschedError) -> PyErr {
+    match e {
+        FlowschedError::Engine(m) => errors::engine(py, m),
+        other => errors::input(py, other.to_string()),
+    }
+}
+
+/// Runs one Baraat point; returns a dict with the columns `task_id`,
+/// `bytes`, `start_s`, `finish_s`, `tct_s` and the values `threshold`,
+/// `flows`.
+#[pyfunction]
+#[pyo3(signature = (
+    *, workload, policy, load, tasks, seed, app = "one-stage", fanout = 40, pods = 30, racks_per_pod = 30,
+    hosts_per_rack = 40, host_bps = 1e9, oversubscription = 2.0, aggregators = 360, workers = 0, batch = false,
+    heavy_percentile = 0.8, lbs = 1, poll_s = 100e-6, spc = false, rtt_s = 100e-6, delta_frac = 0.02
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn baraat_point<'py>(
+    py: Python<'py>,
+    workload: &str,
+    policy: &str,
+    load: f64,
+    tasks: usize,
+    seed: u64,
+    app: &str,
+    fanout: usize,
+    pods: usize,
+    racks_per_pod: usize,
+    hosts_per_rack: usize,
+    host_bps: f64,
+    oversubscription: f64,
+    aggregators: usize,
+    workers: usize,
+    batch: bool,
+    heavy_percentile: f64,
+    lbs: usize,
+    poll_s: f64,
+    spc: bool,
+    rtt_s: f64,
+    delta_frac: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kind = WorkloadKind::parse(workload).map_err(|e| to_py(py, e))?;
+    let app = AppKind::parse(app).map_err(|e| to_py(py, e))?;
+    let w = WorkloadSpec { kind, app, fanout, load, tasks, aggregators, workers, batch, seed };
+    let mut p = PointSpec::new(pods, racks_per_pod, hosts_per_rack, w, policy);
+    p.host_bps = host_bps;
+    p.oversubscription = oversubscription;
+    p.heavy_percentile = heavy_percentile;
+    p.lbs = lbs;
+    p.poll_s = poll_s;
+    p.spc = spc;
+    p.rtt_s = rtt_s;
+    p.delta_frac = delta_frac;
+    let r = py.allow_threads(|| run_point(&p)).map_err(|e| to_py(py, e))?;
+    let d = PyDict::new(py);
+    d.set_item("task_id", r.tasks.iter().map(|t| t.id).collect::<Vec<u64>>())?;
+    d.set_item("bytes", r.tasks.iter().map(|t| t.bytes).collect::<Vec<f64>>())?;
+    d.set_item("start_s", r.tasks.iter().map(|t| t.start_s).collect::<Vec<f64>>())?;
+    d.set_item("finish_s", r.tasks.iter().map(|t| t.finish_s).collect::<Vec<f64>>())?;
+    d.set_item("tct_s", r.tasks.iter().map(|t| t.tct_s()).collect::<Vec<f64>>())?;
+    d.set_item("threshold", r.threshold)?;
+    d.set_item("flows", r.flows)?;
+    Ok(d)
+}

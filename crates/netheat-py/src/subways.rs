@@ -1,0 +1,60 @@
+//! Subways shuffle runs and ToR-failure analysis for Python (`netheat.experiments.subways`).
+
+use netheat_subways::{failures::tor_failure, run_shuffle, LbParams, ShuffleJob, SubwaysError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors;
+use crate::topology::PyTopology;
+
+fn err(py: Python<'_>, e: SubwaysError) -> PyErr {
+    match e {
+        SubwaysError::Engine(m) => errors::engine(py, m),
+        other => errors::input(py, other.to_string()),
+    }
+}
+
+/// One shuffle job (all-to-all among `nodes` consecutive servers from rack
+/// `first_rack`, `bytes_per_pair` each way) under a load-balancing policy:
+/// `{"completion_s", "flows", "rebinds", "detours", "events"}`.
+#[pyfunction]
+#[pyo3(signature = (topology, first_rack, nodes, bytes_per_pair, policy, seed, t_rebind_s = 0.01, aggressiveness = 0.5))]
+#[allow(clippy::too_many_arguments)]
+pub fn subways_shuffle<'py>(
+    py: Python<'py>,
+    topology: &PyTopology,
+    first_rack: u32,
+    nodes: usize,
+    bytes_per_pair: f64,
+    policy: &str,
+    seed: u64,
+    t_rebind_s: f64,
+    aggressiveness: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let topo = topology.inner.clone();
+    let job = ShuffleJob { first_rack, nodes, bytes_per_pair };
+    let params = LbParams { t_rebind_s, aggressiveness, ..LbParams::default() };
+    let policy = policy.to_string();
+    let r = py.allow_threads(move || run_shuffle(&topo, &job, &policy, &params, seed)).map_err(|e| err(py, e))?;
+    let d = PyDict::new(py);
+    d.set_item("completion_s", r.completion_s)?;
+    d.set_item("flows", r.flows)?;
+    d.set_item("rebinds", r.rebinds)?;
+    d.set_item("detours", r.detours)?;
+    d.set_item("events", r.events)?;
+    Ok(d)
+}
+
+/// What the failure of ToR `tor` does: `{"disconnected": [hosts], "degraded": [hosts], "lost_port_bps"}`.
+#[pyfunction]
+pub fn subways_tor_failure<'py>(py: Python<'py>, topology: &PyTopology, tor: u32) -> PyResult<Bound<'py, PyDict>> {
+    if tor as usize >= topology.inner.tors().len() {
+        return Err(errors::input(py, format!("ToR {tor} does not exist ({} ToRs)", topology.inner.tors().len())));
+    }
+    let f = tor_failure(&topology.inner, tor);
+    let d = PyDict::new(py);
+    d.set_item("disconnected", f.disconnected)?;
+    d.set_item("degraded", f.degraded)?;
+    d.set_item("lost_port_bps", f.lost_port_bps)?;
+    Ok(d)
+}

@@ -1,0 +1,54 @@
+//! Hand-computed shuffle completion times.
+
+use netheat_subways::{run_shuffle, LbParams, ShuffleJob};
+
+use crate::topo;
+
+const PAIR: &str = "pods = 1\nracks-per-pod = 2\nhosts-per-rack = 1\nhost-link = \"10Gbps\"\nports-per-host = 2\n\
+                    tor-uplink = \"5Gbps\"\naggs-per-pod = 1\nspines = 1\n";
+
+#[test]
+fn a_shortcut_through_the_shared_tor_beats_the_uplink() {
+    // Two racks of one server with two 10G ports. Type 0: both ports on the
+    // server's own ToR, so the two servers talk through the 5G ToR uplinks:
+    // 1.25 GB each way at 5 Gbps = 2 s. Type 1 with loop size 2: each server
+    // has a port on both ToRs, so the flows take a shortcut through a shared
+    // ToR at 10 Gbps: 1 s.
+    let t0 = topo(&format!("kind = \"subways\"\nwiring = \"type0\"\n{PAIR}"));
+    let t1 = topo(&format!("kind = \"subways\"\nwiring = \"type1\"\nloop-size = 2\n{PAIR}"));
+    let job = ShuffleJob { first_rack: 0, nodes: 2, bytes_per_pair: 1.25e9 };
+    for policy in ["ecmp", "adaptive", "detour"] {
+        let r0 = run_shuffle(&t0, &job, policy, &LbParams::default(), 1).unwrap();
+        let r1 = run_shuffle(&t1, &job, policy, &LbParams::default(), 1).unwrap();
+        assert!((r0.completion_s - 2.0).abs() < 1e-9, "{policy} type 0: {}", r0.completion_s);
+        assert!((r1.completion_s - 1.0).abs() < 1e-9, "{policy} type 1: {}", r1.completion_s);
+        assert_eq!(r1.flows, 2);
+    }
+}
+
+#[test]
+fn bad_jobs_and_unknown_policies_are_errors() {
+    let t1 = topo(&format!("kind = \"subways\"\nwiring = \"type1\"\nloop-size = 2\n{PAIR}"));
+    let p = LbParams::default();
+    let job = ShuffleJob { first_rack: 0, nodes: 3, bytes_per_pair: 1.0 };
+    assert!(run_shuffle(&t1, &job, "ecmp", &p, 1).unwrap_err().to_string().contains("do not fit"));
+    let job = ShuffleJob { first_rack: 0, nodes: 2, bytes_per_pair: 1.0 };
+    let e = run_shuffle(&t1, &job, "teleport", &p, 1).unwrap_err().to_string();
+    assert!(e.contains("adaptive, detour, ecmp"), "{e}");
+    let bad = LbParams { aggressiveness: 0.0, ..LbParams::default() };
+    assert!(run_shuffle(&t1, &job, "adaptive", &bad, 1).unwrap_err().to_string().contains("aggressiveness"));
+}
+
+#[test]
+fn same_seed_same_completion() {
+    let t = topo(
+        "kind = \"subways\"\nwiring = \"type1\"\npods = 1\nracks-per-pod = 6\nhosts-per-rack = 4\n\
+         host-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 6\ntor-uplink = \"20Gbps\"\naggs-per-pod = 2\nspines = 2\n",
+    );
+    let job = ShuffleJob { first_rack: 1, nodes: 12, bytes_per_pair: 1e6 };
+    for policy in ["ecmp", "adaptive", "detour"] {
+        let a = run_shuffle(&t, &job, policy, &LbParams::default(), 5).unwrap();
+        let b = run_shuffle(&t, &job, policy, &LbParams::default(), 5).unwrap();
+        assert_eq!(a, b, "{policy}");
+    }
+}

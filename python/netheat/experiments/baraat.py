@@ -1,0 +1,120 @@
+"""The ``baraat`` scenario kind: task-aware flow scheduling (Baraat, SIGCOMM 2014).
+
+One point runs one policy (``fair-share``, ``sff``, ``stf``, ``fifo``,
+``fifo-lm``, or ``spc``: FIFO-LM through the SPC protocol simulator) on a
+three-tier datacenter with a generated task workload; everything heavy
+happens in Rust (``netheat._netheat.baraat_point``). Tasks and paths depend
+only on the seed and the workload parameters, so variants that change only
+the policy see identical tasks (paired comparisons).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from netheat import _netheat
+from netheat.experiments.registry import (
+    MetricKind,
+    Param,
+    PointResult,
+    ScenarioKind,
+    register_kind,
+    register_metric,
+)
+
+VALUES = ("mean_tct_s", "median_tct_s", "p95_tct_s", "p99_tct_s", "max_tct_s", "tasks", "flows")
+
+
+def run_baraat(params: dict[str, Any], seed: int) -> PointResult:
+    """Run one ``baraat`` point and summarise its task completion times."""
+    policy = params["policy"]
+    spc = policy == "spc"
+    cols = _netheat.baraat_point(
+        workload=params["workload"],
+        policy="fifo-lm" if spc else policy,
+        load=params["load"],
+        tasks=params["batch-tasks"] if params["batch"] else params["tasks"],
+        seed=seed,
+        app=params["app"],
+        fanout=params["fanout"],
+        pods=params["pods"],
+        racks_per_pod=params["racks-per-pod"],
+        hosts_per_rack=params["hosts-per-rack"],
+        host_bps=params["host-link"],
+        oversubscription=params["oversubscription"],
+        aggregators=params["aggregators"],
+        workers=params["workers"],
+        batch=params["batch"],
+        heavy_percentile=params["heavy-percentile"],
+        lbs=params["load-balancers"],
+        spc=spc,
+        rtt_s=params["rtt"],
+    )
+    tct = np.asarray(cols["tct_s"], dtype=float)
+    done = tct[~np.isnan(tct)]
+
+    def stat(f: Any) -> float:
+        return float(f(done)) if len(done) else float("nan")
+
+    values = {
+        "mean_tct_s": stat(np.mean),
+        "median_tct_s": stat(np.median),
+        "p95_tct_s": stat(lambda a: np.percentile(a, 95)),
+        "p99_tct_s": stat(lambda a: np.percentile(a, 99)),
+        "max_tct_s": stat(np.max),
+        "tasks": float(len(tct)),
+        "flows": float(cols["flows"]),
+    }
+    table = pa.table({k: cols[k] for k in ("task_id", "bytes", "start_s", "finish_s", "tct_s")})
+    return PointResult(tables={"tasks": table}, values=values)
+
+
+BARAAT = register_kind(
+    ScenarioKind(
+        name="baraat",
+        run_point=run_baraat,
+        params=(
+            Param("policy", "str", "fifo-lm", "fair-share, sff, stf, fifo, fifo-lm or spc (SPC protocol)"),
+            Param("workload", "str", "bing", "task sizes: bing, data_analytics or uniform"),
+            Param("app", "str", "one-stage", "one-stage, two-stage (partition-aggregate) or storage"),
+            Param("fanout", "int", 40, "flows per task (per stage)"),
+            Param("load", "float", 0.8, "load of the aggregators' host links"),
+            Param("tasks", "int", 10000, "tasks per point"),
+            Param("aggregators", "int", 360, "hosts receiving tasks (0: all)"),
+            Param("workers", "int", 0, "hosts sending task flows (0: all)"),
+            Param("batch", "bool", False, "all tasks arrive at once (data-parallel batch)"),
+            Param("batch-tasks", "int", 400, "tasks of a batch (with `batch`)"),
+            Param("pods", "int", 30, "pods"),
+            Param("racks-per-pod", "int", 30, "racks per pod"),
+            Param("hosts-per-rack", "int", 40, "hosts per rack"),
+            Param("host-link", "bandwidth", 1e9, "host link capacity"),
+            Param("oversubscription", "float", 2.0, "ToR oversubscription"),
+            Param("heavy-percentile", "float", 0.8, "FIFO-LM heavy threshold: task-size percentile (0-1)"),
+            Param("load-balancers", "int", 1, "task-id counters (stride = their number)"),
+            Param("rtt", "duration", 100e-6, "SPC round length"),
+        ),
+        values=VALUES,
+        tables=("tasks",),
+        description="task-aware flow scheduling policies and Baraat's FIFO-LM / SPC on a datacenter",
+    )
+)
+
+for _m in (
+    MetricKind("mean_tct_s", "s", "mean task completion time"),
+    MetricKind("median_tct_s", "s", "median task completion time"),
+    MetricKind("p95_tct_s", "s", "95th percentile task completion time"),
+    MetricKind("p99_tct_s", "s", "99th percentile task completion time"),
+    MetricKind("max_tct_s", "s", "largest task completion time"),
+    MetricKind("tasks", "tasks", "number of tasks"),
+    MetricKind(
+        "reduction",
+        "fraction",
+        "1 - (value metric `of` of `numerator`) / (that of `denominator`)",
+        combine=lambda a, b: 1.0 - a / b if b != 0 else float("nan"),
+    ),
+):
+    if _m.name != "flows":
+        register_metric(_m)

@@ -1,0 +1,69 @@
+"""The ``subways`` scenario kind, its binding and the ``peak_ratio`` metric."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import netheat
+from netheat._netheat import subways_shuffle, subways_tor_failure
+from netheat.errors import NetheatError
+from netheat.experiments import load_experiment, run_experiment
+
+# Two racks of one server with two 10G ports, 5G ToR uplinks (see the Rust tests).
+PAIR = (
+    'pods = 1\nracks-per-pod = 2\nhosts-per-rack = 1\nhost-link = "10Gbps"\nports-per-host = 2\n'
+    'tor-uplink = "5Gbps"\naggs-per-pod = 1\nspines = 1\n'
+)
+
+
+def _topo(tmp_path: Path, name: str, wiring: str) -> Path:
+    p = tmp_path / f"{name}.toml"
+    loop = "loop-size = 2\n" if wiring != "type0" else ""
+    p.write_text(f'[topology]\nkind = "subways"\nwiring = "{wiring}"\n{loop}{PAIR}')
+    return p
+
+
+def test_shortcut_halves_the_pair_shuffle(tmp_path: Path) -> None:
+    # 1.25 GB each way: Type 0 crosses the 5G uplinks (2 s), Type 1 shortcuts a shared ToR at 10G (1 s).
+    t0 = netheat.load_topology(_topo(tmp_path, "t0", "type0"))
+    t1 = netheat.load_topology(_topo(tmp_path, "t1", "type1"))
+    for policy in ("ecmp", "adaptive", "detour"):
+        assert subways_shuffle(t0, 0, 2, 1.25e9, policy, 1)["completion_s"] == pytest.approx(2.0)
+        assert subways_shuffle(t1, 0, 2, 1.25e9, policy, 1)["completion_s"] == pytest.approx(1.0)
+
+
+def test_unknown_policy_lists_the_known_ones(tmp_path: Path) -> None:
+    t1 = netheat.load_topology(_topo(tmp_path, "t1", "type1"))
+    with pytest.raises(NetheatError, match="adaptive, detour, ecmp"):
+        subways_shuffle(t1, 0, 2, 1e6, "spray", 1)
+
+
+def test_tor_failure_type0_vs_type1() -> None:
+    root = Path(__file__).resolve().parents[2] / "experiments" / "topologies"
+    t0 = netheat.load_topology(root / "subways-type0.toml")
+    t1 = netheat.load_topology(root / "subways-type1.toml")
+    assert subways_tor_failure(t0, 3)["disconnected"] == list(range(45, 60))
+    f1 = subways_tor_failure(t1, 3)
+    assert f1["disconnected"] == [] and len(f1["degraded"]) == 30
+
+
+def test_experiment_peak_ratio_is_the_hand_computed_speedup(tmp_path: Path) -> None:
+    _topo(tmp_path, "t0", "type0")
+    _topo(tmp_path, "t1", "type1")
+    exp = tmp_path / "exp.toml"
+    exp.write_text(
+        '[experiment]\nname = "pair"\nkind = "subways"\n'
+        '[base]\ntopology = "t0.toml"\nbytes-per-pair = "1.25GB"\nnodes = 2\n'
+        '[[variant]]\nname = "type0"\n'
+        '[[variant]]\nname = "type1lb"\ntopology = "t1.toml"\npolicy = "adaptive"\n'
+        "[sweep]\nfirst-rack = [0]\n"
+        '[[metric]]\nname = "peak"\nkind = "peak_ratio"\nof = "completion_s"\n'
+        'numerator = "type0"\ndenominator = "type1lb"\npaper = 2.0\n'
+    )
+    run_experiment(load_experiment(exp), tmp_path / "run", workers=1, progress=False)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["metrics"]["peak"]["ours"] == pytest.approx(2.0)
+    assert "first-rack=0" in summary["metrics"]["peak"]["note"]
