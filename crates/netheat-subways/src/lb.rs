@@ -28,7 +28,10 @@
 //!   residual uplink capacity to at most one hotspot (the set of hot ToRs a
 //!   server sees); a flow of the hotspot is detoured with probability
 //!   `offered / (offered + own uplink capacity)` through a remote ToR chosen
-//!   in proportion to its offer. Inbound detours are not modelled.
+//!   in proportion to its offer. Inbound detours are symmetric: when every
+//!   ToR of a destination is hot inbound, flows to it may come down into a
+//!   remote ToR of a neighbouring rack and reach it through intermediate
+//!   servers (outbound detours are tried first).
 //!
 //! Policies implement [`LoadBalancer`] and are created by tag with
 //! [`load_balancer`]; an unknown tag lists the known ones.
@@ -267,23 +270,31 @@ struct Adaptive {
     detour: bool,
     /// EWMA utilization per directed link (only server-ToR and ToR links are read).
     util: Vec<f64>,
-    /// Instantaneous ToR uplink utilization at the previous period.
-    prev_out: Vec<f64>,
-    /// Hot until this time, per ToR.
-    hot_until: Vec<f64>,
+    /// Instantaneous ToR uplink / downlink utilization at the previous period.
+    prev: [Vec<f64>; 2],
+    /// Hot until this time, per ToR, outbound ([0]) and inbound ([1]).
+    hot_until: [Vec<f64>; 2],
     detours: u64,
 }
 
 impl Adaptive {
     fn new(p: LbParams, detour: bool) -> Self {
-        Self { p, detour, util: Vec::new(), prev_out: Vec::new(), hot_until: Vec::new(), detours: 0 }
+        Self {
+            p,
+            detour,
+            util: Vec::new(),
+            prev: [Vec::new(), Vec::new()],
+            hot_until: [Vec::new(), Vec::new()],
+            detours: 0,
+        }
     }
 
     fn ensure(&mut self, net: &Net<'_>) {
         if self.util.is_empty() {
             self.util = vec![0.0; net.topo.links().len()];
-            self.prev_out = vec![0.0; net.topo.tors().len()];
-            self.hot_until = vec![f64::NEG_INFINITY; net.topo.tors().len()];
+            let n = net.topo.tors().len();
+            self.prev = [vec![0.0; n], vec![0.0; n]];
+            self.hot_until = [vec![f64::NEG_INFINITY; n], vec![f64::NEG_INFINITY; n]];
         }
     }
 
@@ -363,9 +374,82 @@ impl Adaptive {
         Some(out)
     }
 
+    /// An inbound detour to `dst`: from `src` through the fabric down into
+    /// remote ToR `chain.last()`, then back along the chain (through
+    /// intermediate servers) to `chain[0]`, one of `dst`'s ToRs.
+    fn inbound_path(
+        &self,
+        net: &Net<'_>,
+        src: HostId,
+        dst: HostId,
+        chain: &[u32],
+        rng: &mut ChaCha8Rng,
+    ) -> Option<Vec<LinkId>> {
+        let dp = net.ports(dst).iter().find(|p| p.tor == chain[0])?;
+        let remote = *chain.last()?;
+        let sps = net.ports(src);
+        let sp = &sps[rng.gen_range(0..sps.len())];
+        let mut out = vec![sp.up];
+        let i = rng.gen_range(0..net.topo.tor_routes(sp.tor, remote));
+        net.topo.tor_route(sp.tor, remote, i, &mut out);
+        for w in chain.windows(2).rev() {
+            let cands: Vec<HostId> =
+                net.bridges.get(&(w[1], w[0]))?.iter().copied().filter(|&m| m != src && m != dst).collect();
+            if cands.is_empty() {
+                return None;
+            }
+            let m = cands[rng.gen_range(0..cands.len())];
+            out.push(net.ports(m).iter().find(|p| p.tor == w[1])?.down);
+            out.push(net.ports(m).iter().find(|p| p.tor == w[0])?.up);
+        }
+        out.push(dp.down);
+        Some(out)
+    }
+
+    /// Detour plans of the hotspots of `dir` (0 outbound: the sources'
+    /// ToRs; 1 inbound: the destinations').
+    fn plans(
+        &self,
+        net: &Net<'_>,
+        now: f64,
+        dir: usize,
+        inst: &[f64],
+        active: &[ActiveFlow],
+    ) -> BTreeMap<Vec<u32>, DetourPlan> {
+        let mut plans: BTreeMap<Vec<u32>, DetourPlan> = BTreeMap::new();
+        let cap = if dir == 0 { &net.tor_up_bps } else { &net.tor_down_bps };
+        let mut claimed: Vec<bool> = vec![false; net.topo.tors().len()];
+        for f in active {
+            let mut hot = net.topo.host_tors(if dir == 0 { f.src } else { f.dst });
+            if hot.iter().any(|&t| self.hot_until[dir][t as usize] <= now) {
+                continue;
+            }
+            hot.sort_unstable();
+            if plans.contains_key(&hot) {
+                continue;
+            }
+            let mut chains = Vec::new();
+            let mut offers = Vec::new();
+            for c in self.remotes(net, &hot, now, dir) {
+                let r = *c.last().expect("non-empty") as usize;
+                if claimed[r] {
+                    continue; // no remote ToR serves two hotspots
+                }
+                claimed[r] = true;
+                offers.push(self.p.detour_share * cap[r] * (1.0 - inst[r]).max(0.0));
+                chains.push(c);
+            }
+            let offered: f64 = offers.iter().sum();
+            let own: f64 = hot.iter().map(|&t| cap[t as usize]).sum();
+            let prob = if offered > 0.0 { offered / (offered + own) } else { 0.0 };
+            plans.insert(hot, (chains, offers, prob));
+        }
+        plans
+    }
+
     /// Remote ToRs (with the ToR chain reaching each) within
     /// `max_intermediate` intermediate servers of the hotspot `hot`.
-    fn remotes(&self, net: &Net<'_>, hot: &[u32], now: f64) -> Vec<Vec<u32>> {
+    fn remotes(&self, net: &Net<'_>, hot: &[u32], now: f64, dir: usize) -> Vec<Vec<u32>> {
         let mut seen: Vec<u32> = hot.to_vec();
         let mut frontier: Vec<Vec<u32>> = hot.iter().map(|&t| vec![t]).collect();
         let mut out = Vec::new();
@@ -380,7 +464,7 @@ impl Adaptive {
                     seen.push(n);
                     let mut c = chain.clone();
                     c.push(n);
-                    if self.hot_until[n as usize] > now {
+                    if self.hot_until[dir][n as usize] > now {
                         next.push(c); // hot: only a way through to the next ToR
                     } else {
                         out.push(c); // the first non-hot ToR each way is the remote
@@ -431,48 +515,25 @@ impl LoadBalancer for Adaptive {
             let inst = if c > 0.0 { rate(l as LinkId) / c } else { 1.0 };
             *u = a * inst + (1.0 - a) * *u;
         }
-        // Hot detection on instantaneous ToR uplink utilization, two samples a period apart.
+        // Hot detection on instantaneous ToR uplink (and downlink) utilization,
+        // two samples a period apart.
         let ntor = net.topo.tors().len();
-        let mut inst_out = vec![0.0; ntor];
+        let mut inst = [vec![0.0; ntor], vec![0.0; ntor]];
         for (t, tor) in net.topo.tors().iter().enumerate() {
-            let r: f64 = tor.up.iter().map(|&l| rate(l)).sum();
-            inst_out[t] = r / net.tor_up_bps[t].max(1.0);
-            if self.detour && inst_out[t] > self.p.hot_threshold && self.prev_out[t] > self.p.hot_threshold {
-                self.hot_until[t] = self.hot_until[t].max(now + self.p.t_duration_s);
+            inst[0][t] = tor.up.iter().map(|&l| rate(l)).sum::<f64>() / net.tor_up_bps[t].max(1.0);
+            inst[1][t] = tor.down.iter().map(|&l| rate(l)).sum::<f64>() / net.tor_down_bps[t].max(1.0);
+            for (dir, sample) in inst.iter().enumerate() {
+                if self.detour && sample[t] > self.p.hot_threshold && self.prev[dir][t] > self.p.hot_threshold {
+                    self.hot_until[dir][t] = self.hot_until[dir][t].max(now + self.p.t_duration_s);
+                }
             }
         }
-        self.prev_out = inst_out.clone();
-
-        // Detour plans per hotspot: (remote chains, their offers, detour probability).
-        let mut plans: BTreeMap<Vec<u32>, DetourPlan> = BTreeMap::new();
-        if self.detour {
-            let mut claimed: Vec<bool> = vec![false; ntor];
-            for f in active {
-                let mut hot = net.topo.host_tors(f.src);
-                if hot.iter().any(|&t| self.hot_until[t as usize] <= now) {
-                    continue;
-                }
-                hot.sort_unstable();
-                if plans.contains_key(&hot) {
-                    continue;
-                }
-                let mut chains = Vec::new();
-                let mut offers = Vec::new();
-                for c in self.remotes(net, &hot, now) {
-                    let r = *c.last().expect("non-empty") as usize;
-                    if claimed[r] {
-                        continue;
-                    }
-                    claimed[r] = true;
-                    offers.push(self.p.detour_share * net.tor_up_bps[r] * (1.0 - inst_out[r]).max(0.0));
-                    chains.push(c);
-                }
-                let offered: f64 = offers.iter().sum();
-                let own: f64 = hot.iter().map(|&t| net.tor_up_bps[t as usize]).sum();
-                let prob = if offered > 0.0 { offered / (offered + own) } else { 0.0 };
-                plans.insert(hot, (chains, offers, prob));
-            }
-        }
+        let (out_plans, in_plans) = if self.detour {
+            (self.plans(net, now, 0, &inst[0], active), self.plans(net, now, 1, &inst[1], active))
+        } else {
+            (BTreeMap::new(), BTreeMap::new())
+        };
+        self.prev = inst;
 
         let mut moves = Vec::new();
         for f in active {
@@ -482,21 +543,29 @@ impl LoadBalancer for Adaptive {
             if rng.gen::<f64>() >= self.p.aggressiveness {
                 continue;
             }
-            let mut tors = net.topo.host_tors(f.src);
-            tors.sort_unstable();
-            let plan = plans.get(&tors).filter(|p| p.2 > 0.0);
-            let path = match plan {
-                Some((chains, offers, prob)) if rng.gen::<f64>() < *prob => {
+            let mut src_tors = net.topo.host_tors(f.src);
+            src_tors.sort_unstable();
+            let mut dst_tors = net.topo.host_tors(f.dst);
+            dst_tors.sort_unstable();
+            // Outbound detours first; else inbound; else an adaptive direct path.
+            let mut detour = None;
+            if let Some((chains, offers, prob)) = out_plans.get(&src_tors).filter(|p| p.2 > 0.0) {
+                if rng.gen::<f64>() < *prob {
                     let c = &chains[pick(offers, rng)];
-                    match self.detour_path(net, f.src, f.dst, c, rng) {
-                        Some(p) => {
-                            self.detours += 1;
-                            p
-                        }
-                        None => self.draw(net, f.src, f.dst, rng),
-                    }
+                    detour = self.detour_path(net, f.src, f.dst, c, rng);
                 }
-                _ => self.draw(net, f.src, f.dst, rng),
+            } else if let Some((chains, offers, prob)) = in_plans.get(&dst_tors).filter(|p| p.2 > 0.0) {
+                if rng.gen::<f64>() < *prob {
+                    let c = &chains[pick(offers, rng)];
+                    detour = self.inbound_path(net, f.src, f.dst, c, rng);
+                }
+            }
+            let path = match detour {
+                Some(p) => {
+                    self.detours += 1;
+                    p
+                }
+                None => self.draw(net, f.src, f.dst, rng),
             };
             if path != f.path {
                 moves.push((f.id, path));

@@ -115,3 +115,41 @@ fn detours_only_when_every_tor_of_the_server_is_hot() {
         assert!(tor == 2 || tor == 5, "left through ToR {tor}");
     }
 }
+
+#[test]
+fn inbound_detours_come_down_a_neighbouring_tor() {
+    // Server 0's ToRs 0 and 1 are hot inbound: flows to it from the other
+    // cluster come down into ToR 2 or ToR 5 and reach it through a server.
+    let t = loop6();
+    let net = Net::new(&t);
+    let params = LbParams { aggressiveness: 1.0, ..LbParams::default() };
+    let sp = t.hosts()[30].ports[0];
+    let dp = t.hosts()[0].ports[0];
+    let flow = ActiveFlow { id: 9, src: 30, dst: 0, path: net.direct(&sp, &dp, 0) };
+    let rate = |l: u32| {
+        if t.tors()[0].down.contains(&l) || t.tors()[1].down.contains(&l) {
+            t.links()[l as usize].capacity_bps * 0.9
+        } else {
+            0.0
+        }
+    };
+    let mut lb = load_balancer("detour", &params).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut detoured = Vec::new();
+    for k in 1..=40 {
+        for (_, p) in lb.on_period(&net, 0.01 * k as f64, &rate, std::slice::from_ref(&flow), &mut rng) {
+            assert!(is_walk(&t, &p), "{p:?}");
+            if p.len() > flow.path.len() {
+                detoured.push(p);
+            }
+        }
+    }
+    assert!(lb.detours() > 0 && !detoured.is_empty());
+    for p in detoured {
+        let down = p.iter().rev().find(|&&l| t.links()[l as usize].layer == netheat_topology::Layer::TorAgg).unwrap();
+        let tor = t.nodes()[t.links()[*down as usize].dst as usize].rack.unwrap();
+        assert!(tor == 2 || tor == 5, "came down into ToR {tor}");
+        let into_dst: Vec<u32> = t.hosts()[0].ports.iter().map(|q| q.down).collect();
+        assert!(into_dst.contains(p.last().unwrap()), "ends at server 0");
+    }
+}
