@@ -12,12 +12,13 @@
 //! link; the response carries the minimum over the path, the *actual* rate,
 //! which the sender uses during the next RTT.
 //!
-//! Work conservation: a sender bottlenecked elsewhere (some link of its
-//! path offers more than the path's minimum) lowers its demand to
-//! `actual + delta`, so the links where it is not the bottleneck hand the
-//! rest to lower-priority tasks one RTT later; once every link offers the
-//! same rate (its bottleneck freed up to the demand) it asks for its full
-//! rate again. Preemption: a higher-priority task's request is counted
+//! A switch also answers what it *offers* the flow (its class's water
+//! level, not capped by the flow's own demand). Work conservation: a sender
+//! bottlenecked elsewhere (its links' offers differ) sets its next demand to
+//! the smallest offer plus `delta` (capped by its line rate and what it has
+//! left), so its other links keep only that much for it and hand the rest
+//! to lower-priority tasks one RTT later; when its bottleneck frees up, the
+//! offers become equal and it asks for its full rate again. Preemption: a higher-priority task's request is counted
 //! in the round it is sent, so lower-priority flows get the reduced rate in
 //! the response of that round and give way within one to two RTTs.
 //!
@@ -125,7 +126,8 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
     let mut busy: Vec<u32> = Vec::new();
     let mut busy_pos: Vec<u32> = vec![0; caps.len()];
     let mut nominal_min: Vec<f64> = vec![0.0; flows.len()];
-    let mut nominal_max: Vec<f64> = vec![0.0; flows.len()];
+    let mut offered_min: Vec<f64> = vec![0.0; flows.len()];
+    let mut offered_max: Vec<f64> = vec![0.0; flows.len()];
     let mut class_buf: Vec<(f64, u32)> = Vec::new();
     let mut res = SpcResult::default();
     let mut round: u64 = 0;
@@ -220,7 +222,8 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
             let full = f.nic.min(f.left * 8.0 / rtt);
             f.demand = f.demand.min(full);
             nominal_min[fi as usize] = f64::INFINITY;
-            nominal_max[fi as usize] = 0.0;
+            offered_min[fi as usize] = f64::INFINITY;
+            offered_max[fi as usize] = 0.0;
         }
         for &l in &busy {
             let lf = &link_flows[l as usize];
@@ -247,7 +250,8 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                     let g = flows[fi].demand.min(avail);
                     alloc += g;
                     nominal_min[fi] = nominal_min[fi].min(g);
-                    nominal_max[fi] = nominal_max[fi].max(g);
+                    offered_min[fi] = offered_min[fi].min(avail);
+                    offered_max[fi] = offered_max[fi].max(avail);
                 } else {
                     class_buf.clear();
                     for en in &lf[s..e] {
@@ -256,13 +260,15 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                     class_buf.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                     let mut n = class_buf.len();
                     for &(d, fi) in &class_buf {
-                        let g = d.min(avail / n as f64);
+                        let share = avail / n as f64;
+                        let g = d.min(share);
                         avail -= g;
                         alloc += g;
                         n -= 1;
                         let fi = fi as usize;
                         nominal_min[fi] = nominal_min[fi].min(g);
-                        nominal_max[fi] = nominal_max[fi].max(g);
+                        offered_min[fi] = offered_min[fi].min(share);
+                        offered_max[fi] = offered_max[fi].max(share);
                     }
                 }
                 s = e;
@@ -273,10 +279,13 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
             let f = &mut flows[fi as usize];
             let actual = nominal_min[fi as usize].min(f.demand);
             let full = f.nic.min(f.left * 8.0 / rtt);
-            // Bottlenecked elsewhere: some link would give more than the
-            // path does; ask those links for the actual rate plus headroom.
-            let elsewhere = nominal_max[fi as usize] > actual * (1.0 + 1e-9) + 1e-9;
-            f.demand = if elsewhere { (actual + opts.delta_frac * f.nic).min(full) } else { full };
+            // Ask for what the tightest link offers plus headroom: links
+            // where the flow is not the bottleneck then keep only that much
+            // for it (and hand the rest to lower classes), and the flow
+            // reaches a freed bottleneck's full offer one RTT later.
+            let (lo, hi) = (offered_min[fi as usize], offered_max[fi as usize]);
+            let elsewhere = hi > lo * (1.0 + 1e-9) + 1e-9;
+            f.demand = if elsewhere { (lo + opts.delta_frac * f.nic).min(full) } else { full };
             f.rate = actual;
         }
         if opts.trace {
