@@ -264,11 +264,19 @@ enum RebindTo {
     Explicit(Vec<LinkId>),
 }
 
+/// A change of a flow's sharing parameters.
+#[derive(Debug, Clone, Copy)]
+enum Change {
+    Priority(i32),
+    Cap(f64),
+}
+
 #[derive(Debug)]
 enum Ev {
     Arrival(u32),
     Capacity { link: LinkId, cap: f64 },
     Rebind { flow: u32, to: RebindTo },
+    Change { flow: u32, change: Change },
     Timer(u64),
     Group(u64),
 }
@@ -768,6 +776,28 @@ impl<'r> Simulation<'r> {
         Ok(())
     }
 
+    /// Moves a flow to priority class `priority` now (lower is served
+    /// first); rates are recomputed exactly at the current time. A flow that
+    /// has not started yet starts in the new class; a finished flow is left
+    /// as it is.
+    pub fn set_priority(&mut self, flow_id: u64, priority: i32) -> Result<(), EngineError> {
+        let fi = self.flow_index(flow_id)?;
+        self.push_event(self.now, Ev::Change { flow: fi, change: Change::Priority(priority) });
+        Ok(())
+    }
+
+    /// Sets (or with `None` removes) a flow's rate cap now, in bits/s.
+    pub fn set_rate_cap(&mut self, flow_id: u64, cap_bps: Option<f64>) -> Result<(), EngineError> {
+        let fi = self.flow_index(flow_id)?;
+        if let Some(c) = cap_bps {
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(EngineError::InvalidRateCap { flow: flow_id, cap_bps: c });
+            }
+        }
+        self.push_event(self.now, Ev::Change { flow: fi, change: Change::Cap(cap_bps.unwrap_or(f64::INFINITY)) });
+        Ok(())
+    }
+
     /// Moves a running flow to an explicit list of links, now.
     pub fn rebind_explicit(&mut self, flow_id: u64, path: Vec<LinkId>) -> Result<(), EngineError> {
         let fi = self.flow_index(flow_id)?;
@@ -996,6 +1026,7 @@ impl<'r> Simulation<'r> {
             }
             Ev::Capacity { link, cap } => self.set_capacity_now(link, cap),
             Ev::Rebind { flow, to } => self.rebind_now(flow, to),
+            Ev::Change { flow, change } => self.change_now(flow, change),
             Ev::Timer(token) => c.on_timer(&mut Ctx { sim: self }, token),
             Ev::Group(g) => c.on_group_complete(&mut Ctx { sim: self }, g),
         }
@@ -1278,6 +1309,26 @@ impl<'r> Simulation<'r> {
         place(self);
         self.attach(fi);
         self.seeds.push(fi);
+    }
+
+    fn change_now(&mut self, fi: u32, change: Change) {
+        let set = |s: &mut Self| {
+            let f = &mut s.flows[fi as usize];
+            match change {
+                Change::Priority(p) => {
+                    f.prio = p;
+                    s.hot[fi as usize].prio = p;
+                }
+                Change::Cap(c) => f.cap = c,
+            }
+        };
+        match self.flows[fi as usize].status {
+            Status::Done => {}
+            // Not arrived yet: it arrives with the new parameters.
+            Status::Pending => set(self),
+            // Off its links, changed, back on: the flow seeds a local repair.
+            Status::Active => self.move_flow(fi, set),
+        }
     }
 
     fn rebind_now(&mut self, fi: u32, to: RebindTo) {
@@ -1808,6 +1859,14 @@ impl Ctx<'_, '_> {
     /// Moves a running flow to an explicit link list.
     pub fn rebind_explicit(&mut self, flow_id: u64, path: Vec<LinkId>) -> Result<(), EngineError> {
         self.sim.rebind_explicit(flow_id, path)
+    }
+    /// Moves a flow to another priority class now (see [`Simulation::set_priority`]).
+    pub fn set_priority(&mut self, flow_id: u64, priority: i32) -> Result<(), EngineError> {
+        self.sim.set_priority(flow_id, priority)
+    }
+    /// Sets or removes a flow's rate cap now (see [`Simulation::set_rate_cap`]).
+    pub fn set_rate_cap(&mut self, flow_id: u64, cap_bps: Option<f64>) -> Result<(), EngineError> {
+        self.sim.set_rate_cap(flow_id, cap_bps)
     }
     /// Sets a link's capacity at `t_s >= now` (0 = failure).
     pub fn set_capacity(&mut self, t_s: f64, link: LinkId, cap_bps: f64) -> Result<(), EngineError> {

@@ -5,7 +5,6 @@
 
 use crate::ideal::{run_ideal, IdealOptions, TaskResult};
 use crate::policy::{percentile, policy_by_tag};
-use crate::reference::run_reference;
 use crate::spc::{run_spc, SpcOptions};
 use crate::workload::{generate, WorkloadSpec};
 use crate::FlowschedError;
@@ -107,14 +106,7 @@ pub fn run_point(p: &PointSpec) -> Result<PointResult, FlowschedError> {
         run_spc(&caps, &tasks, &o)?.tasks
     } else {
         let sched = policy_by_tag(&p.policy, threshold)?;
-        match run_ideal(&caps, &tasks, sched, &IdealOptions { lbs: p.lbs, poll_s: p.poll_s }) {
-            // Until the engine can change a running flow's class, `fifo-lm`
-            // runs on the exact from-scratch reference (small cases only).
-            Err(FlowschedError::Engine(m)) if m.contains(crate::ideal::NO_SET_PRIORITY) => {
-                run_reference(&caps, &tasks, policy_by_tag(&p.policy, threshold)?, p.lbs)?
-            }
-            r => r?,
-        }
+        run_ideal(&caps, &tasks, sched, &IdealOptions { lbs: p.lbs, poll_s: p.poll_s })?
     };
     Ok(PointResult { tasks: out, threshold, flows })
 }

@@ -236,18 +236,3 @@ pub fn run_ideal(
         .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: run.finish[i] })
         .collect())
 }
-
-/// Error text of the stand-in below.
-pub const NO_SET_PRIORITY: &str = "engine has no set_priority yet";
-
-/// Temporary stand-in until the engine exposes `Ctx::set_priority`
-/// (inherent methods take precedence, so this is unused once it exists).
-#[allow(dead_code)]
-trait SetPriorityShim {
-    fn set_priority(&mut self, flow_id: u64, p: i32) -> Result<(), String>;
-}
-impl SetPriorityShim for Ctx<'_, '_> {
-    fn set_priority(&mut self, flow_id: u64, p: i32) -> Result<(), String> {
-        Err(format!("{NO_SET_PRIORITY} (flow {flow_id}, class {p})"))
-    }
-}

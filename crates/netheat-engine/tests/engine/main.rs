@@ -1,5 +1,6 @@
 //! Integration tests of the engine, one module per behaviour.
 
+mod changes;
 mod controller;
 mod failures;
 mod invariants;

@@ -1,0 +1,82 @@
+//! Changing a running flow's priority class or rate cap (hand-computed).
+
+use netheat_engine::{Controller, Ctx, Network, SimConfig, Simulation};
+
+use crate::{assert_close, flow, rec, G};
+
+/// `(time, flow, new priority, new cap)`: `None` leaves it, `Some(None)` removes a cap.
+type Change = (f64, u64, Option<i32>, Option<Option<f64>>);
+
+/// Applies each change at its time through the controller.
+struct At(Vec<Change>);
+
+impl Controller for At {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        let (_, id, prio, cap) = self.0[token as usize];
+        if let Some(p) = prio {
+            ctx.set_priority(id, p).unwrap();
+        }
+        if let Some(c) = cap {
+            ctx.set_rate_cap(id, c).unwrap();
+        }
+    }
+}
+
+fn run_with(caps: Vec<f64>, flows: Vec<netheat_engine::FlowSpec>, mut at: At) -> netheat_engine::SimResult {
+    let cfg = SimConfig { check_invariants: true, ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::new(caps), None, cfg);
+    sim.add_flows(flows).unwrap();
+    for (i, e) in at.0.iter().enumerate() {
+        sim.schedule_timer(e.0, i as u64).unwrap();
+    }
+    sim.run_with(&mut at)
+}
+
+#[test]
+fn demoting_a_flow_lets_the_other_finish_first() {
+    // Two 1.25 GB flows share 10 Gbps (5 Gbps each). At 0.5 s flow 1 drops to
+    // class 1: flow 0 has 0.9375 GB left at 10 Gbps -> done at 1.25 s; flow 1
+    // then sends its remaining 0.9375 GB alone -> done at 2.0 s.
+    let r = run_with(
+        vec![10.0 * G],
+        vec![flow(0, 1.25e9, 0.0, &[0]), flow(1, 1.25e9, 0.0, &[0])],
+        At(vec![(0.5, 1, Some(1), None)]),
+    );
+    assert_close(rec(&r, 0).finish_s, 1.25, 1e-9);
+    assert_close(rec(&r, 1).finish_s, 2.0, 1e-9);
+    assert_eq!(rec(&r, 1).priority, 1);
+}
+
+#[test]
+fn promoting_a_pending_flow_applies_when_it_arrives() {
+    // Flow 1 (class 5) is promoted to class 0 before it starts at 1 s; it then
+    // shares equally with flow 0 instead of waiting. Flow 0: 1.25 GB at 10
+    // Gbps for 1 s -> 0 left at 1.0 s exactly. Use 2.5 GB: at 1 s 1.25 GB
+    // left, then 5 Gbps each: flow 1 (1.25 GB) and flow 0 both finish at 3 s.
+    let mut f1 = flow(1, 1.25e9, 1.0, &[0]);
+    f1.priority = 5;
+    let r = run_with(vec![10.0 * G], vec![flow(0, 2.5e9, 0.0, &[0]), f1], At(vec![(0.2, 1, Some(0), None)]));
+    assert_close(rec(&r, 0).finish_s, 3.0, 1e-9);
+    assert_close(rec(&r, 1).finish_s, 3.0, 1e-9);
+}
+
+#[test]
+fn capping_and_uncapping_a_running_flow() {
+    // 1.25 GB on 10 Gbps: 0.625 GB by 0.5 s; capped at 5 Gbps it sends 0.3125
+    // GB by 1.0 s; uncapped, the last 0.3125 GB take 0.25 s: done at 1.25 s.
+    let r = run_with(
+        vec![10.0 * G],
+        vec![flow(0, 1.25e9, 0.0, &[0])],
+        At(vec![(0.5, 0, None, Some(Some(5.0 * G))), (1.0, 0, None, Some(None))]),
+    );
+    assert_close(rec(&r, 0).finish_s, 1.25, 1e-9);
+}
+
+#[test]
+fn bad_changes_are_errors() {
+    let mut sim = Simulation::new(Network::new(vec![G]), None, SimConfig::default());
+    sim.add_flow(flow(0, 1e6, 0.0, &[0])).unwrap();
+    assert!(sim.set_priority(9, 1).is_err());
+    assert!(sim.set_rate_cap(0, Some(-1.0)).is_err());
+    assert!(sim.set_rate_cap(0, Some(f64::NAN)).is_err());
+}
