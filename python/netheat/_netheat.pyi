@@ -111,3 +111,22 @@ def subways_shuffle(
     aggressiveness: float = 0.5,
 ) -> dict[str, Any]: ...
 def subways_tor_failure(topology: Topology, tor: int) -> dict[str, Any]: ...
+
+# netheat.experiments.utp: one cluster-scheduling run.
+def utp_cluster(
+    topology: Topology,
+    policy: str,
+    seed: int,
+    hours: float,
+    cpu_load: float = 0.6,
+    bw_median_per_core: float = 10e6,
+    heavy_share: float = 0.05,
+    heavy_factor: float = 12.0,
+    estimate_sigma: float = 0.3,
+    missing_estimate_share: float = 0.0,
+    candidates: int = 32,
+    incident_at_s: float = 0.0,
+    incident_tors: list[int] = ...,
+    incident_factor: float = 0.5,
+    warmup_s: float = 3600.0,
+) -> dict[str, Any]: ...

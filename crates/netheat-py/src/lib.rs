@@ -9,6 +9,7 @@
 mod data;
 mod errors;
 mod flowsched;
+mod sched;
 mod simulate;
 mod subways;
 mod topology;
@@ -24,6 +25,7 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flowsched::baraat_point, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::generate_workload, m)?)?;
     m.add_function(wrap_pyfunction!(subways::subways_shuffle, m)?)?;
+    m.add_function(wrap_pyfunction!(sched::utp_cluster, m)?)?;
     m.add_function(wrap_pyfunction!(subways::subways_tor_failure, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;

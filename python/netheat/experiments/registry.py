@@ -116,6 +116,9 @@ def _load_builtins() -> None:
         from netheat.experiments import subways  # registers "subways"
 
         del subways
+        from netheat.experiments import utp  # registers "utp"
+
+        del utp
 
 
 def register_kind(kind: ScenarioKind, replace: bool = False) -> ScenarioKind:

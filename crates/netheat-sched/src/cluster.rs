@@ -1,0 +1,742 @@
+//! A Borg-like cluster scheduler run on the flow-level engine.
+//!
+//! Jobs arrive as a Poisson process (plus a steady-state population at time
+//! 0) with `tasks` tasks each. A task requests cores and memory, has a
+//! latency-sensitivity flag and a network demand: a rate-capped flow from its
+//! server to a peer server in another rack (storage or shuffle traffic),
+//! carrying `demand x duration` bytes, so ToR utilization is measured by the
+//! engine, not assumed. Demand per core is log-normal per job, and a share of
+//! jobs is `heavy_factor` times heavier (the heavy tail: some jobs > 10x the
+//! median). The scheduler sees a *historical estimate* of each task's peak
+//! demand with a log-normal error, or none for a share of jobs (it then
+//! falls back to the observed usage of the job's running tasks, and counts
+//! it); actual demand drifts by a log-normal factor every detection window.
+//!
+//! Placement samples `candidates` servers, filters those with the cores and
+//! memory (all servers when none in the sample fits; a task that fits
+//! nowhere waits as pending, with its reason, and is retried every tick),
+//! and ranks them with the policy ([`crate::policy`]). Every `tick_s` the
+//! scheduler samples each ToR's outbound utilization (rates over the
+//! capacity in force). A ToR above `hot_threshold` for a whole detection
+//! window (`detect_s`) is hot; migrating policies then move the
+//! latency-tolerant tasks with the largest measured rates off it, fewest
+//! first, within each job's budget of migrations per window, re-placing them
+//! with the active policy (never on the same ToR).
+//!
+//! Outputs are measured from the engine's exact per-window link telemetry
+//! (`window_s`, 5 min): outbound utilization of each compute ToR per window
+//! relative to the capacity in force (an incident can halve uplinks), the
+//! share of hot ToR-windows, the 98th percentile, migrations, placements of
+//! network-intensive tasks on hot ToRs, and the other objectives (servers
+//! used, tasks of a job per rack, CPU imbalance).
+
+use netheat_core::{LinkId, Routing};
+use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_topology::Topology;
+use rand::Rng;
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::policy::{pick_migrations, placement_policy, Candidate, MigrationCandidate, Objective, PlacementPolicy};
+use crate::SchedError;
+
+/// Several ToRs lose part of their uplink capacity at a time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Incident {
+    /// When, seconds.
+    pub at_s: f64,
+    /// Racks (ToRs) affected.
+    pub tors: Vec<u32>,
+    /// Remaining fraction of their uplink capacity (0.5 = lose half).
+    pub factor: f64,
+}
+
+/// Parameters of a cluster run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterParams {
+    /// Simulated time, seconds.
+    pub duration_s: f64,
+    /// Target share of all cores requested by running tasks.
+    pub cpu_load: f64,
+    /// Tasks per job (uniform in `1..=tasks_max`).
+    pub tasks_max: u32,
+    /// Cores per task (uniform in `1..=cores_max`).
+    pub cores_max: u32,
+    /// Memory per core requested, bytes.
+    pub memory_per_core: f64,
+    /// Mean task duration, seconds (exponential).
+    pub task_mean_s: f64,
+    /// Median network demand per core, bits/s.
+    pub bw_median_per_core: f64,
+    /// Sigma of ln(demand per core) across jobs.
+    pub bw_sigma: f64,
+    /// Share of jobs `heavy_factor` times heavier.
+    pub heavy_share: f64,
+    /// Demand multiplier of heavy jobs.
+    pub heavy_factor: f64,
+    /// Sigma of ln(estimate / actual) of the peak estimate.
+    pub estimate_sigma: f64,
+    /// Peak over mean of the estimate.
+    pub peak_factor: f64,
+    /// Share of jobs without a demand estimate.
+    pub missing_estimate_share: f64,
+    /// Sigma of ln of the drift factor of actual demand.
+    pub drift_sigma: f64,
+    /// Share of running tasks whose demand drifts in each detection window.
+    pub drift_share: f64,
+    /// Share of latency-sensitive jobs (never migrated).
+    pub latency_sensitive_share: f64,
+    /// Migrations allowed per job per detection window.
+    pub budget_per_window: u32,
+    /// Candidates sampled per placement.
+    pub candidates: usize,
+    /// The scheduler's own objectives, most important first.
+    pub objectives: Vec<Objective>,
+    /// Utilization sampling period, seconds.
+    pub tick_s: f64,
+    /// Hot detection window, seconds.
+    pub detect_s: f64,
+    /// Utilization above which a ToR is hot.
+    pub hot_threshold: f64,
+    /// Telemetry window of the outputs, seconds.
+    pub window_s: f64,
+    /// Metrics ignore windows before this time (warm-up), seconds.
+    pub warmup_s: f64,
+    /// Optional uplink incident.
+    pub incident: Option<Incident>,
+}
+
+impl Default for ClusterParams {
+    fn default() -> Self {
+        Self {
+            duration_s: 6.0 * 3600.0,
+            cpu_load: 0.6,
+            tasks_max: 20,
+            cores_max: 4,
+            memory_per_core: 4e9,
+            task_mean_s: 3600.0,
+            bw_median_per_core: 10e6,
+            bw_sigma: 1.0,
+            heavy_share: 0.05,
+            heavy_factor: 12.0,
+            estimate_sigma: 0.3,
+            peak_factor: 1.5,
+            missing_estimate_share: 0.0,
+            drift_sigma: 0.3,
+            drift_share: 0.1,
+            latency_sensitive_share: 0.3,
+            budget_per_window: 2,
+            candidates: 32,
+            objectives: vec![Objective::SpreadJob, Objective::BinPack],
+            tick_s: 30.0,
+            detect_s: 300.0,
+            hot_threshold: 0.75,
+            window_s: 300.0,
+            warmup_s: 3600.0,
+            incident: None,
+        }
+    }
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClusterResult {
+    /// Share of (compute ToR, window) pairs above the hot threshold, outbound.
+    pub hot_tor_share: f64,
+    /// 98th percentile of ToR-window outbound utilization.
+    pub p98_tor_util: f64,
+    /// Per window: `(window start s, share of hot ToRs, p98 utilization)`.
+    pub series: Vec<(f64, f64, f64)>,
+    /// Tasks migrated.
+    pub migrations: u64,
+    /// Placements of network-intensive tasks (demand estimate in the top
+    /// decile) and how many landed on a ToR hot at that moment.
+    pub net_intensive_placements: u64,
+    /// Of those, on a hot ToR.
+    pub net_intensive_on_hot: u64,
+    /// Mean over ticks of servers running at least one task.
+    pub servers_used: f64,
+    /// Mean over jobs of the largest number of its tasks in one rack.
+    pub max_tasks_per_rack: f64,
+    /// Mean over ticks of the standard deviation of server CPU utilization.
+    pub cpu_imbalance: f64,
+    /// Tasks placed.
+    pub placements: u64,
+    /// Tasks still pending at the end, and why the first one waits.
+    pub pending: u64,
+    /// Reason of the first pending task (empty if none).
+    pub pending_reason: String,
+    /// Placements that had no demand estimate and used observed usage.
+    pub estimate_fallbacks: u64,
+    /// Engine events.
+    pub events: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Task {
+    job: usize,
+    cores: u32,
+    mem: f64,
+    demand: f64,
+    estimate: Option<f64>,
+    end_s: f64,
+    server: Option<u32>,
+    flow: Option<u64>,
+    peer: u32,
+    done: bool,
+    /// Rack it last ran in.
+    last_rack: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+struct Job {
+    latency_sensitive: bool,
+    tasks: Vec<usize>,
+    migrations_this_window: u32,
+}
+
+const T_TICK: u64 = 0;
+const T_DETECT: u64 = 1;
+/// Timer tokens >= this start job `token - T_JOB`.
+const T_JOB: u64 = 1 << 40;
+/// Timer tokens in [T_END, T_JOB) end task `token - T_END`.
+const T_END: u64 = 1 << 20;
+
+struct Sched<'t> {
+    topo: &'t Topology,
+    p: ClusterParams,
+    policy: Box<dyn PlacementPolicy>,
+    rng: ChaCha8Rng,
+    tasks: Vec<Task>,
+    jobs: Vec<Job>,
+    free_cores: Vec<f64>,
+    free_mem: Vec<f64>,
+    server_tasks: Vec<Vec<usize>>,
+    next_flow: u64,
+    tor_util: Vec<f64>,
+    above_ticks: Vec<u32>,
+    hot_now: Vec<bool>,
+    pending: Vec<usize>,
+    intensive_cut: f64,
+    res: ClusterResult,
+    ticks: u64,
+    err: Option<String>,
+}
+
+impl Sched<'_> {
+    fn tor_cap(&self, ctx: &Ctx<'_, '_>, t: usize) -> f64 {
+        self.topo.tors()[t].up.iter().map(|&l| ctx.link_capacity_bps(l)).sum()
+    }
+
+    fn sample_tors(&mut self, ctx: &Ctx<'_, '_>) {
+        for t in 0..self.topo.tors().len() {
+            let rate: f64 = self.topo.tors()[t].up.iter().map(|&l| ctx.link_rate_bps(l)).sum();
+            let cap = self.tor_cap(ctx, t);
+            self.tor_util[t] = if cap > 0.0 { rate / cap } else { 1.0 };
+            if self.tor_util[t] > self.p.hot_threshold {
+                self.above_ticks[t] += 1;
+            } else {
+                self.above_ticks[t] = 0;
+            }
+            let need = (self.p.detect_s / self.p.tick_s).round().max(1.0) as u32;
+            self.hot_now[t] = self.above_ticks[t] >= need;
+        }
+    }
+
+    /// The peak estimate the scheduler uses for task `i`.
+    fn estimate(&mut self, i: usize) -> f64 {
+        if let Some(e) = self.tasks[i].estimate {
+            return e;
+        }
+        self.res.estimate_fallbacks += 1;
+        // Observed usage: the mean demand of the job's running tasks.
+        let job = &self.jobs[self.tasks[i].job];
+        let running: Vec<f64> = job
+            .tasks
+            .iter()
+            .filter(|&&t| t != i && self.tasks[t].server.is_some() && !self.tasks[t].done)
+            .map(|&t| self.tasks[t].demand)
+            .collect();
+        if running.is_empty() {
+            0.0
+        } else {
+            running.iter().sum::<f64>() / running.len() as f64
+        }
+    }
+
+    fn candidate(&self, ctx: &Ctx<'_, '_>, i: usize, s: u32, est: f64) -> Candidate {
+        let h = &self.topo.hosts()[s as usize];
+        let rack = h.rack;
+        let job = &self.jobs[self.tasks[i].job];
+        let in_rack = job
+            .tasks
+            .iter()
+            .filter(|&&t| t != i && !self.tasks[t].done)
+            .filter(|&&t| self.tasks[t].server.is_some_and(|x| self.topo.hosts()[x as usize].rack == rack))
+            .count() as u32;
+        let cores = h.cores.max(1) as f64;
+        let free_after = self.free_cores[s as usize] - self.tasks[i].cores as f64;
+        let cap = self.tor_cap(ctx, rack as usize).max(1.0);
+        Candidate {
+            server: s,
+            job_tasks_in_rack: in_rack,
+            free_cores_after: free_after,
+            cpu_after: 1.0 - free_after / cores,
+            projected_tor: self.tor_util[rack as usize] + est / cap,
+        }
+    }
+
+    fn fits(&self, i: usize, s: u32, avoid_rack: Option<u32>) -> bool {
+        let t = &self.tasks[i];
+        self.free_cores[s as usize] >= t.cores as f64
+            && self.free_mem[s as usize] >= t.mem
+            && avoid_rack != Some(self.topo.hosts()[s as usize].rack)
+    }
+
+    /// Places task `i` (not on `avoid_rack`); false when nothing fits.
+    fn place(&mut self, ctx: &mut Ctx<'_, '_>, i: usize, avoid_rack: Option<u32>) -> bool {
+        let n = self.topo.hosts().len() as u32;
+        let mut sample: Vec<u32> = (0..self.p.candidates).map(|_| self.rng.gen_range(0..n)).collect();
+        sample.sort_unstable();
+        sample.dedup();
+        sample.retain(|&s| self.fits(i, s, avoid_rack));
+        if sample.is_empty() {
+            sample = (0..n).filter(|&s| self.fits(i, s, avoid_rack)).collect();
+        }
+        if sample.is_empty() {
+            return false;
+        }
+        let est = if self.policy.network_aware() { self.estimate(i) } else { self.tasks[i].estimate.unwrap_or(0.0) };
+        let cands: Vec<Candidate> = sample.iter().map(|&s| self.candidate(ctx, i, s, est)).collect();
+        let k = self.policy.choose(&cands).expect("non-empty");
+        let s = cands[k].server;
+        self.start_on(ctx, i, s);
+        true
+    }
+
+    fn start_on(&mut self, ctx: &mut Ctx<'_, '_>, i: usize, s: u32) {
+        let now = ctx.now();
+        let rack = self.topo.hosts()[s as usize].rack as usize;
+        self.free_cores[s as usize] -= self.tasks[i].cores as f64;
+        self.free_mem[s as usize] -= self.tasks[i].mem;
+        self.server_tasks[s as usize].push(i);
+        self.res.placements += 1;
+        if self.tasks[i].estimate.unwrap_or(self.tasks[i].demand) >= self.intensive_cut {
+            self.res.net_intensive_placements += 1;
+            if self.tor_util[rack] > self.p.hot_threshold {
+                self.res.net_intensive_on_hot += 1;
+            }
+        }
+        // The peer lives in another rack (storage / shuffle traffic).
+        let per_rack = self.topo.hosts_per_rack();
+        let n = self.topo.hosts().len() as u32;
+        let mut peer = self.tasks[i].peer % n;
+        if self.topo.hosts()[peer as usize].rack as usize == rack {
+            peer = (peer + per_rack) % n;
+        }
+        let t = &mut self.tasks[i];
+        t.server = Some(s);
+        t.last_rack = Some(rack as u32);
+        let left = (t.end_s - now).max(0.0);
+        let bytes = t.demand * left / 8.0;
+        let id = self.next_flow;
+        self.next_flow += 1;
+        t.flow = Some(id);
+        if bytes > 0.0 && peer != s {
+            let f = FlowSpec::new(id, s, peer, bytes, now, Route::Ecmp).with_rate_cap(t.demand.max(1.0));
+            if let Err(e) = ctx.add_flow(f) {
+                self.err.get_or_insert(e.to_string());
+            }
+        }
+    }
+
+    fn stop(&mut self, ctx: &mut Ctx<'_, '_>, i: usize) {
+        if let Some(s) = self.tasks[i].server.take() {
+            self.free_cores[s as usize] += self.tasks[i].cores as f64;
+            self.free_mem[s as usize] += self.tasks[i].mem;
+            self.server_tasks[s as usize].retain(|&t| t != i);
+        }
+        if let Some(f) = self.tasks[i].flow.take() {
+            // A rate cap of 0 stops the flow where it is (it never completes).
+            if ctx.flow_rate_bps(f).is_some() {
+                let _ = ctx.set_rate_cap(f, Some(0.0));
+            }
+        }
+    }
+
+    fn start_job(&mut self, ctx: &mut Ctx<'_, '_>, j: usize) {
+        for k in 0..self.jobs[j].tasks.len() {
+            let i = self.jobs[j].tasks[k];
+            if !self.place(ctx, i, None) {
+                self.pending.push(i);
+            }
+            let end = self.tasks[i].end_s;
+            if let Err(e) = ctx.schedule_timer(end, T_END + i as u64) {
+                self.err.get_or_insert(e.to_string());
+            }
+        }
+    }
+
+    fn detect(&mut self, ctx: &mut Ctx<'_, '_>) {
+        // Demand drifts away from its estimate.
+        for i in 0..self.tasks.len() {
+            if self.tasks[i].server.is_some()
+                && !self.tasks[i].done
+                && self.p.drift_sigma > 0.0
+                && self.rng.gen::<f64>() < self.p.drift_share
+            {
+                let z: f64 = normal(&mut self.rng);
+                self.tasks[i].demand *= (self.p.drift_sigma * z).exp();
+                if let Some(f) = self.tasks[i].flow {
+                    if ctx.flow_rate_bps(f).is_some() {
+                        let _ = ctx.set_rate_cap(f, Some(self.tasks[i].demand.max(1.0)));
+                    }
+                }
+            }
+        }
+        if self.policy.migrates() {
+            for t in 0..self.topo.tors().len() {
+                if !self.hot_now[t] {
+                    continue;
+                }
+                let first = self.topo.racks()[t].first_host;
+                let mut cands = Vec::new();
+                for s in first..first + self.topo.hosts_per_rack() {
+                    for &i in &self.server_tasks[s as usize] {
+                        let rate = self.tasks[i].flow.and_then(|f| ctx.flow_rate_bps(f)).unwrap_or(0.0);
+                        let job = &self.jobs[self.tasks[i].job];
+                        cands.push(MigrationCandidate {
+                            task: i,
+                            rate_bps: rate,
+                            latency_sensitive: job.latency_sensitive,
+                            budget_left: job.migrations_this_window < self.p.budget_per_window,
+                        });
+                    }
+                }
+                let cap = self.tor_cap(ctx, t);
+                let rate = self.tor_util[t] * cap;
+                let mut moved = 0;
+                for i in pick_migrations(&cands, rate, cap, self.p.hot_threshold) {
+                    let j = self.tasks[i].job;
+                    if self.jobs[j].migrations_this_window >= self.p.budget_per_window {
+                        continue;
+                    }
+                    self.stop(ctx, i);
+                    if self.place(ctx, i, Some(t as u32)) {
+                        self.jobs[j].migrations_this_window += 1;
+                        self.res.migrations += 1;
+                        moved += 1;
+                    } else {
+                        self.pending.push(i);
+                    }
+                }
+                if moved > 0 {
+                    self.above_ticks[t] = 0;
+                    self.hot_now[t] = false;
+                }
+            }
+        }
+        for j in &mut self.jobs {
+            j.migrations_this_window = 0;
+        }
+    }
+
+    fn tick(&mut self, ctx: &mut Ctx<'_, '_>) {
+        self.sample_tors(ctx);
+        // Retry pending tasks.
+        let pending = std::mem::take(&mut self.pending);
+        for i in pending {
+            if self.tasks[i].done {
+                continue;
+            }
+            if !self.place(ctx, i, None) {
+                self.pending.push(i);
+            }
+        }
+        if ctx.now() >= self.p.warmup_s {
+            self.ticks += 1;
+            let mut used = 0;
+            let mut utils = Vec::with_capacity(self.free_cores.len());
+            for (s, h) in self.topo.hosts().iter().enumerate() {
+                let c = h.cores.max(1) as f64;
+                let u = 1.0 - self.free_cores[s] / c;
+                used += (u > 0.0) as u64;
+                utils.push(u);
+            }
+            let m = utils.iter().sum::<f64>() / utils.len() as f64;
+            let sd = (utils.iter().map(|u| (u - m) * (u - m)).sum::<f64>() / utils.len() as f64).sqrt();
+            self.res.servers_used += used as f64;
+            self.res.cpu_imbalance += sd;
+        }
+    }
+}
+
+impl Controller for Sched<'_> {
+    fn on_flow_complete(&mut self, _: &mut Ctx<'_, '_>, _: &FlowRecord) {}
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        let now = ctx.now();
+        if token >= T_JOB {
+            self.start_job(ctx, (token - T_JOB) as usize);
+        } else if token >= T_END {
+            let i = (token - T_END) as usize;
+            if !self.tasks[i].done {
+                self.tasks[i].done = true;
+                self.stop(ctx, i);
+            }
+        } else if token == T_TICK {
+            self.tick(ctx);
+            if now + self.p.tick_s < self.p.duration_s {
+                let _ = ctx.schedule_timer(now + self.p.tick_s, T_TICK);
+            }
+        } else if token == T_DETECT {
+            self.detect(ctx);
+            if now + self.p.detect_s < self.p.duration_s {
+                let _ = ctx.schedule_timer(now + self.p.detect_s, T_DETECT);
+            }
+        }
+    }
+}
+
+/// A standard normal draw (Box-Muller).
+fn normal(rng: &mut ChaCha8Rng) -> f64 {
+    let u1: f64 = 1.0 - rng.gen::<f64>();
+    let u2: f64 = rng.gen();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+fn check(p: &ClusterParams) -> Result<(), SchedError> {
+    let pos = |n: &str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(SchedError::param(n, format!("{v} must be > 0")))
+        }
+    };
+    pos("duration_s", p.duration_s)?;
+    pos("cpu_load", p.cpu_load)?;
+    pos("task_mean_s", p.task_mean_s)?;
+    pos("tick_s", p.tick_s)?;
+    pos("detect_s", p.detect_s)?;
+    pos("window_s", p.window_s)?;
+    pos("hot_threshold", p.hot_threshold)?;
+    if p.tasks_max == 0 || p.cores_max == 0 || p.candidates == 0 {
+        return Err(SchedError::param("tasks_max/cores_max/candidates", "must be at least 1"));
+    }
+    for (n, v) in [
+        ("heavy_share", p.heavy_share),
+        ("drift_share", p.drift_share),
+        ("missing_estimate_share", p.missing_estimate_share),
+        ("latency_sensitive_share", p.latency_sensitive_share),
+    ] {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(SchedError::param(n, format!("{v} is outside [0, 1]")));
+        }
+    }
+    if let Some(inc) = &p.incident {
+        if !(0.0..=1.0).contains(&inc.factor) {
+            return Err(SchedError::param("incident.factor", format!("{} is outside [0, 1]", inc.factor)));
+        }
+    }
+    Ok(())
+}
+
+/// Runs the cluster on `topo` with placement policy `policy` (a tag of
+/// [`crate::POLICIES`]), seeded. Jobs and demands depend only on the seed
+/// and `p`, so policies compared with one seed see the same jobs.
+pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) -> Result<ClusterResult, SchedError> {
+    check(p)?;
+    let policy = placement_policy(policy, &p.objectives)?;
+    if let Some(inc) = &p.incident {
+        if let Some(t) = inc.tors.iter().find(|&&t| t as usize >= topo.tors().len()) {
+            return Err(SchedError::param("incident.tors", format!("ToR {t} does not exist")));
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let total_cores: f64 = topo.hosts().iter().map(|h| h.cores as f64).sum();
+    let mean_tasks = (p.tasks_max as f64 + 1.0) / 2.0;
+    let mean_cores = (p.cores_max as f64 + 1.0) / 2.0;
+    let steady_jobs = p.cpu_load * total_cores / (mean_tasks * mean_cores);
+    let rate = steady_jobs / p.task_mean_s;
+    // Jobs: a steady-state population at t = 0 (exponential durations are
+    // memoryless), then Poisson arrivals.
+    let mut starts: Vec<f64> = vec![0.0; steady_jobs.round() as usize];
+    let mut t = 0.0;
+    loop {
+        t += -(1.0 - rng.gen::<f64>()).ln() / rate;
+        if t >= p.duration_s {
+            break;
+        }
+        starts.push(t);
+    }
+    let n_hosts = topo.hosts().len() as u32;
+    let mut tasks = Vec::new();
+    let mut jobs = Vec::new();
+    let mut estimates = Vec::new();
+    for &st in &starts {
+        let heavy = rng.gen::<f64>() < p.heavy_share;
+        let per_core =
+            p.bw_median_per_core * (p.bw_sigma * normal(&mut rng)).exp() * if heavy { p.heavy_factor } else { 1.0 };
+        let missing = rng.gen::<f64>() < p.missing_estimate_share;
+        let err = (p.estimate_sigma * normal(&mut rng)).exp();
+        let n = rng.gen_range(1..=p.tasks_max);
+        let j = jobs.len();
+        let mut ids = Vec::new();
+        for _ in 0..n {
+            let cores = rng.gen_range(1..=p.cores_max);
+            let demand = per_core * cores as f64;
+            let dur = -(1.0 - rng.gen::<f64>()).ln() * p.task_mean_s;
+            let estimate = (!missing).then_some(demand * err * p.peak_factor);
+            if let Some(e) = estimate {
+                estimates.push(e);
+            }
+            ids.push(tasks.len());
+            tasks.push(Task {
+                job: j,
+                cores,
+                mem: p.memory_per_core * cores as f64,
+                demand,
+                estimate,
+                end_s: st + dur,
+                server: None,
+                flow: None,
+                peer: rng.gen_range(0..n_hosts),
+                done: false,
+                last_rack: None,
+            });
+        }
+        jobs.push(Job {
+            latency_sensitive: rng.gen::<f64>() < p.latency_sensitive_share,
+            tasks: ids,
+            migrations_this_window: 0,
+        });
+    }
+    if tasks.len() as u64 >= T_JOB - T_END {
+        return Err(SchedError::param("duration_s", "too many tasks for one run"));
+    }
+    estimates.sort_by(f64::total_cmp);
+    let intensive_cut = estimates.get(estimates.len() * 9 / 10).copied().unwrap_or(f64::INFINITY);
+
+    let routing: &dyn Routing = topo;
+    let cfg = SimConfig { window_s: p.window_s, seed, end_s: Some(p.duration_s), ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
+    for (j, &st) in starts.iter().enumerate() {
+        sim.schedule_timer(st, T_JOB + j as u64).map_err(|e| SchedError::Engine(e.to_string()))?;
+    }
+    sim.schedule_timer(p.tick_s / 2.0, T_TICK).map_err(|e| SchedError::Engine(e.to_string()))?;
+    sim.schedule_timer(p.detect_s, T_DETECT).map_err(|e| SchedError::Engine(e.to_string()))?;
+    let mut incident_links: Vec<LinkId> = Vec::new();
+    if let Some(inc) = &p.incident {
+        for &t in &inc.tors {
+            for &l in &topo.tors()[t as usize].up {
+                incident_links.push(l);
+                let c = topo.link_capacity_bps(l) * inc.factor;
+                sim.schedule_capacity(inc.at_s, l, c).map_err(|e| SchedError::Engine(e.to_string()))?;
+            }
+        }
+    }
+    let ntor = topo.tors().len();
+    let hosts = topo.hosts();
+    let mut s = Sched {
+        topo,
+        p: p.clone(),
+        policy,
+        rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5C4E_D000),
+        tasks,
+        jobs,
+        free_cores: hosts.iter().map(|h| h.cores as f64).collect(),
+        free_mem: hosts.iter().map(|h| h.memory_bytes).collect(),
+        server_tasks: vec![Vec::new(); hosts.len()],
+        next_flow: 0,
+        tor_util: vec![0.0; ntor],
+        above_ticks: vec![0; ntor],
+        hot_now: vec![false; ntor],
+        pending: Vec::new(),
+        intensive_cut,
+        res: ClusterResult::default(),
+        ticks: 0,
+        err: None,
+    };
+    let out = sim.run_with(&mut s);
+    if let Some(e) = s.err {
+        return Err(SchedError::Engine(e));
+    }
+    let mut res = s.res;
+    res.events = out.stats.events;
+    let ticks = s.ticks.max(1) as f64;
+    res.servers_used /= ticks;
+    res.cpu_imbalance /= ticks;
+    res.pending = s.pending.iter().filter(|&&i| !s.tasks[i].done).count() as u64;
+    if let Some(&i) = s.pending.iter().find(|&&i| !s.tasks[i].done) {
+        res.pending_reason =
+            format!("no server has {} free cores and {:.0} bytes of free memory", s.tasks[i].cores, s.tasks[i].mem);
+    }
+    // Max tasks of a job in one rack (where each task last ran), averaged
+    // over jobs with 2+ placed tasks.
+    let mut sum = 0.0;
+    let mut njobs = 0.0;
+    for j in &s.jobs {
+        let mut racks: Vec<u32> = j.tasks.iter().filter_map(|&i| s.tasks[i].last_rack).collect();
+        if racks.len() < 2 {
+            continue;
+        }
+        racks.sort_unstable();
+        let mut best = 1;
+        let mut run = 1;
+        for w in racks.windows(2) {
+            run = if w[0] == w[1] { run + 1 } else { 1 };
+            best = best.max(run);
+        }
+        sum += best as f64;
+        njobs += 1.0;
+    }
+    res.max_tasks_per_rack = if njobs > 0.0 { sum / njobs } else { 0.0 };
+    // Outbound utilization of each ToR per window, over the capacity in force.
+    let w = p.window_s;
+    let n_windows = (p.duration_s / w).ceil() as u32;
+    let mut all = Vec::new();
+    for win in 0..n_windows {
+        let t0 = win as f64 * w;
+        if t0 < p.warmup_s {
+            continue;
+        }
+        let t1 = (t0 + w).min(p.duration_s);
+        let mut utils = Vec::with_capacity(ntor);
+        for (t, tor) in topo.tors().iter().enumerate() {
+            let mut bytes = 0.0;
+            let mut cap_s = 0.0;
+            for &l in &tor.up {
+                bytes += out.link_windows.bytes(l, win);
+                let nominal = topo.link_capacity_bps(l);
+                let factor = match &p.incident {
+                    Some(inc) if inc.tors.contains(&(t as u32)) => {
+                        // Seconds of the window at reduced capacity.
+                        let reduced = (t1 - inc.at_s.max(t0)).clamp(0.0, t1 - t0);
+                        (reduced * inc.factor + (t1 - t0 - reduced)) / (t1 - t0)
+                    }
+                    _ => 1.0,
+                };
+                cap_s += nominal * factor * (t1 - t0);
+            }
+            utils.push(if cap_s > 0.0 { bytes * 8.0 / cap_s } else { 0.0 });
+        }
+        let hot = utils.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / ntor.max(1) as f64;
+        let p98 = percentile(&mut utils.clone(), 0.98);
+        res.series.push((t0, hot, p98));
+        all.extend(utils);
+    }
+    let nall = all.len().max(1) as f64;
+    res.hot_tor_share = all.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / nall;
+    res.p98_tor_util = percentile(&mut all, 0.98);
+    Ok(res)
+}
+
+/// The `q` quantile (nearest rank) of `v`, 0 when empty.
+fn percentile(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
+    v[k]
+}

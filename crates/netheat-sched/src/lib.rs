@@ -1,0 +1,19 @@
+//! Cluster scheduling with network awareness (the hotspot paper's UTP).
+//!
+//! * [`policy`]: the [`PlacementPolicy`] trait and its tags
+//!   (`bandwidth-oblivious`, `utp`, `reactive-only`), the lexicographic
+//!   ranking of candidate servers, and the choice of tasks to migrate off a
+//!   hot ToR;
+//! * [`cluster`]: the scheduler model run on the flow-level engine: jobs
+//!   arrive with tasks requesting CPU and memory and carrying network demand
+//!   (rate-capped flows to peers), placement samples candidates, filters and
+//!   ranks them, and a reactive loop migrates tasks off hot ToRs.
+#![warn(missing_docs)]
+
+pub mod cluster;
+pub mod error;
+pub mod policy;
+
+pub use cluster::{run_cluster, ClusterParams, ClusterResult, Incident};
+pub use error::SchedError;
+pub use policy::{placement_policy, Objective, PlacementPolicy, POLICIES};

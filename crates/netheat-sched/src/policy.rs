@@ -1,0 +1,155 @@
+//! Placement policies: the objectives they rank candidate servers by, and
+//! the choice of tasks to migrate off a hot ToR.
+//!
+//! Candidates are compared lexicographically on a vector of objectives, each
+//! *quantised* (whole tasks for spreading, 4-core steps for bin packing, 5%
+//! steps for CPU balance and ToR utilization) so that a lower objective
+//! breaks the ties of the ones above it, as in Borg-like schedulers where
+//! scores are bucketed. `utp` appends the ToR objective at the lowest
+//! priority: the projected utilization of the candidate's ToR (its measured
+//! utilization plus the task's peak demand estimate over the ToR's uplink
+//! capacity), lower first, which evens ToR utilization out.
+
+use crate::SchedError;
+
+/// Registered placement tags.
+pub const POLICIES: &[&str] = &["bandwidth-oblivious", "reactive-only", "utp"];
+
+/// One objective of the ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Objective {
+    /// Fewer tasks of the same job already in the candidate's rack first.
+    SpreadJob,
+    /// Fewer free cores left after placement first (packs servers).
+    BinPack,
+    /// Lower CPU utilization of the server after placement first.
+    CpuBalance,
+    /// Lower projected ToR outbound utilization first (UTP).
+    TorUtilization,
+}
+
+/// What the ranking knows about one feasible candidate server.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Candidate {
+    /// Server (host id).
+    pub server: u32,
+    /// Tasks of the same job already in the server's rack.
+    pub job_tasks_in_rack: u32,
+    /// Cores left free on the server after placing the task.
+    pub free_cores_after: f64,
+    /// CPU utilization of the server after placing the task, in [0, 1].
+    pub cpu_after: f64,
+    /// Measured ToR outbound utilization plus the task's peak estimate over
+    /// the ToR's uplink capacity.
+    pub projected_tor: f64,
+}
+
+impl Objective {
+    /// The quantised key of a candidate on this objective (lower is better).
+    pub fn key(self, c: &Candidate) -> i64 {
+        match self {
+            Objective::SpreadJob => c.job_tasks_in_rack as i64,
+            Objective::BinPack => (c.free_cores_after / 4.0).floor() as i64,
+            Objective::CpuBalance => (c.cpu_after * 20.0).floor() as i64,
+            Objective::TorUtilization => (c.projected_tor * 20.0).floor() as i64,
+        }
+    }
+}
+
+/// A placement policy.
+pub trait PlacementPolicy {
+    /// Its tag.
+    fn name(&self) -> &'static str;
+    /// Objectives, most important first.
+    fn objectives(&self) -> &[Objective];
+    /// Whether it migrates tasks off hot ToRs.
+    fn migrates(&self) -> bool;
+    /// Whether placement reads ToR utilization.
+    fn network_aware(&self) -> bool {
+        self.objectives().contains(&Objective::TorUtilization)
+    }
+    /// The best candidate (ties: the first in sample order), or `None`.
+    fn choose(&self, cands: &[Candidate]) -> Option<usize> {
+        let obj = self.objectives();
+        let mut best: Option<(usize, Vec<i64>)> = None;
+        for (i, c) in cands.iter().enumerate() {
+            let k: Vec<i64> = obj.iter().map(|o| o.key(c)).collect();
+            if best.as_ref().is_none_or(|(_, b)| k < *b) {
+                best = Some((i, k));
+            }
+        }
+        best.map(|b| b.0)
+    }
+}
+
+struct Policy {
+    name: &'static str,
+    objectives: Vec<Objective>,
+    migrates: bool,
+}
+
+impl PlacementPolicy for Policy {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn objectives(&self) -> &[Objective] {
+        &self.objectives
+    }
+    fn migrates(&self) -> bool {
+        self.migrates
+    }
+}
+
+/// The policy `tag` with the scheduler's own objectives `base` (most
+/// important first); `utp` appends [`Objective::TorUtilization`].
+pub fn placement_policy(tag: &str, base: &[Objective]) -> Result<Box<dyn PlacementPolicy>, SchedError> {
+    let mut objectives = base.to_vec();
+    let (name, migrates) = match tag {
+        "bandwidth-oblivious" => ("bandwidth-oblivious", false),
+        "reactive-only" => ("reactive-only", true),
+        "utp" => {
+            objectives.push(Objective::TorUtilization);
+            ("utp", true)
+        }
+        _ => return Err(SchedError::UnknownPolicy { name: tag.to_string(), known: POLICIES.join(", ") }),
+    };
+    Ok(Box::new(Policy { name, objectives, migrates }))
+}
+
+/// A task on a hot ToR, as the migration choice sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MigrationCandidate {
+    /// Task index.
+    pub task: usize,
+    /// Its measured outbound rate, bits/s.
+    pub rate_bps: f64,
+    /// Latency-sensitive tasks are never migrated.
+    pub latency_sensitive: bool,
+    /// Whether its job still has migration budget.
+    pub budget_left: bool,
+}
+
+/// The fewest tasks whose removal brings a ToR carrying `tor_rate_bps` on
+/// `tor_cap_bps` below `threshold`: latency-tolerant tasks with budget, the
+/// largest measured rate first (greedy is optimal for the count). Returns
+/// what it can when even all of them are not enough.
+pub fn pick_migrations(
+    cands: &[MigrationCandidate],
+    tor_rate_bps: f64,
+    tor_cap_bps: f64,
+    threshold: f64,
+) -> Vec<usize> {
+    let mut eligible: Vec<&MigrationCandidate> =
+        cands.iter().filter(|c| !c.latency_sensitive && c.budget_left && c.rate_bps > 0.0).collect();
+    eligible.sort_by(|a, b| b.rate_bps.total_cmp(&a.rate_bps).then(a.task.cmp(&b.task)));
+    let mut rate = tor_rate_bps;
+    let mut out = Vec::new();
+    for c in eligible {
+        if rate < threshold * tor_cap_bps {
+            break;
+        }
+        rate -= c.rate_bps;
+        out.push(c.task);
+    }
+    out
+}
