@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation"))
@@ -29,8 +28,8 @@ from crosscheck_simgrid import (
     Scenario,
     ensure_simgrid,
     max_rel_fct_diff,
+    run_netheat_stats,
     run_simgrid,
-    topology_toml,
 )
 from simgrid_runner import bounded_pareto_flows
 
@@ -62,32 +61,6 @@ def scenario(name: str) -> Scenario:
     return Scenario("b: 50,000 Poisson flows, load 0.6", RACKS, HOSTS, HOST_BPS, UPLINK_BPS, flows)
 
 
-def run_netheat_timed(s: Scenario) -> tuple[list[float], float, dict[str, float]]:
-    """netheat's finish times, wall seconds and run statistics."""
-    import tempfile
-
-    import netheat
-    from netheat.simulate import simulate
-
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "dc.toml"
-        path.write_text(topology_toml(s))
-        topo = netheat.load_topology(path)
-    cols = {
-        "start_s": [f[0] for f in s.flows],
-        "src": [f[1] for f in s.flows],
-        "dst": [f[2] for f in s.flows],
-        "bytes": [f[3] for f in s.flows],
-    }
-    t0 = time.perf_counter()
-    res = simulate(topo, cols, window=1e6)
-    wall = time.perf_counter() - t0
-    by_id = dict(
-        zip(res.flows.column("flow_id").to_pylist(), res.flows.column("finish_s").to_pylist(), strict=True)
-    )
-    return [by_id[i] for i in range(len(s.flows))], wall, res.stats
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenarios", nargs="*", default=["a", "b"], choices=["a", "b"])
@@ -105,7 +78,7 @@ def main() -> int:
     all_ok = True
     for name in args.scenarios:
         s = scenario(name)
-        ours, wall, stats = run_netheat_timed(s)
+        ours, wall, stats = run_netheat_stats(s)
         ev = stats["events"] / wall
         fl = len(s.flows) / wall
         if have_simgrid:

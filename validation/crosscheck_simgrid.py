@@ -108,8 +108,8 @@ def topology_toml(s: Scenario) -> str:
     )
 
 
-def run_netheat(s: Scenario) -> tuple[list[float], float]:
-    """netheat's finish times (flow order) and wall seconds of the simulation call."""
+def run_netheat_stats(s: Scenario) -> tuple[list[float], float, dict[str, float]]:
+    """netheat's finish times (flow order), wall seconds of the simulation call and run statistics."""
     import netheat
     from netheat.simulate import simulate
 
@@ -127,10 +127,16 @@ def run_netheat(s: Scenario) -> tuple[list[float], float]:
     # A window longer than any run keeps telemetry to one window per link.
     res = simulate(topo, cols, window=1e6)
     wall = time.perf_counter() - t0
-    order = res.flows.column("flow_id").to_pylist()
-    finish = res.flows.column("finish_s").to_pylist()
-    by_id = dict(zip(order, finish, strict=True))
-    return [by_id[i] for i in range(len(s.flows))], wall
+    by_id = dict(
+        zip(res.flows.column("flow_id").to_pylist(), res.flows.column("finish_s").to_pylist(), strict=True)
+    )
+    return [by_id[i] for i in range(len(s.flows))], wall, res.stats
+
+
+def run_netheat(s: Scenario) -> tuple[list[float], float]:
+    """netheat's finish times (flow order) and wall seconds of the simulation call."""
+    finish, wall, _ = run_netheat_stats(s)
+    return finish, wall
 
 
 def run_simgrid(s: Scenario, timeout: float = 3600.0) -> tuple[list[float], float]:

@@ -206,6 +206,20 @@ impl<'a> Net<'a> {
         out
     }
 
+    /// The two links that cross from ToR `a` to ToR `b` through a server
+    /// with ports on both (drawn uniformly, never one of `avoid`): `a` down
+    /// to the server, the server up to `b`.
+    fn bridge(&self, a: u32, b: u32, avoid: &[HostId], rng: &mut ChaCha8Rng) -> Option<[LinkId; 2]> {
+        let cands: Vec<HostId> = self.bridges.get(&(a, b))?.iter().copied().filter(|m| !avoid.contains(m)).collect();
+        if cands.is_empty() {
+            return None;
+        }
+        let m = cands[rng.gen_range(0..cands.len())];
+        let down = self.ports(m).iter().find(|p| p.tor == a)?.down;
+        let up = self.ports(m).iter().find(|p| p.tor == b)?.up;
+        Some([down, up])
+    }
+
     /// Shortcut paths: every (source port, destination port) pair on a ToR
     /// both hosts have a port on.
     pub fn shortcuts(&self, src: HostId, dst: HostId) -> Vec<Vec<LinkId>> {
@@ -354,16 +368,7 @@ impl Adaptive {
         let sp = net.ports(src).iter().find(|p| p.tor == chain[0])?;
         let mut out = vec![sp.up];
         for w in chain.windows(2) {
-            let cands: Vec<HostId> =
-                net.bridges.get(&(w[0], w[1]))?.iter().copied().filter(|&m| m != src && m != dst).collect();
-            if cands.is_empty() {
-                return None;
-            }
-            let m = cands[rng.gen_range(0..cands.len())];
-            let pa = net.ports(m).iter().find(|p| p.tor == w[0])?;
-            let pb = net.ports(m).iter().find(|p| p.tor == w[1])?;
-            out.push(pa.down);
-            out.push(pb.up);
+            out.extend(net.bridge(w[0], w[1], &[src, dst], rng)?);
         }
         let remote = *chain.last()?;
         let dps = net.ports(dst);
@@ -393,14 +398,7 @@ impl Adaptive {
         let i = rng.gen_range(0..net.topo.tor_routes(sp.tor, remote));
         net.topo.tor_route(sp.tor, remote, i, &mut out);
         for w in chain.windows(2).rev() {
-            let cands: Vec<HostId> =
-                net.bridges.get(&(w[1], w[0]))?.iter().copied().filter(|&m| m != src && m != dst).collect();
-            if cands.is_empty() {
-                return None;
-            }
-            let m = cands[rng.gen_range(0..cands.len())];
-            out.push(net.ports(m).iter().find(|p| p.tor == w[1])?.down);
-            out.push(net.ports(m).iter().find(|p| p.tor == w[0])?.up);
+            out.extend(net.bridge(w[1], w[0], &[src, dst], rng)?);
         }
         out.push(dp.down);
         Some(out)
