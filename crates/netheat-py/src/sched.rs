@@ -71,5 +71,6 @@ pub fn utp_cluster<'py>(
     d.set_item("estimate_fallbacks", r.estimate_fallbacks)?;
     d.set_item("events", r.events)?;
     d.set_item("series", r.series)?;
+    d.set_item("queries", r.queries)?;
     Ok(d)
 }

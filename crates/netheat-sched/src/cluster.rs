@@ -23,6 +23,13 @@
 //! first, within each job's budget of migrations per window, re-placing them
 //! with the active policy (never on the same ToR).
 //!
+//! Multi-stage analytical queries run alongside (every `query_period_s`,
+//! one of each [`QueryType`]): workers on random servers read partitions
+//! from storage servers, compute, write intermediate data to in-memory
+//! shuffle servers, read it back, compute and write the output, as task
+//! DAGs of the `netheat-workloads` runner sharing the network with the
+//! tasks; their completion times after the warm-up are reported per type.
+//!
 //! Outputs are measured from the engine's exact per-window link telemetry
 //! (`window_s`, 5 min): outbound utilization of each compute ToR per window
 //! relative to the capacity in force (an incident can halve uplinks), the
@@ -39,6 +46,26 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::policy::{pick_migrations, placement_policy, Candidate, MigrationCandidate, Objective, PlacementPolicy};
 use crate::SchedError;
+use netheat_workloads::apps::analytics::AnalyticalQuery;
+use netheat_workloads::storage::WriteModel;
+use netheat_workloads::DagRunner;
+
+/// One kind of analytical query run alongside the tasks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryType {
+    /// Name in the results (`small`, `large`, ...).
+    pub name: String,
+    /// Workers (and storage servers, and half as many shuffle servers).
+    pub workers: usize,
+    /// Input partition per worker, bytes.
+    pub partition_bytes: f64,
+    /// Intermediate data per worker, bytes.
+    pub intermediate_bytes: f64,
+    /// Output per worker, bytes.
+    pub output_bytes: f64,
+    /// Compute per stage, seconds.
+    pub compute_s: f64,
+}
 
 /// Several ToRs lose part of their uplink capacity at a time.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +131,10 @@ pub struct ClusterParams {
     pub warmup_s: f64,
     /// Optional uplink incident.
     pub incident: Option<Incident>,
+    /// Analytical query kinds, one of each launched every `query_period_s`.
+    pub queries: Vec<QueryType>,
+    /// Period of query launches, seconds.
+    pub query_period_s: f64,
 }
 
 impl Default for ClusterParams {
@@ -134,6 +165,25 @@ impl Default for ClusterParams {
             window_s: 300.0,
             warmup_s: 3600.0,
             incident: None,
+            queries: vec![
+                QueryType {
+                    name: "small".into(),
+                    workers: 4,
+                    partition_bytes: 20e6,
+                    intermediate_bytes: 10e6,
+                    output_bytes: 2e6,
+                    compute_s: 0.05,
+                },
+                QueryType {
+                    name: "large".into(),
+                    workers: 16,
+                    partition_bytes: 100e6,
+                    intermediate_bytes: 50e6,
+                    output_bytes: 10e6,
+                    compute_s: 0.2,
+                },
+            ],
+            query_period_s: 60.0,
         }
     }
 }
@@ -168,6 +218,9 @@ pub struct ClusterResult {
     pub pending_reason: String,
     /// Placements that had no demand estimate and used observed usage.
     pub estimate_fallbacks: u64,
+    /// Per query type (in [`ClusterParams::queries`] order): `(name,
+    /// completed queries, mean s, p95 s)` after the warm-up.
+    pub queries: Vec<(String, usize, f64, f64)>,
     /// Engine events.
     pub events: u64,
 }
@@ -197,6 +250,9 @@ struct Job {
 
 const T_TICK: u64 = 0;
 const T_DETECT: u64 = 1;
+const T_QUERY: u64 = 2;
+/// Flow ids and timer tokens of the query runner start here.
+const Q_BASE: u64 = 1 << 50;
 /// Timer tokens >= this start job `token - T_JOB`.
 const T_JOB: u64 = 1 << 40;
 /// Timer tokens in [T_END, T_JOB) end task `token - T_END`.
@@ -221,6 +277,9 @@ struct Sched<'t> {
     res: ClusterResult,
     ticks: u64,
     err: Option<String>,
+    queries: DagRunner,
+    /// Query type of each query task.
+    query_type: Vec<usize>,
 }
 
 impl Sched<'_> {
@@ -471,12 +530,55 @@ impl Sched<'_> {
     }
 }
 
+impl Sched<'_> {
+    fn launch_queries(&mut self, ctx: &mut Ctx<'_, '_>) {
+        let n = self.topo.hosts().len() as u32;
+        for (k, q) in self.p.queries.clone().iter().enumerate() {
+            let mut pick = |m: usize| -> Vec<u32> { (0..m).map(|_| self.rng.gen_range(0..n)).collect() };
+            let workers = pick(q.workers);
+            let storage = pick(q.workers);
+            let shuffle = pick(q.workers.div_ceil(2));
+            let aq = AnalyticalQuery {
+                partition_bytes: q.partition_bytes,
+                compute1_s: q.compute_s,
+                intermediate_bytes: q.intermediate_bytes,
+                compute2_s: q.compute_s,
+                output_bytes: q.output_bytes,
+                storage_kind: netheat_topology::StorageKind::Hdd,
+                write_model: WriteModel::WriteBack { ack_s: 0.0 },
+            };
+            match aq.task(self.topo, &workers, &storage, &shuffle) {
+                Ok(dag) => match self.queries.add_task_now(ctx, ctx.now(), dag) {
+                    Ok(_) => self.query_type.push(k),
+                    Err(e) => {
+                        self.err.get_or_insert(e.to_string());
+                    }
+                },
+                Err(e) => {
+                    self.err.get_or_insert(e.to_string());
+                }
+            }
+        }
+    }
+}
+
 impl Controller for Sched<'_> {
-    fn on_flow_complete(&mut self, _: &mut Ctx<'_, '_>, _: &FlowRecord) {}
+    fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+        if flow.id >= Q_BASE {
+            self.queries.on_flow_complete(ctx, flow);
+        }
+    }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
         let now = ctx.now();
-        if token >= T_JOB {
+        if token >= Q_BASE {
+            self.queries.on_timer(ctx, token);
+        } else if token == T_QUERY {
+            self.launch_queries(ctx);
+            if now + self.p.query_period_s < self.p.duration_s {
+                let _ = ctx.schedule_timer(now + self.p.query_period_s, T_QUERY);
+            }
+        } else if token >= T_JOB {
             self.start_job(ctx, (token - T_JOB) as usize);
         } else if token >= T_END {
             let i = (token - T_END) as usize;
@@ -625,6 +727,9 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     }
     sim.schedule_timer(p.tick_s / 2.0, T_TICK).map_err(|e| SchedError::Engine(e.to_string()))?;
     sim.schedule_timer(p.detect_s, T_DETECT).map_err(|e| SchedError::Engine(e.to_string()))?;
+    if !p.queries.is_empty() {
+        sim.schedule_timer(p.query_period_s, T_QUERY).map_err(|e| SchedError::Engine(e.to_string()))?;
+    }
     let mut incident_links: Vec<LinkId> = Vec::new();
     if let Some(inc) = &p.incident {
         for &t in &inc.tors {
@@ -656,6 +761,8 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
         res: ClusterResult::default(),
         ticks: 0,
         err: None,
+        queries: DagRunner::with_id_bases(Q_BASE, Q_BASE, 0),
+        query_type: Vec::new(),
     };
     let out = sim.run_with(&mut s);
     if let Some(e) = s.err {
@@ -663,6 +770,19 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     }
     let mut res = s.res;
     res.events = out.stats.events;
+    for (k, q) in p.queries.iter().enumerate() {
+        let mut d: Vec<f64> = s
+            .queries
+            .records()
+            .iter()
+            .filter(|r| s.query_type[r.task] == k && r.start_s >= p.warmup_s && r.finish_s.is_finite())
+            .map(|r| r.duration_s())
+            .collect();
+        let mean = if d.is_empty() { f64::NAN } else { d.iter().sum::<f64>() / d.len() as f64 };
+        let n = d.len();
+        let p95 = if n == 0 { f64::NAN } else { percentile(&mut d, 0.95) };
+        res.queries.push((q.name.clone(), n, mean, p95));
+    }
     let ticks = s.ticks.max(1) as f64;
     res.servers_used /= ticks;
     res.cpu_imbalance /= ticks;

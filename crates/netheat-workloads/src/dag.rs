@@ -205,6 +205,15 @@ impl DagRunner {
         self.tasks.len()
     }
 
+    /// Adds a task while the simulation runs (from a controller callback)
+    /// and schedules its start at `start_s >= now`; returns its index.
+    pub fn add_task_now(&mut self, ctx: &mut Ctx<'_, '_>, start_s: f64, dag: TaskDag) -> Result<usize, EngineError> {
+        let i = self.add_task(start_s, dag);
+        let tok = self.new_timer(i as u32, START);
+        ctx.schedule_timer(start_s, tok)?;
+        Ok(i)
+    }
+
     /// Schedules every task's start timer; call once, before running.
     pub fn install(&mut self, sim: &mut Simulation<'_>) -> Result<(), EngineError> {
         for i in 0..self.tasks.len() {

@@ -34,6 +34,8 @@ VALUES = (
     "cpu_imbalance",
     "pending",
     "estimate_fallbacks",
+    "query_p95_small_s",
+    "query_p95_large_s",
 )
 
 
@@ -63,6 +65,8 @@ def run_utp(params: dict[str, Any], seed: int) -> PointResult:
     placed = max(int(r["net_intensive_placements"]), 1)
     values = {k: float(r[k]) for k in VALUES if k in r}
     values["net_intensive_on_hot_share"] = float(r["net_intensive_on_hot"]) / placed
+    for name, _count, _mean, p95 in r["queries"]:
+        values[f"query_p95_{name}_s"] = float(p95)
     return PointResult(values=values)
 
 
@@ -82,6 +86,8 @@ for _m in (
     MetricKind(
         "estimate_fallbacks", "placements", "placements without a demand estimate (observed usage used)"
     ),
+    MetricKind("query_p95_small_s", "s", "p95 completion time of the small analytical queries (4 workers)"),
+    MetricKind("query_p95_large_s", "s", "p95 completion time of the large analytical queries (16 workers)"),
     MetricKind(
         "reduction_pct",
         "%",
