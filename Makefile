@@ -59,6 +59,8 @@ bench: build ## Run the benchmarks and print their tables
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
 	$(PY) benches/subways_bench.py
+	cargo run --release -q -p netheat-packet --example packet_bench
+	cargo run --release -q -p netheat-fec --example lt_overhead
 
 bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (installs python3-simgrid; minutes)
 	$(PY) benches/engine_vs_simgrid.py a b

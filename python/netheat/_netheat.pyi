@@ -77,40 +77,26 @@ def baraat_point(
     delta_frac: float = 0.02,
 ) -> dict[str, Any]: ...
 
-# netheat.data: registry, checksum status and loaders (see netheat/data.py).
-def data_resolve_dir(
-    data_dir: str | None = None, extra_roots: list[str] = ...
-) -> tuple[str, str, str, bool]: ...
-def data_require_dir(data_dir: str | None = None, extra_roots: list[str] = ...) -> str: ...
-def data_registry() -> list[dict[str, Any]]: ...
-def data_status(
-    names: list[str] = ..., data_dir: str | None = None, extra_roots: list[str] = ...
-) -> list[dict[str, Any]]: ...
-def data_load_cdf(
-    name: str, data_dir: str | None = None, extra_roots: list[str] = ...
-) -> tuple[tuple[str, bytes], tuple[str, bytes]]: ...
-def data_load_coflows(
-    name: str, data_dir: str | None = None, extra_roots: list[str] = ...
-) -> dict[str, Any]: ...
-def data_load_traffic_matrix(
-    name: str, data_dir: str | None = None, extra_roots: list[str] = ...
-) -> dict[str, Any]: ...
-def data_load_table(
-    name: str, data_dir: str | None = None, extra_roots: list[str] = ...
-) -> tuple[str, dict[str, list[Any]]]: ...
-
-# netheat.experiments.subways: Subways shuffle jobs and ToR failures.
-def subways_shuffle(
-    topology: Topology,
-    first_rack: int,
-    nodes: int,
-    bytes_per_pair: float,
-    policy: str,
+def packet_cloudburst_point(
+    variant: str,
+    racks: int,
+    hosts_per_rack: int,
+    spines: int,
+    host_bps: float,
+    uplink_bps: float,
+    load: float,
+    fanin: int,
+    msg_bytes: list[int],
+    incasts: int,
+    incast_gap_s: float,
+    drain_s: float,
     seed: int,
-    t_rebind_s: float = 0.01,
-    aggressiveness: float = 0.5,
+    ecn_threshold_bytes: int = 30000,
+    port_buffer_bytes: int = 150000,
+    cloudburst_queue_bytes: int = 12000,
+    rto_min_s: float = 0.005,
+    prop_delay_s: float = 1e-6,
 ) -> dict[str, Any]: ...
-def subways_tor_failure(topology: Topology, tor: int) -> dict[str, Any]: ...
 
 # netheat.experiments.utp: one cluster-scheduling run.
 def utp_cluster(

@@ -11,6 +11,7 @@ mod errors;
 mod flowsched;
 mod sched;
 mod simulate;
+mod packet;
 mod subways;
 mod topology;
 
@@ -27,6 +28,7 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(subways::subways_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(sched::utp_cluster, m)?)?;
     m.add_function(wrap_pyfunction!(subways::subways_tor_failure, m)?)?;
+    m.add_function(wrap_pyfunction!(packet::packet_cloudburst_point, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;

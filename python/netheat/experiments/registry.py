@@ -119,6 +119,9 @@ def _load_builtins() -> None:
         from netheat.experiments import utp  # registers "utp"
 
         del utp
+        from netheat.experiments import cloudburst  # registers "cloudburst"
+
+        del cloudburst
 
 
 def register_kind(kind: ScenarioKind, replace: bool = False) -> ScenarioKind:
@@ -199,6 +202,12 @@ for _m in (
         "",
         "value metric `of` of variant `numerator` minus that of `denominator`",
         combine=lambda a, b: a - b,
+    ),
+    MetricKind(
+        "reduction_pct",
+        "%",
+        "100 x (1 - value `of` of `numerator` / that of `denominator`): how much smaller `numerator` is",
+        combine=lambda a, b: 100.0 * (1.0 - a / b) if b != 0 else float("nan"),
     ),
     MetricKind(
         "peak_ratio",

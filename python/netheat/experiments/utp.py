@@ -88,12 +88,6 @@ for _m in (
     ),
     MetricKind("query_p95_small_s", "s", "p95 completion time of the small analytical queries (4 workers)"),
     MetricKind("query_p95_large_s", "s", "p95 completion time of the large analytical queries (16 workers)"),
-    MetricKind(
-        "reduction_pct",
-        "%",
-        "100 x (1 - value `of` of `numerator` / that of `denominator`)",
-        combine=lambda a, b: 100.0 * (1.0 - a / b) if b != 0 else float("nan"),
-    ),
 ):
     register_metric(_m, replace=True)
 

@@ -1,0 +1,621 @@
+//! The event loop, ports, queues and switch buffers.
+//!
+//! Every directed link of the topology has an output port at its transmitting
+//! node: strict-priority FIFO queues, one packet on the wire at a time. A
+//! packet carries its path (an index into a path arena) and hop count, so
+//! forwarding is an array lookup. Admission is drop-tail against the port's
+//! own limit (per class) and, for switches with a shared buffer, against the
+//! dynamic threshold `alpha * (free shared buffer)`.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use netheat_core::{LinkId, Routing};
+use netheat_topology::{NodeKind, Topology};
+
+use crate::transport::{make_transport, Action, PathSel, Transport, TransportConfig};
+use crate::PacketError;
+
+/// Picoseconds per second.
+pub const PS: f64 = 1e12;
+
+/// Network parameters.
+#[derive(Debug, Clone)]
+pub struct NetConfig {
+    /// Propagation delay per link, seconds.
+    pub prop_delay_s: f64,
+    /// Switching (processing) delay per switch hop, seconds.
+    pub switch_delay_s: f64,
+    /// Buffer of each switch port, bytes (drop-tail limit when not shared).
+    pub port_buffer_bytes: u64,
+    /// Shared buffer per switch in bytes; `None` means static per-port buffers.
+    pub shared_buffer_bytes: Option<u64>,
+    /// Dynamic-threshold factor alpha of shared buffers.
+    pub alpha: f64,
+    /// ECN marking threshold K in bytes (instantaneous queue); `None` = no ECN.
+    pub ecn_threshold_bytes: Option<u64>,
+    /// Limit in bytes of the CloudBurst class queue (aggressive dropping).
+    pub cloudburst_queue_bytes: u64,
+    /// Number of strict priority classes per port (class 0 served first).
+    pub priorities: usize,
+    /// Window of the link-utilization table, seconds.
+    pub window_s: f64,
+    /// Seed for ECMP hashing.
+    pub seed: u64,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        Self {
+            prop_delay_s: 1e-6,
+            switch_delay_s: 0.0,
+            port_buffer_bytes: 300_000,
+            shared_buffer_bytes: None,
+            alpha: 1.0,
+            ecn_threshold_bytes: None,
+            cloudburst_queue_bytes: 12_000,
+            priorities: 8,
+            window_s: 1e-3,
+            seed: 1,
+        }
+    }
+}
+
+/// One flow (or message) to simulate.
+#[derive(Debug, Clone)]
+pub struct FlowSpec {
+    /// Flow id.
+    pub id: u64,
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Bytes of payload.
+    pub bytes: u64,
+    /// Start time, seconds.
+    pub start_s: f64,
+    /// Transport tag (see [`crate::transport_tags`]).
+    pub transport: String,
+    /// Task / message group id (replicas and subflows share it), or -1.
+    pub task_id: i64,
+    /// Priority class for transports that do not choose one.
+    pub priority: u8,
+    /// Path offset from the flow's ECMP path (replicas/subflows use 0, 1, ...).
+    pub path_offset: usize,
+}
+
+/// Per-flow outcome, same columns as the flow engine's `flows.parquet`.
+#[derive(Debug, Clone)]
+pub struct FlowRecord {
+    /// Flow id.
+    pub flow_id: u64,
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Payload bytes.
+    pub bytes: u64,
+    /// Start, seconds.
+    pub start_s: f64,
+    /// Completion (receiver has everything), seconds; NaN if unfinished.
+    pub finish_s: f64,
+    /// Completion time, seconds.
+    pub fct_s: f64,
+    /// Task id.
+    pub task_id: i64,
+    /// Priority given.
+    pub priority: u8,
+    /// ECMP path index of the flow (first path used).
+    pub path_id: u32,
+    /// Data packets sent including retransmissions / extra symbols.
+    pub packets_sent: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u32,
+}
+
+/// Per-port queue statistics.
+#[derive(Debug, Clone, Default)]
+pub struct PortStats {
+    /// Time-averaged queue occupancy in bytes.
+    pub mean_queue_bytes: f64,
+    /// Maximum queue occupancy in bytes.
+    pub max_queue_bytes: u64,
+    /// Packets dropped at this port.
+    pub drops: u64,
+    /// Packets ECN-marked at this port.
+    pub marks: u64,
+    /// Bytes transmitted.
+    pub tx_bytes: u64,
+}
+
+/// Utilization of one directed link over one window.
+#[derive(Debug, Clone)]
+pub struct LinkWindow {
+    /// Link id.
+    pub link: u32,
+    /// Window start, seconds.
+    pub window_start_s: f64,
+    /// Window end, seconds.
+    pub window_end_s: f64,
+    /// Fraction of capacity used.
+    pub utilization: f64,
+}
+
+/// Everything a run produces.
+#[derive(Debug, Clone)]
+pub struct SimResult {
+    /// Per-flow records in input order.
+    pub flows: Vec<FlowRecord>,
+    /// Per-port statistics indexed by link id.
+    pub ports: Vec<PortStats>,
+    /// Link utilization windows (only links that carried traffic).
+    pub links: Vec<LinkWindow>,
+    /// Events processed.
+    pub events: u64,
+    /// Simulated end time, seconds.
+    pub end_s: f64,
+}
+
+/// A packet on the wire or in a queue.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Packet {
+    pub flow: u32,
+    /// Segment number (TCP) or symbol id (CloudBurst); for ACKs the value acked.
+    pub seq: u64,
+    /// Wire size in bytes.
+    pub size: u32,
+    pub path: u32,
+    pub hop: u8,
+    pub prio: u8,
+    pub ack: bool,
+    pub ecn: bool,
+    /// ECN echo on ACKs.
+    pub ece: bool,
+    /// Packet belongs to the small CloudBurst queue.
+    pub cb_class: bool,
+    /// Timestamp (ps) of the data packet echoed by its ACK, for RTT samples.
+    pub ts: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// Port of link finished serializing its packet.
+    TxDone(u32),
+    /// Packet (index in the in-flight slab) arrives at the far end of its current hop.
+    Arrive(u32),
+    /// Flow timer with generation.
+    Timer(u32, u32),
+    /// Flow starts.
+    Start(u32),
+}
+
+struct Port {
+    queues: Vec<std::collections::VecDeque<Packet>>,
+    /// Bytes waiting per class.
+    qbytes: Vec<u64>,
+    total: u64,
+    /// Bytes waiting in the CloudBurst class.
+    cb_bytes: u64,
+    busy: bool,
+    cur: Option<Packet>,
+    node: u32,
+    is_switch: bool,
+    ser_ps_per_byte: f64,
+    // stats
+    area: f64,
+    last_t: u64,
+    stats: PortStats,
+    win_bytes: Vec<u64>,
+}
+
+struct FlowState {
+    spec: FlowSpec,
+    paths: Vec<u32>,
+    ack_paths: Vec<u32>,
+    ecmp: usize,
+    spray_next: usize,
+    tp: Box<dyn Transport>,
+    timer_gen: u32,
+    finish_ps: Option<u64>,
+    sent: u64,
+}
+
+/// The simulator.
+pub struct Simulator<'a> {
+    topo: &'a Topology,
+    cfg: NetConfig,
+    ports: Vec<Port>,
+    switch_used: Vec<u64>,
+    path_arena: Vec<Vec<LinkId>>,
+    flows: Vec<FlowState>,
+    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    now: u64,
+    inflight: Vec<Packet>,
+    free_slots: Vec<u32>,
+    prop_ps: u64,
+    switch_ps: u64,
+    events: u64,
+    actions: Vec<Action>,
+    window_ps: u64,
+}
+
+impl<'a> Simulator<'a> {
+    /// A simulator over `topo` with `cfg`.
+    pub fn new(topo: &'a Topology, cfg: NetConfig) -> Result<Self, PacketError> {
+        if cfg.priorities == 0 || cfg.priorities > 16 {
+            return Err(PacketError::Config(format!("priorities must be 1..=16, got {}", cfg.priorities)));
+        }
+        let ok = cfg.window_s > 0.0 && cfg.prop_delay_s >= 0.0 && cfg.switch_delay_s >= 0.0 && cfg.alpha > 0.0;
+        if !ok {
+            return Err(PacketError::Config("window must be > 0, delays >= 0, alpha > 0".into()));
+        }
+        let nodes = topo.nodes();
+        let ports = topo
+            .links()
+            .iter()
+            .map(|l| Port {
+                queues: vec![Default::default(); cfg.priorities],
+                qbytes: vec![0; cfg.priorities],
+                total: 0,
+                cb_bytes: 0,
+                busy: false,
+                cur: None,
+                node: l.src,
+                is_switch: nodes[l.src as usize].kind != NodeKind::Host,
+                ser_ps_per_byte: 8.0 * PS / l.capacity_bps,
+                area: 0.0,
+                last_t: 0,
+                stats: PortStats::default(),
+                win_bytes: Vec::new(),
+            })
+            .collect();
+        Ok(Self {
+            topo,
+            prop_ps: (cfg.prop_delay_s * PS).round() as u64,
+            switch_ps: (cfg.switch_delay_s * PS).round() as u64,
+            window_ps: (cfg.window_s * PS).round().max(1.0) as u64,
+            cfg,
+            ports,
+            switch_used: vec![0; nodes.len()],
+            path_arena: Vec::new(),
+            flows: Vec::new(),
+            heap: BinaryHeap::new(),
+            seq: 0,
+            now: 0,
+            inflight: Vec::new(),
+            free_slots: Vec::new(),
+            events: 0,
+            actions: Vec::new(),
+        })
+    }
+
+    /// Adds a flow with its transport configuration.
+    pub fn add_flow(&mut self, spec: FlowSpec, tcfg: &TransportConfig) -> Result<(), PacketError> {
+        let n = self.topo.num_hosts() as u32;
+        if spec.src >= n || spec.dst >= n || spec.src == spec.dst {
+            return Err(PacketError::BadFlow {
+                flow: spec.id,
+                reason: format!("hosts {} -> {} invalid (have {n})", spec.src, spec.dst),
+            });
+        }
+        if spec.start_s.is_nan() || spec.start_s < 0.0 {
+            return Err(PacketError::BadFlow { flow: spec.id, reason: "negative start".into() });
+        }
+        let np = self.topo.num_paths(spec.src, spec.dst);
+        if np == 0 {
+            return Err(PacketError::BadFlow { flow: spec.id, reason: "no path".into() });
+        }
+        let mut paths = Vec::with_capacity(np);
+        let mut ack_paths = Vec::with_capacity(np);
+        for k in 0..np {
+            let mut p = Vec::new();
+            self.topo.path(spec.src, spec.dst, k, &mut p);
+            let rev: Vec<LinkId> = p.iter().rev().map(|&l| self.topo.links()[l as usize].reverse).collect();
+            paths.push(self.path_arena.len() as u32);
+            self.path_arena.push(p);
+            ack_paths.push(self.path_arena.len() as u32);
+            self.path_arena.push(rev);
+        }
+        let ecmp = (splitmix(spec.id ^ self.cfg.seed.rotate_left(17)) % np as u64) as usize;
+        let tp = make_transport(&spec.transport, tcfg, spec.bytes, spec.priority, spec.id, spec.path_offset)?;
+        let idx = self.flows.len() as u32;
+        let t = (spec.start_s * PS).round() as u64;
+        self.flows.push(FlowState {
+            spec,
+            paths,
+            ack_paths,
+            ecmp,
+            spray_next: ecmp,
+            tp,
+            timer_gen: 0,
+            finish_ps: None,
+            sent: 0,
+        });
+        self.push(t, Ev::Start(idx));
+        Ok(())
+    }
+
+    #[inline]
+    fn push(&mut self, t: u64, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((t, self.seq, ev)));
+    }
+
+    /// Runs until no events remain or `until_s` is reached.
+    pub fn run(mut self, until_s: f64) -> SimResult {
+        let until = if until_s.is_finite() { (until_s * PS) as u64 } else { u64::MAX };
+        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            if t > until {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Ev::TxDone(l) => self.tx_done(l),
+                Ev::Arrive(slot) => self.arrive(slot),
+                Ev::Timer(f, g) => {
+                    if self.flows[f as usize].timer_gen == g && self.flows[f as usize].finish_ps.is_none() {
+                        let mut acts = std::mem::take(&mut self.actions);
+                        self.flows[f as usize].tp.on_timer(self.now, &mut acts);
+                        self.apply(f, &mut acts);
+                        self.actions = acts;
+                    }
+                }
+                Ev::Start(f) => {
+                    let mut acts = std::mem::take(&mut self.actions);
+                    self.flows[f as usize].tp.on_start(self.now, &mut acts);
+                    self.apply(f, &mut acts);
+                    self.actions = acts;
+                }
+            }
+        }
+        self.finish()
+    }
+
+    fn apply(&mut self, f: u32, acts: &mut Vec<Action>) {
+        for a in acts.drain(..) {
+            match a {
+                Action::Send { seq, size, prio, sel, cb_class } => {
+                    let fs = &mut self.flows[f as usize];
+                    let k = match sel {
+                        PathSel::Flow => fs.ecmp,
+                        PathSel::Spray => {
+                            fs.spray_next = (fs.spray_next + 1) % fs.paths.len();
+                            fs.spray_next
+                        }
+                        PathSel::Index(i) => (fs.ecmp + i) % fs.paths.len(),
+                    };
+                    fs.sent += 1;
+                    let pkt = Packet {
+                        flow: f,
+                        seq,
+                        size,
+                        path: fs.paths[k],
+                        hop: 0,
+                        prio,
+                        ack: false,
+                        ecn: false,
+                        ece: false,
+                        cb_class,
+                        ts: self.now,
+                    };
+                    self.enqueue(pkt);
+                }
+                Action::Timer { at } => {
+                    let fs = &mut self.flows[f as usize];
+                    fs.timer_gen = fs.timer_gen.wrapping_add(1);
+                    let g = fs.timer_gen;
+                    self.push(at.max(self.now), Ev::Timer(f, g));
+                }
+                Action::CancelTimer => {
+                    let fs = &mut self.flows[f as usize];
+                    fs.timer_gen = fs.timer_gen.wrapping_add(1);
+                }
+                Action::Done => {
+                    let fs = &mut self.flows[f as usize];
+                    if fs.finish_ps.is_none() {
+                        fs.finish_ps = Some(self.now);
+                    }
+                }
+                Action::Ack { seq, ece, ts, prio, path_of, cb_class } => {
+                    let fs = &self.flows[f as usize];
+                    // The ACK returns on the reverse of the data packet's path.
+                    let pos = fs.paths.iter().position(|&p| p == path_of).unwrap_or(fs.ecmp);
+                    let pkt = Packet {
+                        flow: f,
+                        seq,
+                        size: 64,
+                        path: fs.ack_paths[pos],
+                        hop: 0,
+                        prio,
+                        ack: true,
+                        ecn: false,
+                        ece,
+                        cb_class,
+                        ts,
+                    };
+                    self.enqueue(pkt);
+                }
+            }
+        }
+    }
+
+    fn enqueue(&mut self, mut pkt: Packet) {
+        let l = self.path_arena[pkt.path as usize][pkt.hop as usize] as usize;
+        let now = self.now;
+        let port = &mut self.ports[l];
+        if !port.busy {
+            port.busy = true;
+            let d = (pkt.size as f64 * port.ser_ps_per_byte) as u64;
+            port.cur = Some(pkt);
+            self.push(now + d, Ev::TxDone(l as u32));
+            return;
+        }
+        let size = pkt.size as u64;
+        if port.is_switch {
+            // Admission: CloudBurst class has its own small limit; others the
+            // port buffer, or the dynamic threshold of the shared buffer.
+            let ok = if pkt.cb_class {
+                port.cb_bytes + size <= self.cfg.cloudburst_queue_bytes
+            } else if let Some(shared) = self.cfg.shared_buffer_bytes {
+                let used = self.switch_used[port.node as usize];
+                let free = shared.saturating_sub(used) as f64;
+                used + size <= shared && ((port.total + size) as f64) <= self.cfg.alpha * free
+            } else {
+                port.total - port.cb_bytes + size <= self.cfg.port_buffer_bytes
+            };
+            if !ok {
+                port.stats.drops += 1;
+                return;
+            }
+            if let Some(k) = self.cfg.ecn_threshold_bytes {
+                if !pkt.ack && port.total > k {
+                    pkt.ecn = true;
+                    port.stats.marks += 1;
+                }
+            }
+            self.switch_used[port.node as usize] += size;
+        }
+        port.area += port.total as f64 * (now - port.last_t) as f64;
+        port.last_t = now;
+        let c = (pkt.prio as usize).min(port.queues.len() - 1);
+        port.queues[c].push_back(pkt);
+        port.qbytes[c] += size;
+        port.total += size;
+        if pkt.cb_class {
+            port.cb_bytes += size;
+        }
+        port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.total);
+    }
+
+    fn tx_done(&mut self, l: u32) {
+        let now = self.now;
+        let win = (now / self.window_ps) as usize;
+        let port = &mut self.ports[l as usize];
+        let pkt = port.cur.take().expect("busy port has a packet");
+        port.stats.tx_bytes += pkt.size as u64;
+        if port.win_bytes.len() <= win {
+            port.win_bytes.resize(win + 1, 0);
+        }
+        port.win_bytes[win] += pkt.size as u64;
+        // Next packet, highest class first.
+        let mut next = None;
+        for (c, q) in port.queues.iter_mut().enumerate() {
+            if let Some(p) = q.pop_front() {
+                port.qbytes[c] -= p.size as u64;
+                next = Some(p);
+                break;
+            }
+        }
+        if let Some(p) = next {
+            port.area += port.total as f64 * (now - port.last_t) as f64;
+            port.last_t = now;
+            port.total -= p.size as u64;
+            if p.cb_class {
+                port.cb_bytes -= p.size as u64;
+            }
+            if port.is_switch {
+                self.switch_used[port.node as usize] -= p.size as u64;
+            }
+            let d = (p.size as f64 * port.ser_ps_per_byte) as u64;
+            port.cur = Some(p);
+            self.push(now + d, Ev::TxDone(l));
+        } else {
+            port.busy = false;
+        }
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.inflight[s as usize] = pkt;
+                s
+            }
+            None => {
+                self.inflight.push(pkt);
+                (self.inflight.len() - 1) as u32
+            }
+        };
+        let extra = if (pkt.hop as usize) + 1 < self.path_arena[pkt.path as usize].len() { self.switch_ps } else { 0 };
+        self.push(now + self.prop_ps + extra, Ev::Arrive(slot));
+    }
+
+    fn arrive(&mut self, slot: u32) {
+        let mut pkt = self.inflight[slot as usize];
+        self.free_slots.push(slot);
+        pkt.hop += 1;
+        if (pkt.hop as usize) < self.path_arena[pkt.path as usize].len() {
+            self.enqueue(pkt);
+            return;
+        }
+        let f = pkt.flow;
+        if self.flows[f as usize].finish_ps.is_some() && !pkt.ack {
+            // Late copies after completion still get ACKed so senders stop.
+        }
+        let mut acts = std::mem::take(&mut self.actions);
+        let tp = &mut self.flows[f as usize].tp;
+        if pkt.ack {
+            tp.on_ack(self.now, pkt.seq, pkt.ece, pkt.ts, &mut acts);
+        } else {
+            tp.on_data(self.now, pkt.seq, pkt.ecn, pkt.ts, pkt.path, &mut acts);
+        }
+        self.apply(f, &mut acts);
+        self.actions = acts;
+    }
+
+    fn finish(self) -> SimResult {
+        let end = self.now;
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| {
+                let finish = f.finish_ps.map(|t| t as f64 / PS).unwrap_or(f64::NAN);
+                FlowRecord {
+                    flow_id: f.spec.id,
+                    src: f.spec.src,
+                    dst: f.spec.dst,
+                    bytes: f.spec.bytes,
+                    start_s: f.spec.start_s,
+                    finish_s: finish,
+                    fct_s: finish - f.spec.start_s,
+                    task_id: f.spec.task_id,
+                    priority: f.spec.priority,
+                    path_id: f.ecmp as u32,
+                    packets_sent: f.sent,
+                    timeouts: f.tp.timeouts(),
+                }
+            })
+            .collect();
+        let mut links = Vec::new();
+        let ws = self.window_ps as f64 / PS;
+        let ports = self
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(l, p)| {
+                let cap = self.topo.links()[l].capacity_bps;
+                for (w, &b) in p.win_bytes.iter().enumerate() {
+                    if b > 0 {
+                        links.push(LinkWindow {
+                            link: l as u32,
+                            window_start_s: w as f64 * ws,
+                            window_end_s: (w + 1) as f64 * ws,
+                            utilization: b as f64 * 8.0 / (cap * ws),
+                        });
+                    }
+                }
+                let area = p.area + p.total as f64 * (end - p.last_t) as f64;
+                let mut s = p.stats.clone();
+                s.mean_queue_bytes = if end > 0 { area / end as f64 } else { 0.0 };
+                s
+            })
+            .collect();
+        SimResult { flows, ports, links, events: self.events, end_s: end as f64 / PS }
+    }
+}
+
+/// A fast integer hash (SplitMix64 finalizer).
+pub(crate) fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}

@@ -1,0 +1,471 @@
+//! Transports: the sender and receiver logic of one flow, behind [`Transport`].
+//!
+//! The engine calls a transport on start, on data arrival (receiver side), on
+//! ACK arrival (sender side) and on its timer; the transport answers with
+//! [`Action`]s (send, ACK, set timer, done). Tags: `newreno`, `dctcp`,
+//! `pias`, and `cloudburst-a|b|c|d` (`cloudburst` = `cloudburst-d`).
+//! Replication and MPTCP-like multipath are built from several `dctcp` flows
+//! on distinct path offsets by the workload layer.
+
+use netheat_fec::{LtDecoder, LtParams};
+
+use crate::engine::PS;
+use crate::PacketError;
+
+/// Payload bytes per data packet.
+pub const MSS: u64 = 1460;
+/// Header bytes per data packet.
+pub const HDR: u64 = 40;
+
+/// How a packet picks its path.
+#[derive(Debug, Clone, Copy)]
+pub enum PathSel {
+    /// The flow's ECMP path.
+    Flow,
+    /// Next path round-robin.
+    Spray,
+    /// ECMP path plus an offset.
+    Index(usize),
+}
+
+/// What a transport asks the engine to do.
+#[derive(Debug, Clone, Copy)]
+pub enum Action {
+    /// Send a data packet.
+    Send {
+        /// Segment or symbol id.
+        seq: u64,
+        /// Wire bytes.
+        size: u32,
+        /// Priority class.
+        prio: u8,
+        /// Path choice.
+        sel: PathSel,
+        /// Belongs to the small CloudBurst queue.
+        cb_class: bool,
+    },
+    /// Send an ACK back along the reverse of the data packet's path.
+    Ack {
+        /// Value acknowledged.
+        seq: u64,
+        /// ECN echo.
+        ece: bool,
+        /// Echoed timestamp.
+        ts: u64,
+        /// Priority class.
+        prio: u8,
+        /// Path arena index of the data packet.
+        path_of: u32,
+        /// Belongs to the small CloudBurst queue.
+        cb_class: bool,
+    },
+    /// (Re)arm the flow's single timer at this time (ps).
+    Timer {
+        /// Absolute time, ps.
+        at: u64,
+    },
+    /// Disarm the timer.
+    CancelTimer,
+    /// The receiver has the whole message.
+    Done,
+}
+
+/// Transport parameters shared by all flows of a run.
+#[derive(Debug, Clone)]
+pub struct TransportConfig {
+    /// Initial congestion window, packets.
+    pub init_cwnd: f64,
+    /// Minimum retransmission timeout, seconds.
+    pub rto_min_s: f64,
+    /// DCTCP gain g.
+    pub dctcp_g: f64,
+    /// PIAS demotion thresholds in bytes sent (ascending); priority = number passed.
+    pub pias_thresholds: Vec<u64>,
+    /// First PIAS priority class.
+    pub pias_base_prio: u8,
+    /// CloudBurst: symbols in flight as a multiple of k (initial burst).
+    pub cb_burst_factor: f64,
+    /// CloudBurst: minimum symbols in flight.
+    pub cb_min_burst: u64,
+    /// CloudBurst: re-burst timeout, seconds.
+    pub cb_timeout_s: f64,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        Self {
+            init_cwnd: 10.0,
+            rto_min_s: 5e-3,
+            dctcp_g: 1.0 / 16.0,
+            pias_thresholds: vec![100_000, 1_000_000, 10_000_000],
+            pias_base_prio: 0,
+            cb_burst_factor: 1.3,
+            cb_min_burst: 8,
+            cb_timeout_s: 3e-4,
+        }
+    }
+}
+
+/// Sender and receiver of one flow.
+pub trait Transport: Send {
+    /// The flow starts.
+    fn on_start(&mut self, now: u64, out: &mut Vec<Action>);
+    /// A data packet arrived at the receiver.
+    fn on_data(&mut self, now: u64, seq: u64, ecn: bool, ts: u64, path: u32, out: &mut Vec<Action>);
+    /// An ACK arrived at the sender.
+    fn on_ack(&mut self, now: u64, seq: u64, ece: bool, ts: u64, out: &mut Vec<Action>);
+    /// The timer fired.
+    fn on_timer(&mut self, now: u64, out: &mut Vec<Action>);
+    /// Retransmission timeouts so far.
+    fn timeouts(&self) -> u32;
+}
+
+/// Known transport tags.
+pub fn transport_tags() -> &'static [&'static str] {
+    &["newreno", "dctcp", "pias", "cloudburst", "cloudburst-a", "cloudburst-b", "cloudburst-c", "cloudburst-d"]
+}
+
+/// Builds the transport named `tag`.
+pub fn make_transport(
+    tag: &str,
+    cfg: &TransportConfig,
+    bytes: u64,
+    prio: u8,
+    flow_id: u64,
+    path_offset: usize,
+) -> Result<Box<dyn Transport>, PacketError> {
+    let sel = if path_offset == 0 { PathSel::Flow } else { PathSel::Index(path_offset) };
+    Ok(match tag {
+        "newreno" => Box::new(Tcp::new(cfg, bytes, prio, Cc::NewReno, sel)),
+        "dctcp" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Dctcp, sel)),
+        "pias" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Pias, sel)),
+        "cloudburst" | "cloudburst-d" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, true)),
+        "cloudburst-a" => Box::new(CloudBurst::new(cfg, bytes, flow_id, false, false)),
+        "cloudburst-b" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, false)),
+        "cloudburst-c" => Box::new(CloudBurst::new(cfg, bytes, flow_id, false, true)),
+        _ => return Err(PacketError::UnknownTransport { tag: tag.into(), known: transport_tags().join(", ") }),
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cc {
+    NewReno,
+    Dctcp,
+    Pias,
+}
+
+fn seg_size(bytes: u64, nseg: u64, i: u64) -> u32 {
+    let payload = if i + 1 == nseg { bytes - MSS * (nseg - 1) } else { MSS };
+    (payload + HDR) as u32
+}
+
+/// TCP with NewReno loss recovery; DCTCP and PIAS add ECN-proportional
+/// window reduction, PIAS also priority demotion by bytes sent.
+struct Tcp {
+    cc: Cc,
+    bytes: u64,
+    nseg: u64,
+    prio: u8,
+    sel: PathSel,
+    thresholds: Vec<u64>,
+    // sender
+    una: u64,
+    nxt: u64,
+    cwnd: f64,
+    ssthresh: f64,
+    dupacks: u32,
+    recover: u64,
+    in_recovery: bool,
+    srtt: f64,
+    rttvar: f64,
+    rto: f64,
+    rto_min: f64,
+    timeouts: u32,
+    alpha: f64,
+    g: f64,
+    win_end: u64,
+    win_acked: u64,
+    win_marked: u64,
+    cwr_end: u64,
+    // receiver
+    got: Vec<bool>,
+    rcv_next: u64,
+    done: bool,
+}
+
+impl Tcp {
+    fn new(cfg: &TransportConfig, bytes: u64, prio: u8, cc: Cc, sel: PathSel) -> Self {
+        let nseg = bytes.div_ceil(MSS).max(1);
+        Self {
+            cc,
+            bytes: bytes.max(1),
+            nseg,
+            prio,
+            sel,
+            thresholds: cfg.pias_thresholds.clone(),
+            una: 0,
+            nxt: 0,
+            cwnd: cfg.init_cwnd,
+            ssthresh: f64::INFINITY,
+            dupacks: 0,
+            recover: 0,
+            in_recovery: false,
+            srtt: 0.0,
+            rttvar: 0.0,
+            rto: cfg.rto_min_s.max(1e-6),
+            rto_min: cfg.rto_min_s,
+            timeouts: 0,
+            alpha: 1.0,
+            g: cfg.dctcp_g,
+            win_end: 0,
+            win_acked: 0,
+            win_marked: 0,
+            cwr_end: 0,
+            got: vec![false; nseg as usize],
+            rcv_next: 0,
+            done: false,
+        }
+    }
+
+    fn data_prio(&self, seg: u64) -> u8 {
+        if self.cc == Cc::Pias {
+            let sent = seg * MSS;
+            self.prio + self.thresholds.iter().filter(|&&t| sent >= t).count() as u8
+        } else {
+            self.prio
+        }
+    }
+
+    fn send_seg(&self, i: u64, out: &mut Vec<Action>) {
+        out.push(Action::Send {
+            seq: i,
+            size: seg_size(self.bytes, self.nseg, i),
+            prio: self.data_prio(i),
+            sel: self.sel,
+            cb_class: false,
+        });
+    }
+
+    fn fill(&mut self, out: &mut Vec<Action>) {
+        while self.nxt < self.nseg && ((self.nxt - self.una) as f64) < self.cwnd.floor().max(1.0) {
+            self.send_seg(self.nxt, out);
+            self.nxt += 1;
+        }
+    }
+
+    fn arm(&self, now: u64, out: &mut Vec<Action>) {
+        out.push(Action::Timer { at: now + (self.rto * PS) as u64 });
+    }
+}
+
+impl Transport for Tcp {
+    fn on_start(&mut self, now: u64, out: &mut Vec<Action>) {
+        self.fill(out);
+        self.arm(now, out);
+    }
+
+    fn on_data(&mut self, _now: u64, seq: u64, ecn: bool, ts: u64, path: u32, out: &mut Vec<Action>) {
+        if let Some(g) = self.got.get_mut(seq as usize) {
+            *g = true;
+        }
+        while self.rcv_next < self.nseg && self.got[self.rcv_next as usize] {
+            self.rcv_next += 1;
+        }
+        if self.rcv_next == self.nseg && !self.done {
+            self.done = true;
+            out.push(Action::Done);
+        }
+        // ACKs travel at the top class so they are not starved by data.
+        out.push(Action::Ack { seq: self.rcv_next, ece: ecn, ts, prio: 0, path_of: path, cb_class: false });
+    }
+
+    fn on_ack(&mut self, now: u64, ack: u64, ece: bool, ts: u64, out: &mut Vec<Action>) {
+        if self.una >= self.nseg {
+            return;
+        }
+        let dctcp = self.cc != Cc::NewReno;
+        if dctcp {
+            self.win_acked += 1;
+            if ece {
+                self.win_marked += 1;
+            }
+        }
+        if ack > self.una {
+            let newly = (ack - self.una) as f64;
+            self.una = ack;
+            if self.nxt < self.una {
+                self.nxt = self.una;
+            }
+            self.dupacks = 0;
+            let rtt = (now.saturating_sub(ts)) as f64 / PS;
+            if self.srtt == 0.0 {
+                self.srtt = rtt;
+                self.rttvar = rtt / 2.0;
+            } else {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - rtt).abs();
+                self.srtt = 0.875 * self.srtt + 0.125 * rtt;
+            }
+            self.rto = (self.srtt + 4.0 * self.rttvar).max(self.rto_min);
+            if self.in_recovery {
+                if ack >= self.recover {
+                    self.in_recovery = false;
+                    self.cwnd = self.ssthresh;
+                } else {
+                    // NewReno partial ACK: retransmit the next hole.
+                    self.send_seg(self.una, out);
+                    self.cwnd = (self.cwnd - newly + 1.0).max(1.0);
+                }
+            } else if self.cwnd < self.ssthresh {
+                self.cwnd += newly;
+            } else {
+                self.cwnd += newly / self.cwnd;
+            }
+            if dctcp && self.una > self.win_end {
+                // One observation window (about one RTT) ended: update alpha.
+                let f = self.win_marked as f64 / self.win_acked.max(1) as f64;
+                self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+                self.win_acked = 0;
+                self.win_marked = 0;
+                self.win_end = self.nxt;
+            }
+            if self.una >= self.nseg {
+                out.push(Action::CancelTimer);
+                return;
+            }
+            self.arm(now, out);
+        } else if ack == self.una && self.nxt > self.una {
+            self.dupacks += 1;
+            if self.dupacks == 3 && !self.in_recovery {
+                self.ssthresh = (self.cwnd / 2.0).max(2.0);
+                self.cwnd = self.ssthresh + 3.0;
+                self.recover = self.nxt;
+                self.in_recovery = true;
+                self.send_seg(self.una, out);
+            } else if self.in_recovery {
+                self.cwnd += 1.0;
+            }
+        }
+        if dctcp && ece && self.una >= self.cwr_end && !self.in_recovery {
+            // At most one ECN reduction per window of data.
+            self.cwnd = (self.cwnd * (1.0 - self.alpha / 2.0)).max(1.0);
+            self.ssthresh = self.cwnd;
+            self.cwr_end = self.nxt;
+        }
+        self.fill(out);
+    }
+
+    fn on_timer(&mut self, now: u64, out: &mut Vec<Action>) {
+        if self.una >= self.nseg {
+            return;
+        }
+        self.timeouts += 1;
+        self.ssthresh = (self.cwnd / 2.0).max(2.0);
+        self.cwnd = 1.0;
+        self.nxt = self.una;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.rto = (self.rto * 2.0).min(1.0);
+        self.fill(out);
+        self.arm(now, out);
+    }
+
+    fn timeouts(&self) -> u32 {
+        self.timeouts
+    }
+}
+
+/// CloudBurst: LT-coded symbols, self-clocked bursts until decoded.
+struct CloudBurst {
+    params: LtParams,
+    dec: LtDecoder,
+    k: u64,
+    burst: u64,
+    next_id: u64,
+    spray: bool,
+    cb_class: bool,
+    decoded_acked: bool,
+    done: bool,
+    timeout_ps: u64,
+    timeouts: u32,
+}
+
+impl CloudBurst {
+    fn new(cfg: &TransportConfig, bytes: u64, flow_id: u64, spray: bool, cb_class: bool) -> Self {
+        let k = bytes.div_ceil(MSS).max(1);
+        // k >= 1 and fixed constants are valid, so this cannot fail.
+        let params = LtParams::new(k as usize, flow_id).expect("valid LT parameters");
+        let burst = ((k as f64 * cfg.cb_burst_factor).ceil() as u64).max(cfg.cb_min_burst);
+        Self {
+            dec: LtDecoder::new(params.clone(), 0),
+            params,
+            k,
+            burst,
+            next_id: 0,
+            spray,
+            cb_class,
+            decoded_acked: false,
+            done: false,
+            timeout_ps: (cfg.cb_timeout_s * PS) as u64,
+            timeouts: 0,
+        }
+    }
+
+    fn send(&mut self, n: u64, out: &mut Vec<Action>) {
+        let prio = if self.cb_class { 0 } else { 1 };
+        let sel = if self.spray { PathSel::Spray } else { PathSel::Flow };
+        for _ in 0..n {
+            out.push(Action::Send { seq: self.next_id, size: (MSS + HDR) as u32, prio, sel, cb_class: self.cb_class });
+            self.next_id += 1;
+        }
+    }
+}
+
+impl Transport for CloudBurst {
+    fn on_start(&mut self, now: u64, out: &mut Vec<Action>) {
+        self.send(self.burst, out);
+        out.push(Action::Timer { at: now + self.timeout_ps });
+    }
+
+    fn on_data(&mut self, _now: u64, seq: u64, _ecn: bool, ts: u64, path: u32, out: &mut Vec<Action>) {
+        if !self.done {
+            // Graph-only decoding (block size 0): exact peeling decision.
+            let _ = self.dec.add_symbol(seq, &[]);
+            if self.dec.is_done() {
+                self.done = true;
+                out.push(Action::Done);
+            }
+        }
+        let v = if self.done { u64::MAX } else { seq };
+        let prio = if self.cb_class { 0 } else { 1 };
+        out.push(Action::Ack { seq: v, ece: false, ts, prio, path_of: path, cb_class: false });
+    }
+
+    fn on_ack(&mut self, now: u64, seq: u64, _ece: bool, _ts: u64, out: &mut Vec<Action>) {
+        if self.decoded_acked {
+            return;
+        }
+        if seq == u64::MAX {
+            self.decoded_acked = true;
+            out.push(Action::CancelTimer);
+            return;
+        }
+        // Each symbol that got through clocks out one more.
+        self.send(1, out);
+        out.push(Action::Timer { at: now + self.timeout_ps });
+    }
+
+    fn on_timer(&mut self, now: u64, out: &mut Vec<Action>) {
+        if self.decoded_acked {
+            return;
+        }
+        self.timeouts += 1;
+        // Nothing came back for a while: burst again.
+        let n = self.burst.min(self.k.max(self.params.k as u64));
+        self.send(n, out);
+        out.push(Action::Timer { at: now + self.timeout_ps });
+    }
+
+    fn timeouts(&self) -> u32 {
+        self.timeouts
+    }
+}

@@ -1,0 +1,117 @@
+//! Validation of the packet engine against textbook behaviour.
+use netheat_packet::{FlowSpec, NetConfig, Simulator, TransportConfig};
+use netheat_topology::{Topology, TopologySpec};
+
+fn rack(hosts: usize) -> Topology {
+    Topology::build(&TopologySpec::two_tier(2, hosts, 10e9, 40e9)).unwrap()
+}
+
+fn flow(id: u64, src: u32, dst: u32, bytes: u64, tp: &str) -> FlowSpec {
+    FlowSpec { id, src, dst, bytes, start_s: 0.0, transport: tp.into(), task_id: -1, priority: 1, path_offset: 0 }
+}
+
+#[test]
+fn single_long_tcp_flow_reaches_line_rate() {
+    let topo = rack(4);
+    let mut sim = Simulator::new(&topo, NetConfig::default()).unwrap();
+    let bytes = 50_000_000u64;
+    sim.add_flow(flow(0, 0, 1, bytes, "newreno"), &TransportConfig::default()).unwrap();
+    let r = sim.run(f64::INFINITY);
+    let fct = r.flows[0].fct_s;
+    // Wire bytes / time on the 10 Gbps access link: payload plus 40 B headers.
+    let wire = bytes as f64 * 1500.0 / 1460.0;
+    let rate = wire * 8.0 / fct;
+    println!("fct {fct:.6} s, wire rate {:.3} Gbps", rate / 1e9);
+    assert!(rate > 0.95 * 10e9, "rate {rate}");
+    // Lower bound: cannot beat serialization of the wire bytes.
+    assert!(fct >= wire * 8.0 / 10e9);
+}
+
+#[test]
+fn dctcp_keeps_queue_near_marking_threshold() {
+    let topo = rack(4);
+    let k = 30_000u64;
+    let cfg = NetConfig { ecn_threshold_bytes: Some(k), port_buffer_bytes: 600_000, ..Default::default() };
+    let run = |tp: &str| {
+        let mut sim = Simulator::new(&topo, cfg.clone()).unwrap();
+        for s in 0..3 {
+            sim.add_flow(flow(s, s as u32, 3, 30_000_000, tp), &TransportConfig::default()).unwrap();
+        }
+        let r = sim.run(f64::INFINITY);
+        // Bottleneck: ToR -> host 3 downlink.
+        let down = topo.hosts()[3].ports[0].down as usize;
+        let thr = 3.0 * 30e6 * 8.0 / r.flows.iter().map(|f| f.finish_s).fold(0.0, f64::max);
+        (r.ports[down].clone(), thr)
+    };
+    let (d, thr_d) = run("dctcp");
+    let (n, _) = run("newreno");
+    println!(
+        "dctcp mean {:.0} max {} drops {} thr {:.2} Gbps; newreno mean {:.0} max {} drops {}",
+        d.mean_queue_bytes,
+        d.max_queue_bytes,
+        d.drops,
+        thr_d / 1e9,
+        n.mean_queue_bytes,
+        n.max_queue_bytes,
+        n.drops
+    );
+    assert!(d.mean_queue_bytes > 0.5 * k as f64 && d.mean_queue_bytes < 2.0 * k as f64, "mean {}", d.mean_queue_bytes);
+    assert_eq!(d.drops, 0);
+    assert!(thr_d > 0.9 * 10e9 * 1460.0 / 1500.0);
+    // Drop-tail NewReno fills the buffer instead.
+    assert!(n.mean_queue_bytes > 4.0 * d.mean_queue_bytes);
+}
+
+#[test]
+fn incast_collapses_goodput_with_drop_tail() {
+    // Synchronized reads of a 64 KB block from N servers through a shallow
+    // 64 KB drop-tail port, RTO_min 200 ms (classic incast setting).
+    let goodput = |n: u32| {
+        let topo = rack(48);
+        let cfg = NetConfig { port_buffer_bytes: 64_000, ..Default::default() };
+        let tcfg = TransportConfig { rto_min_s: 0.2, ..Default::default() };
+        let mut sim = Simulator::new(&topo, cfg).unwrap();
+        for s in 0..n {
+            sim.add_flow(flow(s as u64, s + 1, 0, 64_000, "newreno"), &tcfg).unwrap();
+        }
+        let r = sim.run(f64::INFINITY);
+        let t = r.flows.iter().map(|f| f.finish_s).fold(0.0, f64::max);
+        let to: u32 = r.flows.iter().map(|f| f.timeouts).sum();
+        (n as f64 * 64_000.0 * 8.0 / t, to)
+    };
+    let (g4, t4) = goodput(4);
+    let (g40, t40) = goodput(40);
+    println!("goodput N=4 {:.2} Gbps ({t4} RTOs), N=40 {:.3} Gbps ({t40} RTOs)", g4 / 1e9, g40 / 1e9);
+    assert!(g4 > 8e9);
+    assert_eq!(t4, 0);
+    assert!(t40 > 0);
+    assert!(g40 < 0.2 * g4);
+}
+
+#[test]
+fn runs_are_deterministic_and_cloudburst_decodes() {
+    let topo = Topology::build(&TopologySpec::three_tier(1, 4, 8, 4, 0, 10e9, 40e9, None)).unwrap();
+    let go = || {
+        let mut sim = Simulator::new(&topo, NetConfig::default()).unwrap();
+        for (i, tp) in ["cloudburst", "cloudburst-a", "dctcp", "pias"].iter().enumerate() {
+            sim.add_flow(flow(i as u64, i as u32, 20 + i as u32, 93_000, tp), &TransportConfig::default()).unwrap();
+        }
+        sim.run(f64::INFINITY)
+    };
+    let (a, b) = (go(), go());
+    for (x, y) in a.flows.iter().zip(&b.flows) {
+        assert!(x.finish_s.is_finite());
+        assert_eq!(x.finish_s, y.finish_s);
+        // 93 KB at 10 Gbps needs at least 74.4 us of serialization.
+        assert!(x.fct_s > 93_000.0 * 8.0 / 10e9);
+    }
+    assert_eq!(a.events, b.events);
+}
+
+#[test]
+fn unknown_transport_lists_known_tags() {
+    let topo = rack(2);
+    let mut sim = Simulator::new(&topo, NetConfig::default()).unwrap();
+    let e = sim.add_flow(flow(0, 0, 1, 10, "bbr"), &TransportConfig::default()).unwrap_err().to_string();
+    assert!(e.contains("bbr") && e.contains("dctcp") && e.contains("cloudburst"), "{e}");
+}

@@ -1,0 +1,94 @@
+//! Packet-level engine for Python (`netheat.experiments.cloudburst`).
+
+use netheat_packet::experiment::{mean_p99, run_incast_point, IncastParams};
+use netheat_packet::{NetConfig, TransportConfig};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors;
+
+/// One CloudBurst-experiment point (leaf-spine, web-search background load,
+/// incasts) for one variant: `{"mct_mean_s", "mct_p99_s", "mct_s",
+/// "mct_bytes", "unfinished", "events", "drops", "flows": {columns},
+/// "ports": {columns}}`.
+#[pyfunction]
+#[pyo3(signature = (variant, racks, hosts_per_rack, spines, host_bps, uplink_bps, load, fanin, msg_bytes, incasts, incast_gap_s, drain_s, seed, ecn_threshold_bytes = 30000, port_buffer_bytes = 150000, cloudburst_queue_bytes = 12000, rto_min_s = 0.005, prop_delay_s = 1e-6))]
+#[allow(clippy::too_many_arguments)]
+pub fn packet_cloudburst_point<'py>(
+    py: Python<'py>,
+    variant: &str,
+    racks: usize,
+    hosts_per_rack: usize,
+    spines: usize,
+    host_bps: f64,
+    uplink_bps: f64,
+    load: f64,
+    fanin: usize,
+    msg_bytes: Vec<u64>,
+    incasts: usize,
+    incast_gap_s: f64,
+    drain_s: f64,
+    seed: u64,
+    ecn_threshold_bytes: u64,
+    port_buffer_bytes: u64,
+    cloudburst_queue_bytes: u64,
+    rto_min_s: f64,
+    prop_delay_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let p = IncastParams {
+        racks,
+        hosts_per_rack,
+        spines,
+        host_bps,
+        uplink_bps,
+        load,
+        fanin,
+        msg_bytes,
+        incasts,
+        incast_gap_s,
+        drain_s,
+        seed,
+    };
+    let net = NetConfig {
+        ecn_threshold_bytes: Some(ecn_threshold_bytes),
+        port_buffer_bytes,
+        cloudburst_queue_bytes,
+        prop_delay_s,
+        ..Default::default()
+    };
+    let tcfg = TransportConfig { rto_min_s, ..Default::default() };
+    let variant = variant.to_string();
+    let o = py
+        .allow_threads(move || run_incast_point(&p, &variant, &net, &tcfg))
+        .map_err(|e| errors::input(py, e.to_string()))?;
+    let (mean, p99) = mean_p99(&o.mct_s);
+    let d = PyDict::new(py);
+    d.set_item("mct_mean_s", mean)?;
+    d.set_item("mct_p99_s", p99)?;
+    d.set_item("mct_s", &o.mct_s)?;
+    d.set_item("mct_bytes", &o.mct_bytes)?;
+    d.set_item("unfinished", o.unfinished)?;
+    d.set_item("events", o.result.events)?;
+    d.set_item("drops", o.result.ports.iter().map(|s| s.drops).sum::<u64>())?;
+    let r = &o.result;
+    let f = PyDict::new(py);
+    f.set_item("flow_id", r.flows.iter().map(|x| x.flow_id).collect::<Vec<_>>())?;
+    f.set_item("src", r.flows.iter().map(|x| x.src).collect::<Vec<_>>())?;
+    f.set_item("dst", r.flows.iter().map(|x| x.dst).collect::<Vec<_>>())?;
+    f.set_item("bytes", r.flows.iter().map(|x| x.bytes).collect::<Vec<_>>())?;
+    f.set_item("start_s", r.flows.iter().map(|x| x.start_s).collect::<Vec<_>>())?;
+    f.set_item("finish_s", r.flows.iter().map(|x| x.finish_s).collect::<Vec<_>>())?;
+    f.set_item("fct_s", r.flows.iter().map(|x| x.fct_s).collect::<Vec<_>>())?;
+    f.set_item("task_id", r.flows.iter().map(|x| x.task_id).collect::<Vec<_>>())?;
+    f.set_item("priority", r.flows.iter().map(|x| x.priority).collect::<Vec<_>>())?;
+    f.set_item("path_id", r.flows.iter().map(|x| x.path_id).collect::<Vec<_>>())?;
+    d.set_item("flows", f)?;
+    let q = PyDict::new(py);
+    q.set_item("link", (0..r.ports.len() as u32).collect::<Vec<_>>())?;
+    q.set_item("mean_queue_bytes", r.ports.iter().map(|x| x.mean_queue_bytes).collect::<Vec<_>>())?;
+    q.set_item("max_queue_bytes", r.ports.iter().map(|x| x.max_queue_bytes).collect::<Vec<_>>())?;
+    q.set_item("drops", r.ports.iter().map(|x| x.drops).collect::<Vec<_>>())?;
+    q.set_item("marks", r.ports.iter().map(|x| x.marks).collect::<Vec<_>>())?;
+    d.set_item("ports", q)?;
+    Ok(d)
+}
