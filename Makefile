@@ -59,6 +59,7 @@ bench: build ## Run the benchmarks and print their tables
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
 	$(PY) benches/subways_bench.py
+	$(PY) benches/storage_bench.py
 	cargo run --release -q -p netheat-packet --example packet_bench
 	cargo run --release -q -p netheat-fec --example lt_overhead
 

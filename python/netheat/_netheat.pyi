@@ -77,6 +77,93 @@ def baraat_point(
     delta_frac: float = 0.02,
 ) -> dict[str, Any]: ...
 
+# netheat.experiments.storage: Sinbad and CCP placement points.
+def sinbad_point(
+    *,
+    policy: str = "sinbad",
+    seed: int = 1,
+    racks: int = 150,
+    hosts_per_rack: int = 20,
+    host_bps: float = 1e9,
+    oversubscription: float = 10.0,
+    disk_write_bps: float | None = 400e6,
+    block_bytes: float = 268435456.0,
+    replicas: int = 3,
+    faults: int = 1,
+    duration_s: float = 3600.0,
+    drain_s: float = 600.0,
+    ingest_blocks_per_s: float = 20.0,
+    max_file_blocks: int = 8,
+    output_ratio: float = 0.3,
+    shuffle_scale: float = 1.0,
+    max_mapper_racks: int = 6,
+    delta_s: float = 1.0,
+    alpha: float = 0.2,
+    threshold_bytes: float = 10e6,
+    q_s: float = 0.0,
+    report_loss: float = 0.0,
+    capacity_bytes: float = 4e12,
+    balance_threshold: float = 0.1,
+    trace: str = "coflow-fb2010",
+    data_dir: str | None = None,
+) -> dict[str, Any]: ...
+def ccp_point(
+    *,
+    policy: str = "ccp",
+    seed: int = 1,
+    racks: int = 30,
+    hosts_per_rack: int = 10,
+    client_racks: int = 10,
+    host_bps: float = 10e9,
+    oversubscription: float = 4.0,
+    class_factor: tuple[float, float, float] = (4.0, 1.0, 0.25),
+    load: float = 0.7,
+    read_fraction: float = 0.7,
+    chunk_min: float = 100e3,
+    chunk_max: float = 1e6,
+    prepopulate: int = 20000,
+    ops: int = 100000,
+    replicas: int = 3,
+    seek_s: float = 100e-6,
+    disk_bytes_per_s: float = 1e9,
+    capacity_bytes: float = 1e9,
+    balance_threshold: float = 0.1,
+) -> dict[str, float]: ...
+
+# netheat.data: registry, checksum status and loaders (see netheat/data.py).
+def data_resolve_dir(
+    data_dir: str | None = None, extra_roots: list[str] = ...
+) -> tuple[str, str, str, bool]: ...
+def data_require_dir(data_dir: str | None = None, extra_roots: list[str] = ...) -> str: ...
+def data_registry() -> list[dict[str, Any]]: ...
+def data_status(
+    names: list[str] = ..., data_dir: str | None = None, extra_roots: list[str] = ...
+) -> list[dict[str, Any]]: ...
+def data_load_cdf(
+    name: str, data_dir: str | None = None, extra_roots: list[str] = ...
+) -> tuple[tuple[str, bytes], tuple[str, bytes]]: ...
+def data_load_coflows(
+    name: str, data_dir: str | None = None, extra_roots: list[str] = ...
+) -> dict[str, Any]: ...
+def data_load_traffic_matrix(
+    name: str, data_dir: str | None = None, extra_roots: list[str] = ...
+) -> dict[str, Any]: ...
+def data_load_table(
+    name: str, data_dir: str | None = None, extra_roots: list[str] = ...
+) -> tuple[str, dict[str, list[Any]]]: ...
+
+# netheat.experiments.subways: Subways shuffle jobs and ToR failures.
+def subways_shuffle(
+    topology: Topology,
+    first_rack: int,
+    nodes: int,
+    bytes_per_pair: float,
+    policy: str,
+    seed: int,
+    t_rebind_s: float = 0.01,
+    aggressiveness: float = 0.5,
+) -> dict[str, Any]: ...
+def subways_tor_failure(topology: Topology, tor: int) -> dict[str, Any]: ...
 def packet_cloudburst_point(
     variant: str,
     racks: int,

@@ -11,6 +11,7 @@ mod errors;
 mod flowsched;
 mod sched;
 mod simulate;
+mod storage;
 mod packet;
 mod subways;
 mod topology;
@@ -24,6 +25,8 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<topology::PyTopology>()?;
     m.add_function(wrap_pyfunction!(simulate::run_simulation, m)?)?;
     m.add_function(wrap_pyfunction!(flowsched::baraat_point, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::sinbad_point, m)?)?;
+    m.add_function(wrap_pyfunction!(storage::ccp_point, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::generate_workload, m)?)?;
     m.add_function(wrap_pyfunction!(subways::subways_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(sched::utp_cluster, m)?)?;

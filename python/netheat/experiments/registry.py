@@ -119,6 +119,9 @@ def _load_builtins() -> None:
         from netheat.experiments import utp  # registers "utp"
 
         del utp
+        from netheat.experiments import storage  # registers "sinbad"
+
+        del storage
         from netheat.experiments import cloudburst  # registers "cloudburst"
 
         del cloudburst

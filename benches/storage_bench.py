@@ -1,0 +1,31 @@
+"""Sinbad experiment timing: one point (uniform + sinbad on the same workload) per duration.
+
+Prints a table of wall-clock seconds; the issue's target is the full point
+(1 simulated hour of the Facebook coflow trace, 150 racks x 20 machines)
+in under 3 minutes on 2 cores. Run with ``python benches/storage_bench.py
+[--quick]`` (``--quick`` stops at 10 simulated minutes).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from netheat import _netheat
+
+
+def main() -> None:
+    """Time Sinbad points for growing simulated durations and print the table."""
+    durations = [300.0, 600.0] if "--quick" in sys.argv else [300.0, 1200.0, 3600.0]
+    print(f"{'simulated_s':>12} {'blocks':>8} {'speedup':>8} {'wall_s':>8} {'target':>8}")
+    for d in durations:
+        t0 = time.perf_counter()
+        out = _netheat.sinbad_point(duration_s=d, drain_s=600.0)
+        wall = time.perf_counter() - t0
+        v = out["values"]
+        target = "<180" if d == 3600.0 else ""
+        print(f"{d:12.0f} {v['blocks']:8.0f} {v['block_write_speedup']:8.3f} {wall:8.1f} {target:>8}")
+
+
+if __name__ == "__main__":
+    main()

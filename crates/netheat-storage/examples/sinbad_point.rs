@@ -1,0 +1,30 @@
+//! Times one Sinbad point (uniform + sinbad on the same workload):
+//! `cargo run --release -p netheat-storage --example sinbad_point -- <duration_s> [hosts_per_rack] [ingest]`.
+
+use netheat_storage::experiment::{sinbad_point, SinbadSpec};
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let dur: f64 = a.get(1).and_then(|x| x.parse().ok()).unwrap_or(3600.0);
+    let hpr: usize = a.get(2).and_then(|x| x.parse().ok()).unwrap_or(20);
+    let ingest: f64 = a.get(3).and_then(|x| x.parse().ok()).unwrap_or(20.0);
+    let dir = netheat_data::DataDir::resolve(None);
+    let trace = match netheat_data::load_coflows(&dir, "coflow-fb2010") {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let s = SinbadSpec { duration_s: dur, hosts_per_rack: hpr, ingest_blocks_per_s: ingest, ..SinbadSpec::default() };
+    let t0 = std::time::Instant::now();
+    match sinbad_point(&s, &trace) {
+        Ok(p) => {
+            for (k, v) in &p.values {
+                println!("{k:45} {v:.4}");
+            }
+            println!("wall_s {:.2}", t0.elapsed().as_secs_f64());
+        }
+        Err(e) => eprintln!("{e}"),
+    }
+}

@@ -1,0 +1,356 @@
+//! Replica placement policies behind one trait, selected by string tag.
+//!
+//! A request is laid out as an optional local piece (the writer's own host,
+//! HDFS-style) plus groups of pieces, one group per remote fault domain
+//! (rack); a policy orders candidate racks and hosts by its score, and the
+//! shared selector filters constraints first (live, distinct racks, enough
+//! eligible hosts, storage balance). Every result is validated: a placement
+//! that cannot meet r/f is an explicit failure, never fewer domains.
+
+use crate::cluster::Cluster;
+use crate::fs::Redundancy;
+use crate::sinbad::Sinbad;
+use crate::StorageError;
+use netheat_core::HostId;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// Registered policy tags.
+pub const POLICIES: &[&str] = &["ccp", "sinbad", "uniform"];
+
+/// One block to place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacementRequest {
+    /// File id.
+    pub file: u64,
+    /// Block index in the file.
+    pub block: u64,
+    /// Block bytes.
+    pub bytes: f64,
+    /// Writing host (`None`: an external client, no local piece).
+    pub writer: Option<HostId>,
+    /// Replication or erasure coding.
+    pub redundancy: Redundancy,
+}
+
+/// What policies see of the cluster.
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    /// The cluster.
+    pub cluster: &'a Cluster,
+    /// Live hosts.
+    pub live: &'a [bool],
+    /// Bytes stored per host.
+    pub host_used: &'a [f64],
+    /// Storage-balance constraint: hosts whose used fraction exceeds the
+    /// mean by more than this are avoided while others qualify.
+    pub balance_threshold: f64,
+}
+
+/// Settings shared by the policies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyConfig {
+    /// Sinbad: report interval Delta (s).
+    pub delta_s: f64,
+    /// Sinbad: EWMA weight of a new measurement.
+    pub alpha: f64,
+    /// Sinbad: blocks below this many bytes use the default policy.
+    pub threshold_bytes: f64,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        Self { delta_s: 1.0, alpha: 0.2, threshold_bytes: 10e6 }
+    }
+}
+
+/// A replica placement policy.
+pub trait ReplicaPlacement {
+    /// Its tag.
+    fn name(&self) -> &'static str;
+    /// Hosts for the pieces of a block (local piece first when there is
+    /// one), or the reason it cannot be placed.
+    fn place(&mut self, req: &PlacementRequest, view: &View<'_>, rng: &mut ChaCha8Rng) -> Result<Vec<HostId>, String>;
+    /// Called once with the cluster before a run. Default: nothing.
+    fn bind(&mut self, cluster: &Cluster) {
+        let _ = cluster;
+    }
+    /// A utilization report: per link of the cluster, the measured rate in
+    /// bits/s, or `None` when the report is missing. Default: ignored.
+    fn observe(&mut self, now_s: f64, rates: &[Option<f64>]) {
+        let _ = (now_s, rates);
+    }
+}
+
+/// Builds a policy from its tag; unknown tags list the known ones.
+pub fn make_policy(tag: &str, cfg: &PolicyConfig) -> Result<Box<dyn ReplicaPlacement>, StorageError> {
+    match tag {
+        "uniform" => Ok(Box::new(Uniform)),
+        "ccp" => Ok(Box::new(Ccp)),
+        "sinbad" => Ok(Box::new(Sinbad::new(cfg.clone()))),
+        _ => Err(StorageError::UnknownPolicy { tag: tag.to_string(), known: POLICIES.join(", ") }),
+    }
+}
+
+/// Local piece and remote group sizes of a request.
+pub fn layout(req: &PlacementRequest, view: &View<'_>) -> Result<(Option<HostId>, Vec<usize>), String> {
+    let n = req.redundancy.pieces();
+    let d = req.redundancy.domains();
+    if n == 0 || d == 0 {
+        return Err("redundancy asks for no copies".into());
+    }
+    if d > n {
+        return Err(format!("{n} pieces cannot span {d} fault domains"));
+    }
+    let racks = view.cluster.racks.len();
+    if d > racks {
+        return Err(format!("needs {d} fault domains but the cluster has {racks} racks"));
+    }
+    let local = match (req.redundancy, req.writer) {
+        (Redundancy::Replicate { .. }, Some(w)) if view.live[w as usize] && d >= 2 => Some(w),
+        _ => None,
+    };
+    let (rest, groups) = if local.is_some() { (n - 1, d - 1) } else { (n, d) };
+    // Spread `rest` pieces over `groups` domains as evenly as possible.
+    let sizes = (0..groups).map(|g| rest / groups + usize::from(g < rest % groups)).collect();
+    Ok((local, sizes))
+}
+
+fn eligible_hosts(view: &View<'_>, rack: usize, exclude: Option<HostId>, balanced_only: bool) -> Vec<HostId> {
+    let c = view.cluster;
+    let live: Vec<HostId> = c.racks[rack]
+        .hosts
+        .iter()
+        .copied()
+        .filter(|&h| {
+            view.live[h as usize]
+                && Some(h) != exclude
+                && view.host_used[h as usize] < c.hosts[h as usize].capacity_bytes
+        })
+        .collect();
+    // Mean used fraction over live hosts (dead or non-storage hosts hold
+    // nothing and would drag the mean down).
+    let (mut sum, mut n) = (0.0, 0usize);
+    for (h, (u, hh)) in view.host_used.iter().zip(&c.hosts).enumerate() {
+        if view.live[h] {
+            sum += u / hh.capacity_bytes;
+            n += 1;
+        }
+    }
+    let mean = sum / n.max(1) as f64;
+    let balanced: Vec<HostId> = live
+        .iter()
+        .copied()
+        .filter(|&h| view.host_used[h as usize] / c.hosts[h as usize].capacity_bytes - mean <= view.balance_threshold)
+        .collect();
+    if balanced_only {
+        balanced
+    } else {
+        live
+    }
+}
+
+/// The shared selector: racks other than the local one holding enough
+/// eligible hosts, ordered by `rack_score` (higher first, random ties),
+/// get one group each (largest group first); hosts inside by `host_score`.
+pub fn select(
+    view: &View<'_>,
+    req: &PlacementRequest,
+    rng: &mut ChaCha8Rng,
+    rack_score: &mut dyn FnMut(usize) -> f64,
+    host_score: &mut dyn FnMut(HostId) -> f64,
+) -> Result<Vec<HostId>, String> {
+    let (local, groups) = layout(req, view)?;
+    let local_rack = local.map(|h| view.cluster.rack_of(h) as usize);
+    let need = groups.iter().copied().max().unwrap_or(0);
+    // Storage balance first; only when too few racks qualify, any live host
+    // with free space (balance is a preference, fault domains are not).
+    let mut cands: Vec<(f64, u64, usize, Vec<HostId>)> = Vec::new();
+    for balanced_only in [true, false] {
+        cands = (0..view.cluster.racks.len())
+            .filter(|&r| Some(r) != local_rack)
+            .filter_map(|r| {
+                let hs = eligible_hosts(view, r, local, balanced_only);
+                (hs.len() >= need && need > 0).then(|| (rack_score(r), rng.gen::<u64>(), r, hs))
+            })
+            .collect();
+        if cands.len() >= groups.len() {
+            break;
+        }
+    }
+    if cands.len() < groups.len() {
+        return Err(format!(
+            "needs {} more fault domains with {} eligible live host(s) each, found {}",
+            groups.len(),
+            need,
+            cands.len()
+        ));
+    }
+    cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut out: Vec<HostId> = local.into_iter().collect();
+    for (g, (_, _, _, hs)) in groups.iter().zip(cands) {
+        let mut hs: Vec<(f64, u64, HostId)> = hs.into_iter().map(|h| (host_score(h), rng.gen::<u64>(), h)).collect();
+        hs.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        out.extend(hs.iter().take(*g).map(|x| x.2));
+    }
+    Ok(out)
+}
+
+/// Checks a placement against the request: piece count, distinct live
+/// hosts, fault domains.
+pub fn validate(req: &PlacementRequest, view: &View<'_>, hosts: &[HostId]) -> Result<(), String> {
+    let n = req.redundancy.pieces();
+    if hosts.len() != n {
+        return Err(format!("{} pieces placed, {n} asked", hosts.len()));
+    }
+    let mut hs = hosts.to_vec();
+    hs.sort_unstable();
+    hs.dedup();
+    if hs.len() != n {
+        return Err("two pieces on one host".into());
+    }
+    if hs.iter().any(|&h| !view.live[h as usize]) {
+        return Err("a piece on a dead host".into());
+    }
+    let mut racks: Vec<u32> = hs.iter().map(|&h| view.cluster.rack_of(h)).collect();
+    racks.sort_unstable();
+    racks.dedup();
+    let d = req.redundancy.domains();
+    if racks.len() < d {
+        return Err(format!("spans {} fault domains, {d} asked", racks.len()));
+    }
+    if matches!(req.redundancy, Redundancy::Erasure { .. }) && racks.len() != n {
+        return Err("two erasure-coded chunks in one fault domain".into());
+    }
+    Ok(())
+}
+
+/// Places and validates.
+pub fn place_checked(
+    p: &mut dyn ReplicaPlacement,
+    req: &PlacementRequest,
+    view: &View<'_>,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<HostId>, String> {
+    let hs = p.place(req, view, rng)?;
+    validate(req, view, &hs)?;
+    Ok(hs)
+}
+
+/// The rack-aware default: local piece, other racks uniformly at random
+/// among the storage-balanced candidates.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Uniform;
+
+impl ReplicaPlacement for Uniform {
+    fn name(&self) -> &'static str {
+        "uniform"
+    }
+    fn place(&mut self, req: &PlacementRequest, view: &View<'_>, rng: &mut ChaCha8Rng) -> Result<Vec<HostId>, String> {
+        select(view, req, rng, &mut |_| 0.0, &mut |_| 0.0)
+    }
+}
+
+/// ToR-capacity-aware chunk placement: racks ranked by uplink class (High
+/// over Medium over Low uplink per TB), then the default objectives
+/// (uniform among the storage-balanced candidates of the best class).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ccp;
+
+impl ReplicaPlacement for Ccp {
+    fn name(&self) -> &'static str {
+        "ccp"
+    }
+    fn place(&mut self, req: &PlacementRequest, view: &View<'_>, rng: &mut ChaCha8Rng) -> Result<Vec<HostId>, String> {
+        let c = view.cluster;
+        select(view, req, rng, &mut |r| c.racks[r].class as i32 as f64, &mut |_| 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::UplinkClass;
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+
+    fn req(r: usize, f: usize, writer: Option<HostId>) -> PlacementRequest {
+        PlacementRequest { file: 7, block: 0, bytes: 256e6, writer, redundancy: Redundancy::Replicate { r, f } }
+    }
+
+    #[test]
+    fn unknown_tag_lists_known() {
+        let e = make_policy("random", &PolicyConfig::default()).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(e, "unknown placement policy \"random\"; known: ccp, sinbad, uniform");
+    }
+
+    #[test]
+    fn uniform_hdfs_layout() {
+        let c = Cluster::two_tier(4, 3, 1e9, 1.0, Some(4e8), 1e12, &[], &[]);
+        let live = vec![true; 12];
+        let used = vec![0.0; 12];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let hs = place_checked(&mut Uniform, &req(3, 1, Some(4)), &v, &mut rng).unwrap();
+        // Local replica first, then two hosts of one other rack.
+        assert_eq!(hs[0], 4);
+        assert_eq!(c.rack_of(hs[1]), c.rack_of(hs[2]));
+        assert_ne!(c.rack_of(hs[1]), 1);
+    }
+
+    #[test]
+    fn ccp_prefers_high_uplink_racks() {
+        let cls = [UplinkClass::Low, UplinkClass::High, UplinkClass::Medium, UplinkClass::Low];
+        let c = Cluster::two_tier(4, 3, 1e9, 1.0, None, 1e12, &[], &cls);
+        let live = vec![true; 12];
+        let used = vec![0.0; 12];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let r = PlacementRequest { writer: None, redundancy: Redundancy::Replicate { r: 2, f: 1 }, ..req(2, 1, None) };
+        let hs = place_checked(&mut Ccp, &r, &v, &mut rng).unwrap();
+        let mut racks: Vec<u32> = hs.iter().map(|&h| c.rack_of(h)).collect();
+        racks.sort_unstable();
+        assert_eq!(racks, vec![1, 2]); // High then Medium
+    }
+
+    #[test]
+    fn impossible_request_is_explicit_failure() {
+        let c = Cluster::two_tier(2, 2, 1e9, 1.0, None, 1e12, &[], &[]);
+        let mut live = vec![true; 4];
+        live[2] = false;
+        live[3] = false;
+        let used = vec![0.0; 4];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let e = place_checked(&mut Uniform, &req(3, 1, Some(0)), &v, &mut rng).unwrap_err();
+        assert!(e.contains("fault domains"), "{e}");
+        let ec = PlacementRequest { redundancy: Redundancy::Erasure { k: 2, m: 1 }, ..req(3, 1, None) };
+        assert!(place_checked(&mut Uniform, &ec, &v, &mut rng).is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn never_fewer_domains_than_asked(
+            racks in 1usize..6, hpr in 1usize..4, dead in proptest::collection::vec(any::<bool>(), 24),
+            r in 1usize..5, f in 0usize..4, ec in any::<bool>(), tag in 0usize..3, seed in any::<u64>(),
+        ) {
+            let c = Cluster::two_tier(racks, hpr, 1e9, 1.0, Some(4e8), 1e12, &[], &[]);
+            let n = racks * hpr;
+            let live: Vec<bool> = (0..n).map(|h| !dead[h % dead.len()] || h % 3 == 0).collect();
+            let used = vec![0.0; n];
+            let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let red = if ec { Redundancy::Erasure { k: r, m: f } } else { Redundancy::Replicate { r, f } };
+            let rq = PlacementRequest { file: 1, block: 0, bytes: 256e6, writer: Some((seed % n as u64) as HostId), redundancy: red };
+            let mut p = make_policy(POLICIES[tag], &PolicyConfig::default()).unwrap();
+            if let Ok(hs) = place_checked(p.as_mut(), &rq, &v, &mut rng) {
+                let mut rs: Vec<u32> = hs.iter().map(|&h| c.rack_of(h)).collect();
+                rs.sort_unstable();
+                rs.dedup();
+                prop_assert!(rs.len() >= red.domains());
+                prop_assert_eq!(hs.len(), red.pieces());
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Sinbad (Chowdhury, Kandula, Stoica, "Leveraging Endpoint Flexibility in
+//! Data-Intensive Clusters", SIGCOMM 2013): network-balanced replica
+//! placement.
+//!
+//! The master receives per-host rx/tx utilization every Delta; for each
+//! bottleneck link (rack downlinks and host downlinks: the writer's side is
+//! fixed, so receive links are what placement can choose) it keeps an EWMA
+//! `v <- alpha * measured + (1 - alpha) * v`; a missing report counts as a
+//! fully loaded link. After each placement, the chosen links' estimates are
+//! bumped by `min(Cap - v, Size(B) / Delta)` (hysteresis) until the next
+//! report, so a burst of decisions between reports does not pile onto one
+//! link. Selection is recursive: the best rack by expected capacity
+//! `min(Cap - v, DiskWriteCap)`, then the best hosts inside it, one replica
+//! group per subtree, constraints (live, fault domains, storage balance)
+//! filtered first by the shared selector. Blocks below THRESHOLD use the
+//! default (uniform) policy. The decision interval q (batching, OPT'
+//! order) lives in the experiment driver, which owns time.
+
+use crate::placement::{select, PlacementRequest, PolicyConfig, ReplicaPlacement, Uniform, View};
+use netheat_core::{HostId, LinkId};
+use rand_chacha::ChaCha8Rng;
+
+/// EWMA link-utilization estimates with hysteresis bumps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkEstimator {
+    /// EWMA weight of a new measurement.
+    pub alpha: f64,
+    base: Vec<f64>,
+    bump: Vec<f64>,
+    cap: Vec<f64>,
+}
+
+impl LinkEstimator {
+    /// Estimates (all zero) for links with capacities `cap` (bits/s).
+    pub fn new(cap: Vec<f64>, alpha: f64) -> Self {
+        let n = cap.len();
+        Self { alpha, base: vec![0.0; n], bump: vec![0.0; n], cap }
+    }
+
+    /// Applies a report: EWMA per measured link, `Cap` for a missing one;
+    /// clears the hysteresis bumps.
+    pub fn update(&mut self, rates: &[Option<f64>]) {
+        for (l, r) in rates.iter().enumerate().take(self.base.len()) {
+            self.base[l] = match r {
+                Some(x) => self.alpha * x + (1.0 - self.alpha) * self.base[l],
+                None => self.cap[l],
+            };
+            self.bump[l] = 0.0;
+        }
+    }
+
+    /// Current estimate of a link's load, bits/s.
+    pub fn load(&self, l: LinkId) -> f64 {
+        self.base[l as usize] + self.bump[l as usize]
+    }
+
+    /// Hysteresis after placing `bytes` over link `l`: add
+    /// `min(Cap - v, bytes * 8 / delta_s)`.
+    pub fn bump(&mut self, l: LinkId, bytes: f64, delta_s: f64) {
+        let i = l as usize;
+        let v = self.load(l);
+        self.bump[i] += (self.cap[i] - v).max(0.0).min(bytes * 8.0 / delta_s);
+    }
+
+    /// Expected capacity `min(Cap - v, disk)`.
+    pub fn expected(&self, l: LinkId, disk_bps: f64) -> f64 {
+        (self.cap[l as usize] - self.load(l)).max(0.0).min(disk_bps)
+    }
+}
+
+/// The Sinbad policy.
+#[derive(Debug, Clone)]
+pub struct Sinbad {
+    cfg: PolicyConfig,
+    est: Option<LinkEstimator>,
+}
+
+impl Sinbad {
+    /// A Sinbad master with the given settings.
+    pub fn new(cfg: PolicyConfig) -> Self {
+        Self { cfg, est: None }
+    }
+
+    /// The estimator (after the first report or placement).
+    pub fn estimator(&self) -> Option<&LinkEstimator> {
+        self.est.as_ref()
+    }
+}
+
+impl ReplicaPlacement for Sinbad {
+    fn name(&self) -> &'static str {
+        "sinbad"
+    }
+
+    fn place(&mut self, req: &PlacementRequest, view: &View<'_>, rng: &mut ChaCha8Rng) -> Result<Vec<HostId>, String> {
+        if req.bytes < self.cfg.threshold_bytes {
+            return Uniform.place(req, view, rng);
+        }
+        let c = view.cluster;
+        let alpha = self.cfg.alpha;
+        let est = self.est.get_or_insert_with(|| LinkEstimator::new(c.link_bps.clone(), alpha));
+        let disk = c.disk_write_bps.unwrap_or(f64::INFINITY);
+        let hs = {
+            let e = &*est;
+            select(view, req, rng, &mut |r| e.expected(c.racks[r].down, disk), &mut |h| {
+                e.expected(c.hosts[h as usize].down, disk)
+            })?
+        };
+        let local_rack = req.writer.map(|w| c.rack_of(w));
+        let mut racks_done: Vec<u32> = Vec::new();
+        for &h in &hs {
+            if Some(h) == req.writer {
+                continue;
+            }
+            let r = c.rack_of(h);
+            if Some(r) != local_rack && !racks_done.contains(&r) {
+                est.bump(c.racks[r as usize].down, req.bytes, self.cfg.delta_s);
+                racks_done.push(r);
+            }
+            est.bump(c.hosts[h as usize].down, req.bytes, self.cfg.delta_s);
+        }
+        Ok(hs)
+    }
+
+    fn bind(&mut self, cluster: &crate::cluster::Cluster) {
+        self.attach(cluster.link_bps.clone());
+    }
+
+    fn observe(&mut self, _now_s: f64, rates: &[Option<f64>]) {
+        if self.est.is_none() {
+            // Capacities are only known from the cluster at the first
+            // placement; until then a report has nothing to update.
+            return;
+        }
+        if let Some(e) = self.est.as_mut() {
+            e.update(rates);
+        }
+    }
+}
+
+impl Sinbad {
+    /// Initializes the estimator for a cluster (so reports before the first
+    /// placement count).
+    pub fn attach(&mut self, cap: Vec<f64>) {
+        self.est = Some(LinkEstimator::new(cap, self.cfg.alpha));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::Cluster;
+    use crate::fs::Redundancy;
+    use rand::SeedableRng;
+
+    #[test]
+    fn ewma_and_hysteresis_by_hand() {
+        let mut e = LinkEstimator::new(vec![1000.0, 1000.0], 0.2);
+        e.update(&[Some(500.0), Some(100.0)]);
+        // 0.2*500 = 100; 0.2*100 = 20.
+        assert!((e.load(0) - 100.0).abs() < 1e-12);
+        e.update(&[Some(500.0), None]);
+        // 0.2*500 + 0.8*100 = 180; missing report: fully loaded 1000.
+        assert!((e.load(0) - 180.0).abs() < 1e-12);
+        assert_eq!(e.load(1), 1000.0);
+        // bump by min(1000 - 180, 50 B * 8 / 1 s = 400) = 400 -> 580.
+        e.bump(0, 50.0, 1.0);
+        assert!((e.load(0) - 580.0).abs() < 1e-12);
+        // again: min(1000 - 580, 400) = 400 -> 980; then min(20, 400) -> 1000.
+        e.bump(0, 50.0, 1.0);
+        e.bump(0, 50.0, 1.0);
+        assert!((e.load(0) - 1000.0).abs() < 1e-12);
+        assert_eq!(e.expected(0, 300.0), 0.0);
+        // The next report drops the bumps: 0.2*0 + 0.8*180 = 144.
+        e.update(&[Some(0.0), Some(0.0)]);
+        assert!((e.load(0) - 144.0).abs() < 1e-12);
+        assert!((e.expected(0, 300.0) - 300.0).abs() < 1e-12);
+        assert!((e.expected(0, 2000.0) - 856.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn picks_least_loaded_rack_downlink_on_three_racks() {
+        // 3 racks x 2 hosts, rack links 2 Gbps, no disk cap (in memory).
+        let c = Cluster::two_tier(3, 2, 1e9, 1.0, None, 1e12, &[], &[]);
+        let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
+        s.attach(c.link_bps.clone());
+        let mut rates = vec![Some(0.0); c.link_bps.len()];
+        rates[c.racks[1].down as usize] = Some(1.5e9);
+        rates[c.racks[2].down as usize] = Some(0.5e9);
+        // alpha = 1 for one clean report (estimates = measurements).
+        s.est.as_mut().unwrap().alpha = 1.0;
+        s.observe(1.0, &rates);
+        let live = vec![true; 6];
+        let used = vec![0.0; 6];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let rq = PlacementRequest {
+            file: 1,
+            block: 0,
+            bytes: 256e6,
+            writer: Some(0),
+            redundancy: Redundancy::Replicate { r: 2, f: 1 },
+        };
+        // Expected capacities: rack 1: 2 - 1.5 = 0.5 Gbps, rack 2: 1.5 Gbps.
+        let hs = s.place(&rq, &v, &mut rng).unwrap();
+        assert_eq!(hs[0], 0);
+        assert_eq!(c.rack_of(hs[1]), 2);
+        // Hysteresis: rack 2 downlink bumped by min(2e9 - 0.5e9, 2.048e9) to
+        // full; now rack 1 (0.5 Gbps spare) wins.
+        let e = s.estimator().unwrap();
+        assert!((e.load(c.racks[2].down) - 2e9).abs() < 1.0);
+        let hs2 = s.place(&PlacementRequest { block: 1, ..rq.clone() }, &v, &mut rng).unwrap();
+        assert_eq!(c.rack_of(hs2[1]), 1);
+    }
+
+    #[test]
+    fn small_blocks_use_default() {
+        let c = Cluster::two_tier(3, 2, 1e9, 1.0, None, 1e12, &[], &[]);
+        let mut s = Sinbad::new(PolicyConfig::default());
+        let live = vec![true; 6];
+        let used = vec![0.0; 6];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let rq = PlacementRequest {
+            file: 1,
+            block: 0,
+            bytes: 1e6,
+            writer: Some(0),
+            redundancy: Redundancy::Replicate { r: 2, f: 1 },
+        };
+        assert!(s.place(&rq, &v, &mut rng).is_ok());
+        assert!(s.estimator().is_none()); // the default path never touches estimates
+    }
+}

@@ -1,0 +1,69 @@
+"""Sinbad scenario kind: quick runs through the binding and the runner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from netheat import _netheat
+from netheat.errors import InputError
+from netheat.experiments.registry import get_kind, metrics
+
+
+def small(**kw: Any) -> dict[str, Any]:
+    """A small point: 12 racks x 4 hosts, 5 simulated minutes."""
+    args: dict[str, Any] = dict(
+        racks=12, hosts_per_rack=4, duration_s=300.0, drain_s=300.0, ingest_blocks_per_s=0.5
+    )
+    args.update(kw)
+    return _netheat.sinbad_point(**args)
+
+
+def test_point_pairs_blocks_and_shares_add_up() -> None:
+    out = small()
+    v = out["values"]
+    assert v["blocks"] == len(out["uniform_s"]) == len(out["policy_s"]) > 0
+    assert v["blocks_faster_pct"] + v["blocks_same_pct"] + v["blocks_slower_pct"] == pytest.approx(100.0)
+    # Speedup is the ratio of the two mean write times reported.
+    assert v["block_write_speedup"] == pytest.approx(
+        v["mean_block_write_s_uniform"] / v["mean_block_write_s_policy"]
+    )
+    # No write beats the disk: a 256 MiB block at 50 MB/s takes >= 5.37 s.
+    full = [t for t, b in zip(out["uniform_s"], out["bytes"], strict=True) if b == 256 * 2**20]
+    assert min(full) >= 256 * 2**20 / 50e6 - 1e-6
+    assert v["placement_failures"] == 0
+    assert v["storage_imbalance_pct"] < 10.0
+
+
+def test_uniform_against_itself_is_identical() -> None:
+    v = small(policy="uniform")["values"]
+    assert v["block_write_speedup"] == pytest.approx(1.0)
+    assert v["blocks_same_pct"] == pytest.approx(100.0)
+
+
+def test_bad_input_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="known: ccp, sinbad, uniform"):
+        small(policy="nope")
+    with pytest.raises(InputError, match="`f`"):
+        small(replicas=1, faults=1)
+
+
+def test_kind_and_metrics_registered() -> None:
+    assert get_kind("sinbad").name == "sinbad"
+    assert "block_write_speedup" in metrics()
+
+
+def test_ccp_point_cuts_network_latency() -> None:
+    v = _netheat.ccp_point(racks=6, hosts_per_rack=4, client_racks=2, prepopulate=2000, ops=5000)
+    # Low racks get a quarter of a Medium uplink: uniform puts a third of the
+    # reads there, CCP none while High/Medium hosts are within the balance
+    # threshold, so the p95 network latency must drop.
+    assert v["p95_network_latency_reduction_pct"] > 0
+    assert v["placement_failures"] == 0
+    assert v["ops"] == 5000
+
+
+def test_ccp_kind_registered() -> None:
+    assert get_kind("ccp").name == "ccp"
+    assert "p95_network_latency_reduction_pct" in metrics()
