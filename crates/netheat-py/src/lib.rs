@@ -9,10 +9,10 @@
 mod data;
 mod errors;
 mod flowsched;
+mod packet;
 mod sched;
 mod simulate;
 mod storage;
-mod packet;
 mod subways;
 mod topology;
 

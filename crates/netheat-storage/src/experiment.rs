@@ -635,7 +635,14 @@ mod tests {
 
     #[test]
     fn ccp_cuts_p95_network_latency_and_respects_balance_on_high_medium() {
-        let s = CcpSpec { racks: 6, hosts_per_rack: 4, client_racks: 2, prepopulate: 2000, ops: 5000, ..CcpSpec::default() };
+        let s = CcpSpec {
+            racks: 6,
+            hosts_per_rack: 4,
+            client_racks: 2,
+            prepopulate: 2000,
+            ops: 5000,
+            ..CcpSpec::default()
+        };
         let v: std::collections::BTreeMap<_, _> = ccp_point(&s).unwrap().into_iter().collect();
         // Uniform sends a third of the reads to Low racks with 1/16 of a
         // High uplink: CCP must cut the p95 network latency.
