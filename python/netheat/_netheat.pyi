@@ -162,6 +162,7 @@ def subways_shuffle(
     seed: int,
     t_rebind_s: float = 0.01,
     aggressiveness: float = 0.5,
+    failed_tor: int | None = None,
 ) -> dict[str, Any]: ...
 def subways_tor_failure(topology: Topology, tor: int) -> dict[str, Any]: ...
 def packet_cloudburst_point(

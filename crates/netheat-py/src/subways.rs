@@ -16,9 +16,10 @@ fn err(py: Python<'_>, e: SubwaysError) -> PyErr {
 
 /// One shuffle job (all-to-all among `nodes` consecutive servers from rack
 /// `first_rack`, `bytes_per_pair` each way) under a load-balancing policy:
-/// `{"completion_s", "flows", "rebinds", "detours", "events"}`.
+/// `{"completion_s", "flows", "rebinds", "detours", "events", "stranded"}`; `failed_tor` is down
+/// for the whole job.
 #[pyfunction]
-#[pyo3(signature = (topology, first_rack, nodes, bytes_per_pair, policy, seed, t_rebind_s = 0.01, aggressiveness = 0.5))]
+#[pyo3(signature = (topology, first_rack, nodes, bytes_per_pair, policy, seed, t_rebind_s = 0.01, aggressiveness = 0.5, failed_tor = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn subways_shuffle<'py>(
     py: Python<'py>,
@@ -30,9 +31,10 @@ pub fn subways_shuffle<'py>(
     seed: u64,
     t_rebind_s: f64,
     aggressiveness: f64,
+    failed_tor: Option<u32>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let topo = topology.inner.clone();
-    let job = ShuffleJob { first_rack, nodes, bytes_per_pair };
+    let job = ShuffleJob { first_rack, nodes, bytes_per_pair, failed_tor };
     let params = LbParams { t_rebind_s, aggressiveness, ..LbParams::default() };
     let policy = policy.to_string();
     let r = py.allow_threads(move || run_shuffle(&topo, &job, &policy, &params, seed)).map_err(|e| err(py, e))?;
@@ -42,6 +44,7 @@ pub fn subways_shuffle<'py>(
     d.set_item("rebinds", r.rebinds)?;
     d.set_item("detours", r.detours)?;
     d.set_item("events", r.events)?;
+    d.set_item("stranded", r.stranded)?;
     Ok(d)
 }
 

@@ -28,7 +28,7 @@ fn main() {
     );
     let started = Instant::now();
     for n in sizes {
-        let job = ShuffleJob { first_rack, nodes: n, bytes_per_pair: 15e6 };
+        let job = ShuffleJob { first_rack, nodes: n, bytes_per_pair: 15e6, failed_tor: None };
         let w = Instant::now();
         let base = run_shuffle(&t0, &job, "ecmp", &p, 1).expect("type 0").completion_s;
         let e = run_shuffle(&t1, &job, "ecmp", &p, 1).expect("ecmp").completion_s;

@@ -7,7 +7,8 @@
 //! and one of the fabric routes between the two ToRs.
 //!
 //! * `ecmp`: a static per-flow hash over the shortest paths, weighted by port
-//!   speed (the engine's weighted ECMP; 2/7 and 5/7 for 10G + 25G ports).
+//!   speed (the engine's weighted ECMP; 2/7 and 5/7 for 10G + 25G ports);
+//!   with a failed ToR, a static weighted choice among the live shortest paths.
 //! * `adaptive` (Type 1LB/2LB): a per-loop controller samples link rates
 //!   every `t_rebind` (10 ms) into an EWMA of utilization. New flows pick the
 //!   source port with probability proportional to the remaining outbound
@@ -166,18 +167,25 @@ pub struct Net<'a> {
     bridges: BTreeMap<(u32, u32), Vec<HostId>>,
     /// ToR adjacency (ToRs sharing a server), sorted.
     neighbours: Vec<Vec<u32>>,
+    /// A failed ToR: its ports and routes are never used.
+    failed: Option<u32>,
 }
 
 impl<'a> Net<'a> {
     /// Precomputes capacities and the ToR graph of `topo`.
     pub fn new(topo: &'a Topology) -> Self {
+        Self::with_failed_tor(topo, None)
+    }
+
+    /// Like [`Net::new`] with ToR `failed` down: policies route around it.
+    pub fn with_failed_tor(topo: &'a Topology, failed: Option<u32>) -> Self {
         let links = topo.links();
         let cap = |v: &[LinkId]| v.iter().map(|l| links[*l as usize].capacity_bps).sum::<f64>();
         let tor_up_bps = topo.tors().iter().map(|t| cap(&t.up)).collect();
         let tor_down_bps = topo.tors().iter().map(|t| cap(&t.down)).collect();
         let mut bridges: BTreeMap<(u32, u32), Vec<HostId>> = BTreeMap::new();
         for (h, host) in topo.hosts().iter().enumerate() {
-            let tors = topo.host_tors(h as HostId);
+            let tors: Vec<u32> = topo.host_tors(h as HostId).into_iter().filter(|&t| Some(t) != failed).collect();
             for &a in &tors {
                 for &b in &tors {
                     if a != b {
@@ -191,11 +199,18 @@ impl<'a> Net<'a> {
         for &(a, b) in bridges.keys() {
             neighbours[a as usize].push(b);
         }
-        Self { topo, tor_up_bps, tor_down_bps, bridges, neighbours }
+        let mut tor_up_bps: Vec<f64> = tor_up_bps;
+        let mut tor_down_bps: Vec<f64> = tor_down_bps;
+        if let Some(t) = failed {
+            tor_up_bps[t as usize] = 0.0;
+            tor_down_bps[t as usize] = 0.0;
+        }
+        Self { topo, tor_up_bps, tor_down_bps, bridges, neighbours, failed }
     }
 
-    fn ports(&self, h: HostId) -> &[Port] {
-        &self.topo.hosts()[h as usize].ports
+    /// The live ports of host `h` (not on the failed ToR).
+    pub fn ports(&self, h: HostId) -> Vec<Port> {
+        self.topo.hosts()[h as usize].ports.iter().copied().filter(|p| Some(p.tor) != self.failed).collect()
     }
 
     /// The links of the direct path through ports `sp` and `dp` and fabric route `i`.
@@ -243,8 +258,32 @@ impl LoadBalancer for Ecmp {
     fn period_s(&self) -> Option<f64> {
         None
     }
-    fn route(&mut self, _: &Net<'_>, _: HostId, _: HostId, _: &mut ChaCha8Rng) -> Route {
-        Route::Ecmp
+    fn route(&mut self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Route {
+        if net.failed.is_none() {
+            return Route::Ecmp;
+        }
+        // After a ToR failure routing reconverges: a static choice among the
+        // live shortest paths (shortcuts first), weighted by port speeds.
+        let short = net.shortcuts(src, dst);
+        if !short.is_empty() {
+            return Route::Explicit(short[rng.gen_range(0..short.len())].clone());
+        }
+        let mut paths = Vec::new();
+        let mut w = Vec::new();
+        for sp in net.ports(src) {
+            for dp in net.ports(dst) {
+                let n = net.topo.tor_routes(sp.tor, dp.tor);
+                for i in 0..n {
+                    paths.push((sp, dp, i));
+                    w.push(sp.speed_bps * dp.speed_bps / n as f64);
+                }
+            }
+        }
+        if paths.is_empty() {
+            return Route::Ecmp; // no live port: the engine strands it
+        }
+        let (sp, dp, i) = paths[pick(&w, rng)];
+        Route::Explicit(net.direct(&sp, &dp, i))
     }
     fn on_period(
         &mut self,
@@ -365,7 +404,7 @@ impl Adaptive {
         chain: &[u32],
         rng: &mut ChaCha8Rng,
     ) -> Option<Vec<LinkId>> {
-        let sp = net.ports(src).iter().find(|p| p.tor == chain[0])?;
+        let sp = net.ports(src).into_iter().find(|p| p.tor == chain[0])?;
         let mut out = vec![sp.up];
         for w in chain.windows(2) {
             out.extend(net.bridge(w[0], w[1], &[src, dst], rng)?);
@@ -390,7 +429,7 @@ impl Adaptive {
         chain: &[u32],
         rng: &mut ChaCha8Rng,
     ) -> Option<Vec<LinkId>> {
-        let dp = net.ports(dst).iter().find(|p| p.tor == chain[0])?;
+        let dp = net.ports(dst).into_iter().find(|p| p.tor == chain[0])?;
         let remote = *chain.last()?;
         let sps = net.ports(src);
         let sp = &sps[rng.gen_range(0..sps.len())];

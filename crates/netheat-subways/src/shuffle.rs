@@ -5,6 +5,12 @@
 //! `bytes_per_pair` to every other server of the job, all at time 0. The
 //! job completes with its last flow. The policy routes each flow when it
 //! starts and, for adaptive policies, re-binds running flows every period.
+//!
+//! With `failed_tor`, that ToR is down from time 0 (every link of it at
+//! capacity 0): ECMP flows are re-routed by the engine, the other policies
+//! route around it, and flows between servers left without a live port are
+//! *stranded*: the job then never completes (`completion_s` is NaN) and
+//! [`ShuffleResult::stranded`] counts them.
 
 use netheat_core::{HostId, Routing};
 use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, SimConfig, Simulation};
@@ -24,6 +30,8 @@ pub struct ShuffleJob {
     pub nodes: usize,
     /// Bytes from each server to each other server.
     pub bytes_per_pair: f64,
+    /// A ToR that is down for the whole job.
+    pub failed_tor: Option<u32>,
 }
 
 /// What a shuffle run measured.
@@ -39,6 +47,8 @@ pub struct ShuffleResult {
     pub detours: u64,
     /// Engine events.
     pub events: u64,
+    /// Flows that could not run (no live path): the job did not complete.
+    pub stranded: usize,
 }
 
 struct Runner<'n, 't> {
@@ -116,17 +126,39 @@ pub fn run_shuffle(
     if !(job.bytes_per_pair.is_finite() && job.bytes_per_pair > 0.0) {
         return Err(SubwaysError::param("bytes_per_pair", format!("{} must be > 0", job.bytes_per_pair)));
     }
-    let net = Net::new(topo);
+    if let Some(t) = job.failed_tor {
+        if t as usize >= topo.tors().len() {
+            return Err(SubwaysError::param("failed_tor", format!("ToR {t} does not exist")));
+        }
+    }
+    let net = Net::with_failed_tor(topo, job.failed_tor);
     let mut lb = load_balancer(policy, params)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let routing: &dyn Routing = topo;
     let cfg = SimConfig { window_s: 1e6, seed, ..SimConfig::default() };
     let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
+    if let Some(t) = job.failed_tor {
+        let tor = &topo.tors()[t as usize];
+        let mut dead: Vec<netheat_core::LinkId> = tor.up.iter().chain(&tor.down).copied().collect();
+        for h in topo.hosts() {
+            for p in h.ports.iter().filter(|p| p.tor == t) {
+                dead.extend([p.up, p.down]);
+            }
+        }
+        for l in dead {
+            sim.schedule_capacity(0.0, l, 0.0).map_err(|e| SubwaysError::Engine(e.to_string()))?;
+        }
+    }
     let mut flows = Vec::new();
+    let mut skipped = 0;
     let members: Vec<HostId> = (first..first + job.nodes).map(|h| h as HostId).collect();
     for &s in &members {
         for &d in &members {
             if s == d {
+                continue;
+            }
+            if lb.period_s().is_some() && (net.ports(s).is_empty() || net.ports(d).is_empty()) {
+                skipped += 1; // no live port: this pair cannot talk
                 continue;
             }
             let id = flows.len() as u64;
@@ -149,15 +181,14 @@ pub fn run_shuffle(
     if let Some(e) = runner.error {
         return Err(SubwaysError::Engine(e));
     }
-    let completion_s = res.flows.iter().map(|f| f.finish_s).fold(0.0, f64::max);
-    if res.flows.iter().any(|f| !f.finished()) {
-        return Err(SubwaysError::Engine("some shuffle flows did not finish".into()));
-    }
+    let stranded = skipped + res.flows.iter().filter(|f| !f.finished()).count();
+    let completion_s = if stranded > 0 { f64::NAN } else { res.flows.iter().map(|f| f.finish_s).fold(0.0, f64::max) };
     Ok(ShuffleResult {
         completion_s,
         flows: n,
         rebinds: runner.rebinds,
         detours: runner.lb.detours(),
         events: res.stats.events,
+        stranded,
     })
 }

@@ -38,8 +38,9 @@ def run_subways(params: dict[str, Any], seed: int) -> PointResult:
         seed,
         float(params["t-rebind"]),
         float(params["aggressiveness"]),
+        None if int(params["failed-tor"]) < 0 else int(params["failed-tor"]),
     )
-    values = {k: float(r[k]) for k in ("completion_s", "rebinds", "detours", "flows")}
+    values = {k: float(r[k]) for k in ("completion_s", "rebinds", "detours", "flows", "stranded")}
     return PointResult(values=values)
 
 
@@ -47,6 +48,7 @@ for _m in (
     MetricKind("completion_s", "s", "shuffle completion time (its last flow)"),
     MetricKind("rebinds", "flows", "flows re-bound by the load-balancing controller"),
     MetricKind("detours", "flows", "flows moved onto detour paths"),
+    MetricKind("stranded", "flows", "flows without a live path (a failed ToR): the job cannot complete"),
 ):
     register_metric(_m, replace=True)
 
@@ -62,8 +64,9 @@ SUBWAYS = register_kind(
             Param("bytes-per-pair", "bytes", 15e6, "bytes from every server to every other"),
             Param("t-rebind", "duration", 0.01, "controller period of adaptive/detour"),
             Param("aggressiveness", "float", 0.5, "share of running flows re-drawn each period"),
+            Param("failed-tor", "int", -1, "a ToR that is down for the whole job (-1: none)"),
         ),
-        values=("completion_s", "rebinds", "detours", "flows"),
+        values=("completion_s", "rebinds", "detours", "flows", "stranded"),
         description="a shuffle job on contiguous servers under a Subways load-balancing policy",
     )
 )
