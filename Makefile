@@ -11,7 +11,7 @@ PY_DEPS := maturin numpy pyarrow matplotlib polars pytest ruff mypy ray
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python lint fmt bench bench-simgrid validate demo clean chromium
+.PHONY: help venv build test test-rust test-python lint fmt bench bench-simgrid bench-utp validate demo clean chromium
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -59,12 +59,16 @@ bench: build ## Run the benchmarks and print their tables
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
 	$(PY) benches/subways_bench.py
+	cargo run --release -q -p netheat-sched --example utp_bench -- experiments/topologies/utp-cluster-small.toml 6
 	$(PY) benches/storage_bench.py
 	cargo run --release -q -p netheat-packet --example packet_bench
 	cargo run --release -q -p netheat-fec --example lt_overhead
 
 bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (installs python3-simgrid; minutes)
 	$(PY) benches/engine_vs_simgrid.py a b
+
+bench-utp: ## UTP at full scale: 10,000 servers, 24 simulated hours, UTP policy (long)
+	cargo run --release -q -p netheat-sched --example utp_bench -- experiments/topologies/utp-cluster-10k.toml 24 utp
 
 validate: build ## Cross-check engine completion times against SimGrid on random scenarios
 	$(PY) validation/crosscheck_simgrid.py --scenarios 20
