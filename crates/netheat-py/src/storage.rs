@@ -2,7 +2,7 @@
 //! policy on the same workload, see `netheat_storage::experiment`), run with
 //! the GIL released; returns summary values and the paired block table.
 
-use netheat_storage::experiment::{sinbad_point as run_point, SinbadSpec};
+use netheat_storage::experiment::{sinbad_point as run_point, validate_sinbad, SinbadSpec};
 use netheat_storage::{PolicyConfig, StorageError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -82,6 +82,7 @@ pub fn sinbad_point<'py>(
         seed,
     };
     let dir = crate::data::resolve(data_dir, &[]);
+    validate_sinbad(&s).map_err(|e| to_py(py, e))?;
     let t =
         py.allow_threads(|| netheat_data::load_coflows(&dir, trace)).map_err(|e| errors::data(py, e.to_string()))?;
     let r = py.allow_threads(|| run_point(&s, &t)).map_err(|e| to_py(py, e))?;

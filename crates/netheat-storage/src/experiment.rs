@@ -329,6 +329,13 @@ fn check(s: &SinbadSpec) -> Result<(), StorageError> {
     Ok(())
 }
 
+/// Checks a spec and its policy tag without running anything (so bad input
+/// is reported before the trace is loaded).
+pub fn validate_sinbad(s: &SinbadSpec) -> Result<(), StorageError> {
+    check(s)?;
+    make_policy(&s.policy, &s.policy_cfg).map(|_| ())
+}
+
 /// Runs one policy on the Sinbad workload.
 pub fn run_sinbad_policy(s: &SinbadSpec, trace: &CoflowTrace, policy: &str) -> Result<RunOut, StorageError> {
     check(s)?;
