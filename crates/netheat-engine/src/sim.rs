@@ -250,6 +250,8 @@ struct FlowState {
     finish_s: f64,
     /// Bottleneck of the current rate: a link id, [`BN_CAP`] or [`BN_NONE`].
     bn: u32,
+    /// Bytes delivered when the flow was cancelled (`None`: not cancelled).
+    cancelled: Option<f64>,
 }
 
 impl FlowState {
@@ -269,6 +271,7 @@ enum RebindTo {
 enum Change {
     Priority(i32),
     Cap(f64),
+    Cancel,
 }
 
 #[derive(Debug)]
@@ -691,6 +694,7 @@ impl<'r> Simulation<'r> {
             ver: 0,
             finish_s: f64::NAN,
             bn: BN_NONE,
+            cancelled: None,
         });
         self.flow_seen.push(0);
         self.rep.viol_seen.push(0);
@@ -795,6 +799,16 @@ impl<'r> Simulation<'r> {
             }
         }
         self.push_event(self.now, Ev::Change { flow: fi, change: Change::Cap(cap_bps.unwrap_or(f64::INFINITY)) });
+        Ok(())
+    }
+
+    /// Cancels a flow now: it leaves its links (the others' rates are
+    /// repaired exactly), never completes (`finish_s` is NaN, no completion
+    /// callback) and its record shows the bytes delivered until now. A flow
+    /// that has not started never starts; a finished flow is left as it is.
+    pub fn cancel_flow(&mut self, flow_id: u64) -> Result<(), EngineError> {
+        let fi = self.flow_index(flow_id)?;
+        self.push_event(self.now, Ev::Change { flow: fi, change: Change::Cancel });
         Ok(())
     }
 
@@ -945,7 +959,7 @@ impl<'r> Simulation<'r> {
             task_id: f.task_id,
             priority: f.prio,
             path_id: f.path_id,
-            bytes_delivered: if done { f.bytes } else { 0.0 },
+            bytes_delivered: f.cancelled.unwrap_or(if done { f.bytes } else { 0.0 }),
             stranded: f.stranded,
         }
     }
@@ -1020,6 +1034,9 @@ impl<'r> Simulation<'r> {
     fn apply<C: Controller + ?Sized>(&mut self, ev: Ev, c: &mut C) {
         match ev {
             Ev::Arrival(fi) => {
+                if self.flows[fi as usize].status == Status::Done {
+                    return; // cancelled before it started
+                }
                 if self.activate(fi) {
                     self.notify_complete(c, fi);
                 }
@@ -1312,6 +1329,9 @@ impl<'r> Simulation<'r> {
     }
 
     fn change_now(&mut self, fi: u32, change: Change) {
+        if let Change::Cancel = change {
+            return self.cancel_now(fi);
+        }
         let set = |s: &mut Self| {
             let f = &mut s.flows[fi as usize];
             match change {
@@ -1320,6 +1340,7 @@ impl<'r> Simulation<'r> {
                     s.hot[fi as usize].prio = p;
                 }
                 Change::Cap(c) => f.cap = c,
+                Change::Cancel => unreachable!("handled above"),
             }
         };
         match self.flows[fi as usize].status {
@@ -1328,6 +1349,30 @@ impl<'r> Simulation<'r> {
             Status::Pending => set(self),
             // Off its links, changed, back on: the flow seeds a local repair.
             Status::Active => self.move_flow(fi, set),
+        }
+    }
+
+    /// Stops a flow now: off its links (the rest is repaired), never
+    /// completes, records the bytes it delivered.
+    fn cancel_now(&mut self, fi: u32) {
+        let now = self.now;
+        match self.flows[fi as usize].status {
+            Status::Done => {}
+            Status::Pending => {
+                let f = &mut self.flows[fi as usize];
+                f.status = Status::Done;
+                f.cancelled = Some(0.0);
+            }
+            Status::Active => {
+                let f = &self.flows[fi as usize];
+                let left = (f.left - f.rate * (now - f.t_last) / 8.0).max(0.0);
+                let sent = f.bytes - left;
+                self.complete_flow(fi);
+                self.stats.flows_completed -= 1;
+                let f = &mut self.flows[fi as usize];
+                f.finish_s = f64::NAN;
+                f.cancelled = Some(sent);
+            }
         }
     }
 
@@ -1863,6 +1908,10 @@ impl Ctx<'_, '_> {
     /// Moves a flow to another priority class now (see [`Simulation::set_priority`]).
     pub fn set_priority(&mut self, flow_id: u64, priority: i32) -> Result<(), EngineError> {
         self.sim.set_priority(flow_id, priority)
+    }
+    /// Cancels a flow now (see [`Simulation::cancel_flow`]).
+    pub fn cancel_flow(&mut self, flow_id: u64) -> Result<(), EngineError> {
+        self.sim.cancel_flow(flow_id)
     }
     /// Sets or removes a flow's rate cap now (see [`Simulation::set_rate_cap`]).
     pub fn set_rate_cap(&mut self, flow_id: u64, cap_bps: Option<f64>) -> Result<(), EngineError> {

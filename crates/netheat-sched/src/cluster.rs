@@ -416,9 +416,9 @@ impl Sched<'_> {
             self.server_tasks[s as usize].retain(|&t| t != i);
         }
         if let Some(f) = self.tasks[i].flow.take() {
-            // A rate cap of 0 stops the flow where it is (it never completes).
+            // Still sending (throttled, or stopped early): the task's traffic ends with it.
             if ctx.flow_rate_bps(f).is_some() {
-                let _ = ctx.set_rate_cap(f, Some(0.0));
+                let _ = ctx.cancel_flow(f);
             }
         }
     }

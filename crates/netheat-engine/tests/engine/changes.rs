@@ -77,6 +77,43 @@ fn bad_changes_are_errors() {
     let mut sim = Simulation::new(Network::new(vec![G]), None, SimConfig::default());
     sim.add_flow(flow(0, 1e6, 0.0, &[0])).unwrap();
     assert!(sim.set_priority(9, 1).is_err());
+    assert!(sim.cancel_flow(9).is_err());
     assert!(sim.set_rate_cap(0, Some(-1.0)).is_err());
     assert!(sim.set_rate_cap(0, Some(f64::NAN)).is_err());
+}
+
+/// Cancels flows at given times and counts completion callbacks.
+struct Cancel {
+    at: Vec<(f64, u64)>,
+    completed: Vec<u64>,
+}
+
+impl Controller for Cancel {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        ctx.cancel_flow(self.at[token as usize].1).unwrap();
+    }
+    fn on_flow_complete(&mut self, _: &mut Ctx<'_, '_>, flow: &netheat_engine::FlowRecord) {
+        self.completed.push(flow.id);
+    }
+}
+
+#[test]
+fn cancelling_frees_the_link_and_records_what_was_sent() {
+    // Two 1.25 GB flows at 5 Gbps each; flow 1 is cancelled at 0.5 s after
+    // sending 0.3125 GB. Flow 0 then sends its last 0.9375 GB at 10 Gbps:
+    // done at 1.25 s. Flow 2 (starting at 2 s) is cancelled at 1 s: it never runs.
+    let cfg = SimConfig { check_invariants: true, ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::new(vec![10.0 * G]), None, cfg);
+    sim.add_flows(vec![flow(0, 1.25e9, 0.0, &[0]), flow(1, 1.25e9, 0.0, &[0]), flow(2, 1e9, 2.0, &[0])]).unwrap();
+    let mut c = Cancel { at: vec![(0.5, 1), (1.0, 2)], completed: Vec::new() };
+    for (i, e) in c.at.iter().enumerate() {
+        sim.schedule_timer(e.0, i as u64).unwrap();
+    }
+    let r = sim.run_with(&mut c);
+    assert_close(rec(&r, 0).finish_s, 1.25, 1e-9);
+    assert!(!rec(&r, 1).finished() && !rec(&r, 2).finished());
+    assert_close(rec(&r, 1).bytes_delivered, 0.3125e9, 1.0);
+    assert_close(rec(&r, 2).bytes_delivered, 0.0, 0.0);
+    assert_eq!(c.completed, vec![0]);
+    assert_eq!(r.stats.flows_completed, 1);
 }
