@@ -8,7 +8,8 @@ use crate::errors;
 use crate::topology::PyTopology;
 
 /// One cluster run: `{"hot_tor_share", "p98_tor_util", "migrations", ...,
-/// "series": (window_start_s, hot_share, p98)}`. `incident_tors` lose
+/// "series": [(window_start_s, hot_share, p98, migrations, warmup)],
+/// "query_latencies": [(query type index, start_s, latency_s)]}`. `incident_tors` lose
 /// `1 - incident_factor` of their uplink at `incident_at_s` (no incident when empty).
 #[pyfunction]
 #[pyo3(signature = (topology, policy, seed, hours, cpu_load = 0.6, bw_median_per_core = 10e6,
@@ -70,7 +71,10 @@ pub fn utp_cluster<'py>(
     d.set_item("pending_reason", r.pending_reason)?;
     d.set_item("estimate_fallbacks", r.estimate_fallbacks)?;
     d.set_item("events", r.events)?;
-    d.set_item("series", r.series)?;
+    let series: Vec<(f64, f64, f64, u64, bool)> =
+        r.series.iter().map(|w| (w.start_s, w.hot_share, w.p98_util, w.migrations, w.warmup)).collect();
+    d.set_item("series", series)?;
+    d.set_item("query_latencies", r.query_latencies)?;
     d.set_item("queries", r.queries)?;
     Ok(d)
 }

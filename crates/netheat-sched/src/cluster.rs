@@ -195,8 +195,9 @@ pub struct ClusterResult {
     pub hot_tor_share: f64,
     /// 98th percentile of ToR-window outbound utilization.
     pub p98_tor_util: f64,
-    /// Per window: `(window start s, share of hot ToRs, p98 utilization)`.
-    pub series: Vec<(f64, f64, f64)>,
+    /// Every window of the run, the warm-up included (the scalar metrics
+    /// exclude it), for plots over time.
+    pub series: Vec<WindowStats>,
     /// Tasks migrated.
     pub migrations: u64,
     /// Placements of network-intensive tasks (demand estimate in the top
@@ -221,8 +222,26 @@ pub struct ClusterResult {
     /// Per query type (in [`ClusterParams::queries`] order): `(name,
     /// completed queries, mean s, p95 s)` after the warm-up.
     pub queries: Vec<(String, usize, f64, f64)>,
+    /// Every query that finished after the warm-up: `(query type index,
+    /// start s, completion time s)`, for latency CDFs.
+    pub query_latencies: Vec<(usize, f64, f64)>,
     /// Engine events.
     pub events: u64,
+}
+
+/// One telemetry window of a run (outbound ToR utilization).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WindowStats {
+    /// Window start, s.
+    pub start_s: f64,
+    /// Share of ToRs above the hot threshold.
+    pub hot_share: f64,
+    /// 98th percentile of ToR utilization.
+    pub p98_util: f64,
+    /// Tasks migrated during the window.
+    pub migrations: u64,
+    /// Whether the window starts in the warm-up (excluded from the metrics).
+    pub warmup: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -280,6 +299,8 @@ struct Sched<'t> {
     queries: DagRunner,
     /// Query type of each query task.
     query_type: Vec<usize>,
+    /// When each migration happened, s.
+    migration_times: Vec<f64>,
 }
 
 impl Sched<'_> {
@@ -484,6 +505,7 @@ impl Sched<'_> {
                     if self.place(ctx, i, Some(t as u32)) {
                         self.jobs[j].migrations_this_window += 1;
                         self.res.migrations += 1;
+                        self.migration_times.push(ctx.now());
                         moved += 1;
                     } else {
                         self.pending.push(i);
@@ -763,6 +785,7 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
         err: None,
         queries: DagRunner::with_id_bases(Q_BASE, Q_BASE, 0),
         query_type: Vec::new(),
+        migration_times: Vec::new(),
     };
     let out = sim.run_with(&mut s);
     if let Some(e) = s.err {
@@ -783,6 +806,13 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
         let p95 = if n == 0 { f64::NAN } else { percentile(&mut d, 0.95) };
         res.queries.push((q.name.clone(), n, mean, p95));
     }
+    res.query_latencies = s
+        .queries
+        .records()
+        .iter()
+        .filter(|r| r.start_s >= p.warmup_s && r.finish_s.is_finite())
+        .map(|r| (s.query_type[r.task], r.start_s, r.duration_s()))
+        .collect();
     let ticks = s.ticks.max(1) as f64;
     res.servers_used /= ticks;
     res.cpu_imbalance /= ticks;
@@ -815,11 +845,16 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     let w = p.window_s;
     let n_windows = (p.duration_s / w).ceil() as u32;
     let mut all = Vec::new();
+    let mut migrations_per_window = vec![0u64; n_windows as usize];
+    for &t in &s.migration_times {
+        let k = ((t / w) as usize).min(migrations_per_window.len().saturating_sub(1));
+        if let Some(c) = migrations_per_window.get_mut(k) {
+            *c += 1;
+        }
+    }
     for win in 0..n_windows {
         let t0 = win as f64 * w;
-        if t0 < p.warmup_s {
-            continue;
-        }
+        let warmup = t0 < p.warmup_s;
         let t1 = (t0 + w).min(p.duration_s);
         let mut utils = Vec::with_capacity(ntor);
         for (t, tor) in topo.tors().iter().enumerate() {
@@ -842,8 +877,16 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
         }
         let hot = utils.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / ntor.max(1) as f64;
         let p98 = percentile(&mut utils.clone(), 0.98);
-        res.series.push((t0, hot, p98));
-        all.extend(utils);
+        res.series.push(WindowStats {
+            start_s: t0,
+            hot_share: hot,
+            p98_util: p98,
+            migrations: migrations_per_window[win as usize],
+            warmup,
+        });
+        if !warmup {
+            all.extend(utils);
+        }
     }
     let nall = all.len().max(1) as f64;
     res.hot_tor_share = all.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / nall;

@@ -14,6 +14,6 @@ pub mod cluster;
 pub mod error;
 pub mod policy;
 
-pub use cluster::{run_cluster, ClusterParams, ClusterResult, Incident};
+pub use cluster::{run_cluster, ClusterParams, ClusterResult, Incident, WindowStats};
 pub use error::SchedError;
 pub use policy::{placement_policy, Objective, PlacementPolicy, POLICIES};

@@ -54,6 +54,13 @@ def _run(args: argparse.Namespace) -> int:
         f"{pts['completed']}/{pts['total']} points done ({res.skipped} reused); wrote "
         + ", ".join(str(p) for p in [*res.tables, Path(args.out) / "summary.json"])
     )
+    for note in res.summary.get("notes", []):
+        print(f"note: {note}")
+    from netheat.experiments.reproduce import kind_figures
+
+    figures = kind_figures(exp, Path(args.out))
+    if figures:
+        print("plots: " + ", ".join(str(f.path) for f in figures))
     for p in res.failed:
         print(f"failed: {p.describe()}: {res.errors[p.hash].splitlines()[0]}")
     return 1 if res.failed else 0
@@ -102,7 +109,10 @@ def add_cli(sub: Any) -> None:
     esub = exp.add_subparsers(dest="experiment_command", required=True, metavar="ACTION")
     run = esub.add_parser(
         "run",
-        help="run every point of an experiment file (resumable) and write Parquet tables and summary.json",
+        help=(
+            "run every point of an experiment file (resumable) and write Parquet tables, "
+            "summary.json and the kind's plots"
+        ),
         description=(
             "Run every point (variant x sweep point x seed). Points already in DIR are reused; "
             "failed points are recorded in DIR/points.parquet and retried by the next run. "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -36,11 +37,14 @@ class PointResult:
     ``tables`` maps an output kind (``"flows"``, ``"links"``) to an Arrow
     table; the runner concatenates each kind over all points into
     ``DIR/<kind>.parquet`` with provenance columns. ``values`` are the
-    point's scalar results (``mean_fct_s``...) that metrics aggregate.
+    point's scalar results (``mean_fct_s``...) that metrics aggregate;
+    ``notes`` end up in ``summary.json`` and are printed after the run.
     """
 
     tables: dict[str, pa.Table] = field(default_factory=dict)
     values: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """What the user should know about the point (a fallback taken, tasks left pending...)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class ScenarioKind:
     values: tuple[str, ...]
     tables: tuple[str, ...] = ()
     description: str = ""
+    figures: Callable[[Path], list[tuple[Path, str]]] | None = None
+    """Draw the kind's own plots from a finished run directory's tables into it: ``[(png, caption)]``."""
 
     def param(self, name: str) -> Param | None:
         """The parameter called ``name``, or ``None``."""

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from netheat import __version__
 from netheat.errors import InputError
 from netheat.experiments.config import Experiment, load_experiment
+from netheat.experiments.registry import get_kind
 from netheat.experiments.runner import ROOT, RunResult, run_experiment
 from netheat.report import Figure, Section, Table, write_report
 
@@ -94,6 +95,16 @@ def _fct_figure(run_dir: Path, path: Path) -> Path | None:
     return path
 
 
+def kind_figures(exp: Experiment, run_dir: Path) -> list[Figure]:
+    """The plots each scenario kind of ``exp`` draws from its finished run in ``run_dir``."""
+    figures: list[Figure] = []
+    for name in dict.fromkeys(v.kind for v in exp.variants):
+        kind = get_kind(name)
+        if kind.figures is not None:
+            figures.extend(Figure(png, caption) for png, caption in kind.figures(run_dir))
+    return figures
+
+
 def command_for(exp: Experiment, out: Path, quick: bool) -> str:
     """The exact command that re-runs one experiment."""
     try:
@@ -131,6 +142,7 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
             + (f", {pts['failed']} failed (see points.parquet)." if pts["failed"] else "."),
             f"Differs from the paper (>10%): {', '.join(differ)}." if differ else "",
             exp.note,
+            " ".join(f"Note: {n}." for n in s.get("notes", [])),
             "Run with --quick: smaller and fewer points than the full experiment." if quick else "",
         )
         if t
@@ -141,6 +153,7 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
             f"{name}: each metric, ours (red) and the paper's (grey; n/a when the paper gives no number).",
         )
     ]
+    figures.extend(kind_figures(exp, res.out))
     fct = _fct_figure(res.out, res.out / "fct_cdf.png")
     if fct is not None:
         figures.append(Figure(fct, f"{name}: flow completion times per variant (empirical CDF, all points)."))

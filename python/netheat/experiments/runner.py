@@ -92,6 +92,7 @@ class RunResult:
     experiment_hash: str
     values: dict[str, dict[str, float]] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)
     skipped: int = 0
     tables: list[Path] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
@@ -195,6 +196,7 @@ def _write_point(out: Path, p: Point, res: PointResult) -> None:
             "seed": p.seed,
             "params": p.params,
             "tables": sorted(res.tables),
+            "notes": list(res.notes),
             "netheat_version": __version__,
         }
         (tmp / "point.json").write_text(json.dumps(meta, indent=1, default=str))
@@ -482,6 +484,8 @@ def run_experiment(
     for p in points:
         if _is_done(out, p):
             res.values[p.hash] = _read_values(out, p)
+            meta = json.loads((_point_dir(out, p) / "point.json").read_text())
+            res.notes[p.hash] = [str(n) for n in meta.get("notes", [])]
         elif p.hash not in seen:
             todo.append(p)
         seen.add(p.hash)
@@ -494,6 +498,7 @@ def run_experiment(
         if ok:
             _write_point(out, p, payload)
             res.values[p.hash] = {k: float(v) for k, v in payload.values.items()}
+            res.notes[p.hash] = list(payload.notes)
         else:
             res.errors[p.hash] = str(payload)
         bar.update(ok, p.describe() if ok else f"{p.describe()}: {str(payload).splitlines()[0]}")

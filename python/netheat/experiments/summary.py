@@ -101,6 +101,7 @@ def compute_summary(exp: Experiment, res: RunResult, version: str, revision: str
         note = "; ".join(n for n in (spec.note, missing) if n)
         out[spec.name] = {"ours": _finite(value), "paper": spec.paper, "unit": spec.unit, "note": note}
     unique = {p.hash for p in res.points}
+    notes = [f"{p.describe()}: {n}" for p in res.points for n in res.notes.get(p.hash, [])]
     return {
         "experiment": exp.name,
         "metrics": out,
@@ -113,6 +114,7 @@ def compute_summary(exp: Experiment, res: RunResult, version: str, revision: str
         "netheat_version": version,
         "git_revision": revision,
         "quick": exp.quick,
+        "notes": list(dict.fromkeys(notes)),
     }
 
 

@@ -11,7 +11,10 @@ from the engine's exact 5-minute link telemetry after ``warmup``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from netheat._netheat import Topology, utp_cluster
 from netheat.experiments.registry import (
@@ -65,9 +68,43 @@ def run_utp(params: dict[str, Any], seed: int) -> PointResult:
     placed = max(int(r["net_intensive_placements"]), 1)
     values = {k: float(r[k]) for k in VALUES if k in r}
     values["net_intensive_on_hot_share"] = float(r["net_intensive_on_hot"]) / placed
+    names = [str(q[0]) for q in r["queries"]]
     for name, _count, _mean, p95 in r["queries"]:
         values[f"query_p95_{name}_s"] = float(p95)
-    return PointResult(values=values)
+    cols: list[Any] = list(zip(*r["series"], strict=True)) if r["series"] else [()] * 5
+    series = pa.table(
+        {
+            "window_start_s": pa.array(cols[0], pa.float64()),
+            "hot_tor_share": pa.array(cols[1], pa.float64()),
+            "p98_tor_util": pa.array(cols[2], pa.float64()),
+            "migrations": pa.array(cols[3], pa.int64()),
+            "warmup": pa.array(cols[4], pa.bool_()),
+        }
+    )
+    lat = r["query_latencies"]
+    queries = pa.table(
+        {
+            "query": pa.array([names[k] for k, _, _ in lat], pa.string()),
+            "start_s": pa.array([s for _, s, _ in lat], pa.float64()),
+            "latency_s": pa.array([d for _, _, d in lat], pa.float64()),
+        }
+    )
+    notes = []
+    if r["estimate_fallbacks"]:
+        notes.append(
+            f"{r['estimate_fallbacks']} placements had no network-demand estimate and used the "
+            "task's observed usage instead"
+        )
+    if r["pending"]:
+        notes.append(f"{r['pending']} tasks still pending at the end: {r['pending_reason']}")
+    return PointResult(tables={"series": series, "queries": queries}, values=values, notes=notes)
+
+
+def figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Hot-ToR share and p98 utilization over time, migrations per hour and query latency CDFs."""
+    from netheat.experiments.plots import utp_figures
+
+    return utp_figures(run_dir)
 
 
 for _m in (
@@ -113,6 +150,8 @@ UTP = register_kind(
             Param("incident-factor", "float", 0.5, "uplink capacity those ToRs keep"),
         ),
         values=VALUES,
+        tables=("series", "queries"),
+        figures=figures,
         description="a Borg-like cluster with network demand under a placement policy (UTP and baselines)",
     )
 )
