@@ -128,6 +128,7 @@ def ccp_point(
     disk_bytes_per_s: float = 1e9,
     capacity_bytes: float = 1e9,
     balance_threshold: float = 0.1,
+    rebalance_every_ops: int = 1000,
 ) -> dict[str, float]: ...
 
 # netheat.data: registry, checksum status and loaders (see netheat/data.py).

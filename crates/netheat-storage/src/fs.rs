@@ -157,17 +157,32 @@ impl FileSystem {
     /// emptiest host that keeps the block's fault-domain spread; applied to
     /// the byte counts and block host lists as planned.
     pub fn rebalance(&mut self, c: &Cluster, threshold: f64) -> Vec<Move> {
+        self.rebalance_among(c, threshold, &vec![true; self.host_used.len()])
+    }
+
+    /// [`FileSystem::rebalance`] over the hosts marked in `among` (storage
+    /// hosts; compute-only hosts hold nothing and take nothing).
+    pub fn rebalance_among(&mut self, c: &Cluster, threshold: f64, among: &[bool]) -> Vec<Move> {
         let mut moves = Vec::new();
-        let n = self.host_used.len();
+        let hosts: Vec<usize> = (0..self.host_used.len()).filter(|&h| among.get(h) == Some(&true)).collect();
+        let n = hosts.len();
         if n == 0 {
             return moves;
         }
         // Bounded so a pathological state cannot loop forever.
         for _ in 0..self.blocks.len().saturating_mul(4).max(16) {
             let frac = |fs: &Self, h: usize| fs.host_used[h] / c.hosts[h].capacity_bytes;
-            let mean = (0..n).map(|h| frac(self, h)).sum::<f64>() / n as f64;
-            let hi = (0..n).max_by(|&a, &b| frac(self, a).total_cmp(&frac(self, b)).then(b.cmp(&a))).unwrap_or(0);
-            let lo = (0..n).min_by(|&a, &b| frac(self, a).total_cmp(&frac(self, b)).then(a.cmp(&b))).unwrap_or(0);
+            let mean = hosts.iter().map(|&h| frac(self, h)).sum::<f64>() / n as f64;
+            let hi = hosts
+                .iter()
+                .copied()
+                .max_by(|&a, &b| frac(self, a).total_cmp(&frac(self, b)).then(b.cmp(&a)))
+                .unwrap_or(0);
+            let lo = hosts
+                .iter()
+                .copied()
+                .min_by(|&a, &b| frac(self, a).total_cmp(&frac(self, b)).then(a.cmp(&b)))
+                .unwrap_or(0);
             if frac(self, hi) - mean <= threshold && mean - frac(self, lo) <= threshold {
                 break;
             }
@@ -248,6 +263,25 @@ mod tests {
         assert_eq!(Redundancy::Replicate { r: 3, f: 2 }.domains(), 3);
         assert_eq!(Redundancy::Erasure { k: 6, m: 3 }.domains(), 9);
         assert_eq!(Redundancy::Erasure { k: 4, m: 2 }.piece_bytes(100.0), 25.0);
+    }
+
+    #[test]
+    fn rebalancer_among_storage_hosts_only() {
+        // Hosts 3..6 are compute-only: the mean is over hosts 0..3, 400 /
+        // 3000 = 0.133; host 0 at 0.4 is 0.267 over it. Moving 100 to host 1
+        // (0.3, 0.1, 0) then to host 2 (0.2, 0.1, 0.1) brings every host
+        // within 0.1 of the mean: two moves, compute hosts untouched.
+        let c = small();
+        let mut fs = FileSystem::new(6);
+        let rep = Redundancy::Replicate { r: 1, f: 0 };
+        for _ in 0..4 {
+            fs.store(0, 100.0, vec![0], rep);
+        }
+        let among = [true, true, true, false, false, false];
+        let moves = fs.rebalance_among(&c, 0.1, &among);
+        assert_eq!(moves.iter().map(|m| (m.from, m.to)).collect::<Vec<_>>(), vec![(0, 1), (0, 2)]);
+        assert_eq!(fs.host_used, vec![200.0, 100.0, 100.0, 0.0, 0.0, 0.0]);
+        assert!(fs.imbalance_over(&c, &among) <= 0.1);
     }
 
     #[test]

@@ -116,7 +116,26 @@ pub fn layout(req: &PlacementRequest, view: &View<'_>) -> Result<(Option<HostId>
     Ok((local, sizes))
 }
 
-fn eligible_hosts(view: &View<'_>, rack: usize, exclude: Option<HostId>, balanced_only: bool) -> Vec<HostId> {
+/// Mean used fraction over live hosts (dead or non-storage hosts hold
+/// nothing and would drag the mean down).
+fn live_mean(view: &View<'_>) -> f64 {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for (h, (u, hh)) in view.host_used.iter().zip(&view.cluster.hosts).enumerate() {
+        if view.live[h] {
+            sum += u / hh.capacity_bytes;
+            n += 1;
+        }
+    }
+    sum / n.max(1) as f64
+}
+
+fn eligible_hosts(
+    view: &View<'_>,
+    rack: usize,
+    exclude: Option<HostId>,
+    balanced_only: bool,
+    mean: f64,
+) -> Vec<HostId> {
     let c = view.cluster;
     let live: Vec<HostId> = c.racks[rack]
         .hosts
@@ -128,16 +147,6 @@ fn eligible_hosts(view: &View<'_>, rack: usize, exclude: Option<HostId>, balance
                 && view.host_used[h as usize] < c.hosts[h as usize].capacity_bytes
         })
         .collect();
-    // Mean used fraction over live hosts (dead or non-storage hosts hold
-    // nothing and would drag the mean down).
-    let (mut sum, mut n) = (0.0, 0usize);
-    for (h, (u, hh)) in view.host_used.iter().zip(&c.hosts).enumerate() {
-        if view.live[h] {
-            sum += u / hh.capacity_bytes;
-            n += 1;
-        }
-    }
-    let mean = sum / n.max(1) as f64;
     let balanced: Vec<HostId> = live
         .iter()
         .copied()
@@ -163,6 +172,7 @@ pub fn select(
     let (local, groups) = layout(req, view)?;
     let local_rack = local.map(|h| view.cluster.rack_of(h) as usize);
     let need = groups.iter().copied().max().unwrap_or(0);
+    let mean = live_mean(view);
     // Storage balance first; only when too few racks qualify, any live host
     // with free space (balance is a preference, fault domains are not).
     let mut cands: Vec<(f64, u64, usize, Vec<HostId>)> = Vec::new();
@@ -170,7 +180,7 @@ pub fn select(
         cands = (0..view.cluster.racks.len())
             .filter(|&r| Some(r) != local_rack)
             .filter_map(|r| {
-                let hs = eligible_hosts(view, r, local, balanced_only);
+                let hs = eligible_hosts(view, r, local, balanced_only, mean);
                 (hs.len() >= need && need > 0).then(|| (rack_score(r), rng.gen::<u64>(), r, hs))
             })
             .collect();

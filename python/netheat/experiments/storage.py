@@ -144,6 +144,10 @@ CCP_VALUES = (
     "disk_usage_std_ratio",
     "storage_imbalance_pct",
     "storage_imbalance_pct_uniform",
+    "storage_imbalance_max_pct",
+    "rebalance_moves",
+    "rebalanced_bytes_pct",
+    "rebalanced_bytes_pct_uniform",
     "placement_failures",
     "ops",
 )
@@ -169,6 +173,7 @@ def run_ccp(params: dict[str, Any], seed: int) -> PointResult:
         replicas=params["replicas"],
         capacity_bytes=params["capacity"],
         balance_threshold=params["balance-threshold"],
+        rebalance_every_ops=params["rebalance-every"],
     )
     return PointResult(values={k: float(x) for k, x in v.items()})
 
@@ -195,6 +200,12 @@ CCP = register_kind(
             Param("replicas", "int", 3, "replicas, one per rack"),
             Param("capacity", "bytes", 1e9, "storage per host"),
             Param("balance-threshold", "float", 0.1, "storage-balance threshold (fraction of capacity)"),
+            Param(
+                "rebalance-every",
+                "int",
+                1000,
+                "ops between storage-balance checks of the rebalancer (its moves are flows; 0: off)",
+            ),
         ),
         values=CCP_VALUES,
         tables=(),
@@ -206,4 +217,18 @@ for _name in _CCP_REDUCTIONS:
     register_metric(MetricKind(_name, "%", "reduction of the p95 latency, policy vs uniform (paired ops)"))
 register_metric(
     MetricKind("storage_imbalance_pct_uniform", "%", "storage_imbalance_pct of the uniform baseline")
+)
+register_metric(
+    MetricKind(
+        "storage_imbalance_max_pct",
+        "%",
+        "largest storage_imbalance_pct the rebalancer found at a check, before moving chunks",
+    )
+)
+register_metric(MetricKind("rebalance_moves", "chunks", "chunk replicas the rebalancer moved"))
+register_metric(
+    MetricKind("rebalanced_bytes_pct", "%", "bytes the rebalancer moved, as a share of the bytes stored")
+)
+register_metric(
+    MetricKind("rebalanced_bytes_pct_uniform", "%", "rebalanced_bytes_pct of the uniform baseline")
 )
