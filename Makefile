@@ -11,7 +11,7 @@ PY_DEPS := maturin numpy pyarrow matplotlib polars pytest ruff mypy ray
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python lint fmt bench bench-simgrid bench-utp validate demo clean chromium
+.PHONY: help venv build test test-rust test-python lint fmt bench bench-simgrid bench-utp validate validate-ns3 demo clean chromium
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -72,6 +72,9 @@ bench-utp: ## UTP at full scale: 10,000 servers, 24 simulated hours, UTP policy 
 
 validate: build ## Cross-check engine completion times against SimGrid on random scenarios
 	$(PY) validation/crosscheck_simgrid.py --scenarios 20
+
+validate-ns3: ## Cross-check the packet engine against ns-3 (installs libns3-dev): completion times and speed
+	python3 validation/crosscheck_ns3.py
 
 demo: build ## Hotspot demo (demo-out/report.html) and every bundled experiment, quick (demo-out/reproduce/report.html)
 	$(VENV)/bin/netheat demo --out demo-out
