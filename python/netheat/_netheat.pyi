@@ -186,6 +186,21 @@ def packet_cloudburst_point(
     rto_min_s: float = 0.005,
     prop_delay_s: float = 1e-6,
 ) -> dict[str, Any]: ...
+def packet_memcache_max_rate(
+    variant: str,
+    oversubscription: float,
+    seed: int,
+    racks: int = 8,
+    hosts_per_rack: int = 8,
+    ports: int = 2,
+    host_bps: float = 10e9,
+    request_bytes: int = 50,
+    response_bytes: int = 1500,
+    duration_s: float = 0.01,
+    rto_min_s: float = 0.005,
+    target_s: float = 0.001,
+    start_per_s: float = 1e5,
+) -> dict[str, Any]: ...
 
 # netheat.experiments.utp: one cluster-scheduling run.
 def utp_cluster(

@@ -60,3 +60,22 @@ def test_scenario_kind_runs_a_quick_point() -> None:
     res = kind.run_point(params, 1)
     assert res.values["unfinished"] == 0
     assert res.values["mct_p99_s"] >= res.values["mct_mean_s"] > 0
+
+
+def test_memcache_max_rate_type0_is_bounded_by_the_memcache_uplinks(tmp_path: Any) -> None:
+    from netheat._netheat import packet_memcache_max_rate
+
+    # 8 racks of 2 servers, 2 x 10 Gbps ports, ToRs 10:1: the two memcache
+    # ToRs have 4 Gbps of uplink each, and every response (1,540 B) plus
+    # the ACK of its request (64 B) crosses one of them.
+    bound = 2 * 4e9 / ((1540 + 64) * 8)
+    kw: dict[str, Any] = dict(hosts_per_rack=2, duration_s=4e-3)
+    t0 = packet_memcache_max_rate("type0", 10.0, 1, **kw)
+    # The 1 ms target tolerates some loss (5 ms RTO) past saturation.
+    assert bound <= t0["max_rate_per_s"] <= 1.3 * bound
+    assert t0["mean_latency_s"] <= 1e-3
+    t1 = packet_memcache_max_rate("type1", 10.0, 1, **kw)
+    assert t1["max_rate_per_s"] > 1.8 * t0["max_rate_per_s"]
+    with pytest.raises(NetheatError, match="type0, type1, type1-lb, type1-detour"):
+        packet_memcache_max_rate("type3", 10.0, 1, **kw)
+    assert get_kind("memcache").figures is not None

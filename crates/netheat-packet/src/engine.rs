@@ -42,6 +42,11 @@ pub struct NetConfig {
     pub window_s: f64,
     /// Seed for ECMP hashing.
     pub seed: u64,
+    /// Adaptive load balancing: every data packet takes the path of its
+    /// flow with the fewest bytes queued along it (plus one packet per hop,
+    /// so longer detour paths are used only when the direct ones are
+    /// backed up), ties to the flow's ECMP path; ACKs return on the reverse.
+    pub adaptive: bool,
 }
 
 impl Default for NetConfig {
@@ -57,6 +62,7 @@ impl Default for NetConfig {
             priorities: 8,
             window_s: 1e-3,
             seed: 1,
+            adaptive: false,
         }
     }
 }
@@ -292,6 +298,18 @@ impl<'a> Simulator<'a> {
 
     /// Adds a flow with its transport configuration.
     pub fn add_flow(&mut self, spec: FlowSpec, tcfg: &TransportConfig) -> Result<(), PacketError> {
+        self.add_flow_with_paths(spec, tcfg, &[])
+    }
+
+    /// Adds a flow that may also use `extra` paths (directed link lists from
+    /// its source to its destination host, e.g. Subways detours through
+    /// another server) after the topology's; each must be a connected walk.
+    pub fn add_flow_with_paths(
+        &mut self,
+        spec: FlowSpec,
+        tcfg: &TransportConfig,
+        extra: &[Vec<LinkId>],
+    ) -> Result<(), PacketError> {
         let n = self.topo.num_hosts() as u32;
         if spec.src >= n || spec.dst >= n || spec.src == spec.dst {
             return Err(PacketError::BadFlow {
@@ -314,6 +332,27 @@ impl<'a> Simulator<'a> {
             let rev: Vec<LinkId> = p.iter().rev().map(|&l| self.topo.links()[l as usize].reverse).collect();
             paths.push(self.path_arena.len() as u32);
             self.path_arena.push(p);
+            ack_paths.push(self.path_arena.len() as u32);
+            self.path_arena.push(rev);
+        }
+        let links = self.topo.links();
+        let (src_node, dst_node) =
+            (self.topo.hosts()[spec.src as usize].node, self.topo.hosts()[spec.dst as usize].node);
+        for p in extra {
+            let walk = !p.is_empty()
+                && p.iter().all(|&l| (l as usize) < links.len())
+                && links[p[0] as usize].src == src_node
+                && links[p[p.len() - 1] as usize].dst == dst_node
+                && p.windows(2).all(|w| links[w[0] as usize].dst == links[w[1] as usize].src);
+            if !walk {
+                return Err(PacketError::BadFlow {
+                    flow: spec.id,
+                    reason: format!("extra path {p:?} is not a walk from host {} to host {}", spec.src, spec.dst),
+                });
+            }
+            let rev: Vec<LinkId> = p.iter().rev().map(|&l| links[l as usize].reverse).collect();
+            paths.push(self.path_arena.len() as u32);
+            self.path_arena.push(p.clone());
             ack_paths.push(self.path_arena.len() as u32);
             self.path_arena.push(rev);
         }
@@ -373,18 +412,38 @@ impl<'a> Simulator<'a> {
         self.finish()
     }
 
+    /// Index of flow `f`'s path with the fewest bytes queued along it plus
+    /// 1500 bytes per hop (ties: the ECMP path, then the lowest index).
+    fn least_queued(&self, f: u32) -> usize {
+        let fs = &self.flows[f as usize];
+        let cost = |k: usize| -> u64 {
+            let p = &self.path_arena[fs.paths[k] as usize];
+            p.iter().map(|&l| self.ports[l as usize].total).sum::<u64>() + 1500 * p.len() as u64
+        };
+        let mut best = (cost(fs.ecmp), fs.ecmp);
+        for k in 0..fs.paths.len() {
+            let c = cost(k);
+            if c < best.0 {
+                best = (c, k);
+            }
+        }
+        best.1
+    }
+
     fn apply(&mut self, f: u32, acts: &mut Vec<Action>) {
         for a in acts.drain(..) {
             match a {
                 Action::Send { seq, size, prio, sel, cb_class } => {
+                    let adaptive = self.cfg.adaptive.then(|| self.least_queued(f));
                     let fs = &mut self.flows[f as usize];
-                    let k = match sel {
-                        PathSel::Flow => fs.ecmp,
-                        PathSel::Spray => {
+                    let k = match (adaptive, sel) {
+                        (Some(k), _) => k,
+                        (None, PathSel::Flow) => fs.ecmp,
+                        (None, PathSel::Spray) => {
                             fs.spray_next = (fs.spray_next + 1) % fs.paths.len();
                             fs.spray_next
                         }
-                        PathSel::Index(i) => (fs.ecmp + i) % fs.paths.len(),
+                        (None, PathSel::Index(i)) => (fs.ecmp + i) % fs.paths.len(),
                     };
                     fs.sent += 1;
                     let pkt = Packet {

@@ -11,6 +11,7 @@
 
 pub mod engine;
 pub mod experiment;
+pub mod memcache;
 pub mod transport;
 
 pub use engine::{FlowRecord, FlowSpec, LinkWindow, NetConfig, PortStats, SimResult, Simulator};

@@ -32,6 +32,7 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sched::utp_cluster, m)?)?;
     m.add_function(wrap_pyfunction!(subways::subways_tor_failure, m)?)?;
     m.add_function(wrap_pyfunction!(packet::packet_cloudburst_point, m)?)?;
+    m.add_function(wrap_pyfunction!(packet::packet_memcache_max_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;

@@ -92,3 +92,56 @@ pub fn packet_cloudburst_point<'py>(
     d.set_item("ports", q)?;
     Ok(d)
 }
+
+/// The Subways memcache experiment for one variant (`type0`, `type1`,
+/// `type1-lb`, `type1-detour`) and ToR oversubscription: the largest
+/// request rate whose mean latency stays at or below `target_s`
+/// (`{"max_rate_per_s", "mean_latency_s", "p99_latency_s", "requests",
+/// "events"}` at that rate).
+#[pyfunction]
+#[pyo3(signature = (variant, oversubscription, seed, racks = 8, hosts_per_rack = 8, ports = 2, host_bps = 10e9,
+    request_bytes = 50, response_bytes = 1500, duration_s = 0.01, rto_min_s = 0.005, target_s = 0.001,
+    start_per_s = 1e5))]
+#[allow(clippy::too_many_arguments)]
+pub fn packet_memcache_max_rate<'py>(
+    py: Python<'py>,
+    variant: &str,
+    oversubscription: f64,
+    seed: u64,
+    racks: usize,
+    hosts_per_rack: usize,
+    ports: usize,
+    host_bps: f64,
+    request_bytes: u64,
+    response_bytes: u64,
+    duration_s: f64,
+    rto_min_s: f64,
+    target_s: f64,
+    start_per_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use netheat_packet::memcache::{max_rate, MemcacheParams};
+    let p = MemcacheParams {
+        racks,
+        hosts_per_rack,
+        ports,
+        host_bps,
+        oversubscription,
+        request_bytes,
+        response_bytes,
+        duration_s,
+        rto_min_s,
+        seed,
+        ..MemcacheParams::default()
+    };
+    let variant = variant.to_string();
+    let (rate, x) = py
+        .allow_threads(move || max_rate(&p, &variant, target_s, start_per_s))
+        .map_err(|e| errors::input(py, e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("max_rate_per_s", rate)?;
+    d.set_item("mean_latency_s", x.mean_latency_s)?;
+    d.set_item("p99_latency_s", x.p99_latency_s)?;
+    d.set_item("requests", x.requests)?;
+    d.set_item("events", x.events)?;
+    Ok(d)
+}

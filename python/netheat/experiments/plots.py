@@ -126,3 +126,31 @@ def utp_figures(run_dir: Path) -> list[tuple[Path, str]]:
                 )
             )
     return out
+
+
+def memcache_figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Subways memcache: max request rate at the latency target against ToR oversubscription."""
+    rates: dict[tuple[str, float], list[float]] = {}
+    for meta in sorted((run_dir / "points").glob("*/point.json")):
+        m = json.loads(meta.read_text())
+        if m.get("kind") != "memcache":
+            continue
+        v = json.loads((meta.parent / "values.json").read_text())
+        key = (str(m["variant"]), float(m["params"]["oversubscription"]))
+        rates.setdefault(key, []).append(float(v["max_rate_per_s"]))
+    if not rates:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for variant in dict.fromkeys(k[0] for k in rates):
+        xs = sorted((o, float(np.mean(r))) for (v, o), r in rates.items() if v == variant)
+        ax.plot([o for o, _ in xs], [r / 1e6 for _, r in xs], marker="o", label=variant)
+    ax.set_xlabel("ToR oversubscription")
+    ax.set_ylabel("max requests/s at 1 ms mean latency (millions)")
+    ax.legend(fontsize=8)
+    return [
+        (
+            _save(fig, run_dir / "memcache_max_rate.png"),
+            "Largest request rate whose mean latency stays at or below the target (mean over seeds), per "
+            "wiring and balancing, against ToR oversubscription.",
+        )
+    ]

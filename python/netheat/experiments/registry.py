@@ -131,6 +131,9 @@ def _load_builtins() -> None:
         from netheat.experiments import cloudburst  # registers "cloudburst"
 
         del cloudburst
+        from netheat.experiments import memcache  # registers "memcache"
+
+        del memcache
 
 
 def register_kind(kind: ScenarioKind, replace: bool = False) -> ScenarioKind:

@@ -31,7 +31,7 @@ from netheat.experiments.runner import ROOT, RunResult, run_experiment
 from netheat.report import Figure, Section, Table, write_report
 
 EXPERIMENTS_DIR = ROOT / "experiments"
-PAPER_RESULTS = ("utp", "ccp", "sinbad", "baraat", "subways", "cloudburst")
+PAPER_RESULTS = ("utp", "ccp", "sinbad", "baraat", "subways", "cloudburst", "memcache")
 """Names of the paper results netheat will reproduce (one experiment file each)."""
 
 
