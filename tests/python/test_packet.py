@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import polars as pl
 import pytest
 
 from netheat._netheat import packet_cloudburst_point
@@ -79,3 +80,49 @@ def test_memcache_max_rate_type0_is_bounded_by_the_memcache_uplinks(tmp_path: An
     with pytest.raises(NetheatError, match="type0, type1, type1-lb, type1-detour"):
         packet_memcache_max_rate("type3", 10.0, 1, **kw)
     assert get_kind("memcache").figures is not None
+
+
+def test_cloudburst_point_writes_flow_link_and_queue_tables() -> None:
+    from netheat.experiments.cloudburst import run_cloudburst
+
+    kind = get_kind("cloudburst")
+    params = {p.name: p.default for p in kind.params}
+    params.update({"racks": 2, "hosts-per-rack": 4, "spines": 2, "load": 0.0, "fanin": 4, "incasts": 3})
+    params["uplink-speed"] = 20e9
+    res = run_cloudburst(params, 1)
+    flows, links, queues = res.tables["flows"], res.tables["links"], res.tables["queues"]
+    # The same columns as the flow-level engine's tables.
+    assert flows.column_names == [
+        "flow_id",
+        "src",
+        "dst",
+        "bytes",
+        "start_s",
+        "finish_s",
+        "fct_s",
+        "task_id",
+        "priority",
+        "path_id",
+    ]
+    assert links.column_names[:6] == ["link", "layer", "direction", "src_node", "dst_node", "capacity_bps"]
+    assert flows.num_rows == 3 * 4
+    # Every queue row is a directed link of the leaf-spine, and bytes delivered
+    # to the receivers show up as utilization of their host downlinks.
+    from netheat.experiments.cloudburst import topology as kind_topology
+
+    topo = kind_topology(params)
+    assert queues.num_rows == topo.num_links
+    down = pl.from_arrow(links).filter((pl.col("layer") == "host-tor") & (pl.col("direction") == "down"))
+    carried = (
+        down.select(
+            (
+                pl.col("utilization")
+                * pl.col("capacity_bps")
+                * (pl.col("window_end_s") - pl.col("window_start_s"))
+            ).sum()
+        ).item()
+        / 8
+    )
+    payload = sum(flows["bytes"].to_pylist())
+    # Wire bytes include 40 B of headers per 1,460 B segment (and retransmissions).
+    assert payload <= carried <= payload * 1.2

@@ -90,6 +90,16 @@ pub fn packet_cloudburst_point<'py>(
     q.set_item("drops", r.ports.iter().map(|x| x.drops).collect::<Vec<_>>())?;
     q.set_item("marks", r.ports.iter().map(|x| x.marks).collect::<Vec<_>>())?;
     d.set_item("ports", q)?;
+    // Link utilization per window (the packet engine's telemetry), for the
+    // same links table as the flow-level engine.
+    let w = NetConfig::default().window_s;
+    let l = PyDict::new(py);
+    l.set_item("link", r.links.iter().map(|x| x.link).collect::<Vec<_>>())?;
+    l.set_item("window", r.links.iter().map(|x| (x.window_start_s / w).round() as u32).collect::<Vec<_>>())?;
+    l.set_item("utilization", r.links.iter().map(|x| x.utilization).collect::<Vec<_>>())?;
+    d.set_item("links", l)?;
+    d.set_item("window_s", w)?;
+    d.set_item("end_s", r.end_s)?;
     Ok(d)
 }
 

@@ -10,9 +10,13 @@ completion time (MCT) of the incast messages.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from netheat._netheat import packet_cloudburst_point
+import numpy as np
+import pyarrow as pa
+
+from netheat._netheat import Topology, packet_cloudburst_point
 from netheat.experiments.registry import (
     MetricKind,
     Param,
@@ -45,6 +49,67 @@ def run_cloudburst(params: dict[str, Any], seed: int) -> PointResult:
         int(params["cloudburst-queue"]),
         float(params["rto-min"]),
     )
+    return PointResult(values=_values(r), tables=_tables(params, r))
+
+
+def topology(params: dict[str, Any]) -> Topology:
+    """The leaf-spine a point runs on (the same links, in the same order, as the engine's)."""
+    return Topology.from_toml(
+        "[topology]\n"
+        'kind = "three-tier"\n'
+        "pods = 1\n"
+        f"racks-per-pod = {int(params['racks'])}\n"
+        f"hosts-per-rack = {int(params['hosts-per-rack'])}\n"
+        f"aggs-per-pod = {int(params['spines'])}\n"
+        "spines = 0\n"
+        f'host-link = "{float(params["host-speed"]):.0f}bps"\n'
+        f'tor-uplink = "{float(params["uplink-speed"]):.0f}bps"\n',
+        file="<cloudburst leaf-spine>",
+    )
+
+
+def _col(values: list[Any] | bytes, dtype: str) -> tuple[str, bytes]:
+    # PyO3 hands a Vec<u8> (priorities) over as bytes.
+    arr = np.frombuffer(values, dtype=np.uint8) if isinstance(values, bytes) else np.asarray(values)
+    return dtype, arr.astype(np.dtype(dtype)).tobytes()
+
+
+def _tables(params: dict[str, Any], r: dict[str, Any]) -> dict[str, pa.Table]:
+    """``flows`` and ``links`` as the flow-level engine writes them, plus per-port ``queues``."""
+    from netheat.simulate import _flows_table, _links_table
+
+    f = r["flows"]
+    flows = _flows_table(
+        {
+            "flow_id": _col(f["flow_id"], "<u8"),
+            "src": _col(f["src"], "<u4"),
+            "dst": _col(f["dst"], "<u4"),
+            "bytes": _col(f["bytes"], "<f8"),
+            "start_s": _col(f["start_s"], "<f8"),
+            "finish_s": _col(f["finish_s"], "<f8"),
+            "fct_s": _col(f["fct_s"], "<f8"),
+            "task_id": _col(f["task_id"], "<i8"),
+            "priority": _col(f["priority"], "<i4"),
+            "path_id": _col(f["path_id"], "<i8"),
+        }
+    )
+    lk = r["links"]
+    window_s = float(r["window_s"])
+    links = _links_table(
+        topology(params),
+        {
+            "link": _col(lk["link"], "<u4"),
+            "window": _col(lk["window"], "<u4"),
+            "utilization": _col(lk["utilization"], "<f8"),
+        },
+        window_s,
+        max(1, math.ceil(float(r["end_s"]) / window_s - 1e-9)),
+    )
+    queues = pa.table({k: pa.array(v) for k, v in r["ports"].items()})
+    return {"flows": flows, "links": links, "queues": queues}
+
+
+def _values(r: dict[str, Any]) -> dict[str, float]:
     values = {
         "mct_mean_s": float(r["mct_mean_s"]),
         "mct_p99_s": float(r["mct_p99_s"]),
@@ -52,7 +117,7 @@ def run_cloudburst(params: dict[str, Any], seed: int) -> PointResult:
         "drops": float(r["drops"]),
         "events": float(r["events"]),
     }
-    return PointResult(values=values)
+    return values
 
 
 for _m in (
@@ -87,6 +152,7 @@ CLOUDBURST = register_kind(
             Param("rto-min", "duration", 0.005, "TCP minimum retransmission timeout"),
         ),
         values=("mct_mean_s", "mct_p99_s", "unfinished", "drops", "events"),
+        tables=("flows", "links", "queues"),
         description="packet-level incast of small messages under web-search load, per transport variant",
     )
 )
