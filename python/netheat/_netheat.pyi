@@ -106,6 +106,7 @@ def sinbad_point(
     balance_threshold: float = 0.1,
     trace: str = "coflow-fb2010",
     data_dir: str | None = None,
+    also_q_s: list[float] = ...,
 ) -> dict[str, Any]: ...
 def ccp_point(
     *,

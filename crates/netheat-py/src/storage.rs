@@ -25,7 +25,7 @@ fn to_py(py: Python<'_>, e: StorageError) -> PyErr {
     disk_write_bps = Some(400e6), block_bytes = 268435456.0, replicas = 3, faults = 1, duration_s = 3600.0,
     drain_s = 600.0, ingest_blocks_per_s = 20.0, max_file_blocks = 8, output_ratio = 0.3, shuffle_scale = 1.0,
     max_mapper_racks = 6, delta_s = 1.0, alpha = 0.2, threshold_bytes = 10e6, q_s = 0.0, report_loss = 0.0,
-    capacity_bytes = 4e12, balance_threshold = 0.1, trace = "coflow-fb2010", data_dir = None
+    capacity_bytes = 4e12, balance_threshold = 0.1, trace = "coflow-fb2010", data_dir = None, also_q_s = Vec::new()
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn sinbad_point<'py>(
@@ -56,6 +56,7 @@ pub fn sinbad_point<'py>(
     balance_threshold: f64,
     trace: &str,
     data_dir: Option<PathBuf>,
+    also_q_s: Vec<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = SinbadSpec {
         racks,
@@ -75,6 +76,7 @@ pub fn sinbad_point<'py>(
         max_mapper_racks,
         policy_cfg: PolicyConfig { delta_s, alpha, threshold_bytes },
         q_s,
+        also_q_s,
         report_loss,
         capacity_bytes,
         balance_threshold,

@@ -60,6 +60,9 @@ pub struct SinbadSpec {
     pub policy_cfg: PolicyConfig,
     /// Decision interval q in seconds (0: immediate).
     pub q_s: f64,
+    /// More decision intervals to run the policy with against the same
+    /// uniform baseline (each reports `block_write_speedup_q<q>`).
+    pub also_q_s: Vec<f64>,
     /// Probability that a host's report is missing in an interval.
     pub report_loss: f64,
     /// Storage per host in bytes.
@@ -92,6 +95,7 @@ impl Default for SinbadSpec {
             max_mapper_racks: 6,
             policy_cfg: PolicyConfig::default(),
             q_s: 0.0,
+            also_q_s: Vec::new(),
             report_loss: 0.0,
             capacity_bytes: 4e12,
             balance_threshold: 0.1,
@@ -320,7 +324,7 @@ fn check(s: &SinbadSpec) -> Result<(), StorageError> {
     if !(0.0..=1.0).contains(&s.policy_cfg.alpha) || s.policy_cfg.alpha == 0.0 {
         return Err(StorageError::invalid("alpha", "must be in (0, 1]"));
     }
-    if s.q_s < 0.0 {
+    if s.q_s < 0.0 || s.also_q_s.iter().any(|&q| !(q >= 0.0 && q.is_finite())) {
         return Err(StorageError::invalid("q", "must be >= 0"));
     }
     if s.f + 1 > s.r {
@@ -490,11 +494,22 @@ pub struct PointOut {
 /// Runs `uniform` and the spec's policy on one workload and compares them
 /// block by block (blocks finished in both runs).
 pub fn sinbad_point(s: &SinbadSpec, trace: &CoflowTrace) -> Result<PointOut, StorageError> {
-    // The two runs are independent: one thread each (2 cores: half the time).
-    let (u, p) = std::thread::scope(|sc| {
+    // The runs are independent: one thread each (the uniform baseline is
+    // shared by every decision interval).
+    let (u, p, extra) = std::thread::scope(|sc| {
         let base = sc.spawn(|| run_sinbad_policy(s, trace, "uniform"));
+        let others: Vec<_> = s
+            .also_q_s
+            .iter()
+            .map(|&q| {
+                let sq = SinbadSpec { q_s: q, also_q_s: Vec::new(), ..s.clone() };
+                sc.spawn(move || run_sinbad_policy(&sq, trace, &sq.policy))
+            })
+            .collect();
         let p = run_sinbad_policy(s, trace, &s.policy);
-        (base.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), p)
+        let join = |h: std::thread::ScopedJoinHandle<'_, _>| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let extra: Vec<Result<RunOut, StorageError>> = others.into_iter().map(join).collect();
+        (join(base), p, extra)
     });
     let (u, p) = (u?, p?);
     let (mut tu, mut tp, mut by, mut tu_ns, mut tp_ns) = (vec![], vec![], vec![], vec![], vec![]);
@@ -524,7 +539,24 @@ pub fn sinbad_point(s: &SinbadSpec, trace: &CoflowTrace) -> Result<PointOut, Sto
         }
     }
     let n = tu.len().max(1) as f64;
-    let v = vec![
+    let mut also = Vec::new();
+    for (&q, r) in s.also_q_s.iter().zip(extra) {
+        let r = r?;
+        let by_key: std::collections::BTreeMap<(u64, u64), &BlockRec> =
+            r.blocks.iter().map(|b| ((b.file, b.block), b)).collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for x in &u.blocks {
+            let Some(y) = by_key.get(&(x.file, x.block)) else { continue };
+            let (dx, dy) = (x.finish_s - x.start_s, y.finish_s - y.start_s);
+            if dx.is_finite() && dy.is_finite() {
+                a.push(dx);
+                b.push(dy);
+            }
+        }
+        let name = if q.fract() == 0.0 { format!("{q:.0}") } else { format!("{q}").replace('.', "p") };
+        also.push((format!("block_write_speedup_q{name}"), mean(&a) / mean(&b)));
+    }
+    let mut v = vec![
         ("block_write_speedup".to_string(), mean(&tu) / mean(&tp)),
         ("blocks_faster_pct".into(), 100.0 * faster as f64 / n),
         ("blocks_same_pct".into(), 100.0 * same as f64 / n),
@@ -542,6 +574,7 @@ pub fn sinbad_point(s: &SinbadSpec, trace: &CoflowTrace) -> Result<PointOut, Sto
         ("placement_failures".into(), (u.fs.failures.len() + p.fs.failures.len()) as f64),
         ("flows".into(), (u.flows + p.flows) as f64),
     ];
+    v.extend(also);
     Ok(PointOut { values: v, uniform_s: tu, policy_s: tp, bytes: by })
 }
 
@@ -643,6 +676,14 @@ mod tests {
         // choices there, Sinbad avoids them once the EWMA has risen.
         assert!(v["block_write_speedup"] > 1.0, "{v:?}");
         assert_eq!(v["placement_failures"], 0.0);
+        // Extra decision intervals share the uniform baseline: q = 0 again
+        // reproduces the main speedup exactly, q = 1.5 s is named q1p5.
+        let also = SinbadSpec { also_q_s: vec![0.0, 1.5], ..s.clone() };
+        let w: std::collections::BTreeMap<_, _> =
+            sinbad_point(&also, &tiny_trace()).unwrap().values.into_iter().collect();
+        assert_eq!(w["block_write_speedup_q0"], v["block_write_speedup"]);
+        assert_eq!(w["block_write_speedup"], v["block_write_speedup"]);
+        assert!(w["block_write_speedup_q1p5"].is_finite(), "{w:?}");
         let bad = SinbadSpec { f: 3, ..s };
         assert!(sinbad_point(&bad, &tiny_trace()).unwrap_err().to_string().contains("`f`"));
     }

@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from netheat import _netheat
+from netheat._netheat import parse_duration
 from netheat.experiments.registry import (
     MetricKind,
     Param,
@@ -41,6 +42,8 @@ SINBAD_VALUES = (
     "blocks",
     "blocks_unpaired",
     "placement_failures",
+    "block_write_speedup_q1",
+    "block_write_speedup_q10",
 )
 
 
@@ -67,6 +70,7 @@ def run_sinbad(params: dict[str, Any], seed: int) -> PointResult:
         alpha=params["alpha"],
         threshold_bytes=params["threshold"],
         q_s=params["q"],
+        also_q_s=[parse_duration(q.strip()) for q in str(params["also-q"]).split(",") if q.strip()],
         report_loss=params["report-loss"],
         balance_threshold=params["balance-threshold"],
     )
@@ -102,6 +106,13 @@ SINBAD = register_kind(
             Param("alpha", "float", 0.2, "Sinbad EWMA weight"),
             Param("threshold", "bytes", 10e6, "blocks below this use the default policy"),
             Param("q", "duration", 0.0, "decision interval (0: immediate)"),
+            Param(
+                "also-q",
+                "str",
+                "",
+                "more decision intervals run against the same uniform baseline, e.g. '1s,10s' "
+                "(values block_write_speedup_q1, ..._q10)",
+            ),
             Param("report-loss", "float", 0.0, "probability a host report is missing"),
             Param("balance-threshold", "float", 0.1, "storage-balance threshold (fraction of capacity)"),
         ),
@@ -129,6 +140,12 @@ for _m in (
     MetricKind("disk_usage_std_ratio", "x", "std of bytes per host, policy over uniform"),
     MetricKind(
         "storage_imbalance_pct", "%", "largest host deviation from the mean used fraction (of capacity)"
+    ),
+    MetricKind(
+        "block_write_speedup_q1", "x", "block_write_speedup with decision interval q = 1 s (also-q = '1s')"
+    ),
+    MetricKind(
+        "block_write_speedup_q10", "x", "block_write_speedup with decision interval q = 10 s (also-q = '10s')"
     ),
 ):
     register_metric(_m)
