@@ -15,20 +15,7 @@ fn main() {
         eprintln!("usage: leafspine_crosscheck FLOWS.csv");
         std::process::exit(2)
     });
-    let p = IncastParams {
-        racks: 8,
-        hosts_per_rack: 16,
-        spines: 4,
-        host_bps: 10e9,
-        uplink_bps: 40e9,
-        load: 0.5,
-        fanin: 32,
-        msg_bytes: vec![5_000, 93_000],
-        incasts: 20,
-        incast_gap_s: 1e-3,
-        drain_s: 0.0,
-        seed: 7,
-    };
+    let p = IncastParams::leaf_spine_benchmark();
     let net = NetConfig { ecn_threshold_bytes: Some(30_000), ..Default::default() };
     let t0 = std::time::Instant::now();
     let o = run_incast_point(&p, "dctcp", &net, &TransportConfig::default()).expect("run");

@@ -5,20 +5,7 @@ use netheat_packet::experiment::{run_incast_point, IncastParams};
 use netheat_packet::{NetConfig, TransportConfig};
 
 fn main() {
-    let p = IncastParams {
-        racks: 8,
-        hosts_per_rack: 16,
-        spines: 4,
-        host_bps: 10e9,
-        uplink_bps: 40e9,
-        load: 0.5,
-        fanin: 32,
-        msg_bytes: vec![5_000, 93_000],
-        incasts: 20,
-        incast_gap_s: 1e-3,
-        drain_s: 0.0,
-        seed: 7,
-    };
+    let p = IncastParams::leaf_spine_benchmark();
     let net = NetConfig { ecn_threshold_bytes: Some(30_000), ..Default::default() };
     println!("{:<14} {:>12} {:>10} {:>14}", "variant", "events", "wall_s", "events_per_s");
     for v in ["dctcp", "cloudburst-d"] {

@@ -50,6 +50,29 @@ pub struct IncastParams {
     pub seed: u64,
 }
 
+impl IncastParams {
+    /// The speed benchmark's scenario (`packet_bench`, and the ns-3
+    /// comparison): 8 leaves x 16 hosts, 4 spines, 10 Gbps hosts and 40 Gbps
+    /// of leaf uplink, web-search background at load 0.5, 20 incasts of 32
+    /// senders (5 KB and 93 KB messages) 1 ms apart, no drain.
+    pub fn leaf_spine_benchmark() -> Self {
+        Self {
+            racks: 8,
+            hosts_per_rack: 16,
+            spines: 4,
+            host_bps: 10e9,
+            uplink_bps: 40e9,
+            load: 0.5,
+            fanin: 32,
+            msg_bytes: vec![5_000, 93_000],
+            incasts: 20,
+            incast_gap_s: 1e-3,
+            drain_s: 0.0,
+            seed: 7,
+        }
+    }
+}
+
 /// Outcome of one point.
 #[derive(Debug, Clone)]
 pub struct IncastOutcome {
