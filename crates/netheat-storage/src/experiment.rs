@@ -478,6 +478,18 @@ pub fn percentile(v: &[f64], p: f64) -> f64 {
     s[lo] + (s[hi] - s[lo]) * (x - lo as f64)
 }
 
+/// Blocks written in both runs, in the baseline's order: the baseline's
+/// record and the two write times (finished blocks only).
+fn paired<'a>(base: &'a RunOut, other: &RunOut) -> impl Iterator<Item = (&'a BlockRec, f64, f64)> {
+    let by_key: std::collections::BTreeMap<(u64, u64), f64> =
+        other.blocks.iter().map(|b| ((b.file, b.block), b.finish_s - b.start_s)).collect();
+    base.blocks.iter().filter_map(move |a| {
+        let y = *by_key.get(&(a.file, a.block))?;
+        let x = a.finish_s - a.start_s;
+        (x.is_finite() && y.is_finite()).then_some((a, x, y))
+    })
+}
+
 /// Result of a Sinbad point: named values and the paired block table.
 #[derive(Debug, Clone)]
 pub struct PointOut {
@@ -514,14 +526,7 @@ pub fn sinbad_point(s: &SinbadSpec, trace: &CoflowTrace) -> Result<PointOut, Sto
     let (u, p) = (u?, p?);
     let (mut tu, mut tp, mut by, mut tu_ns, mut tp_ns) = (vec![], vec![], vec![], vec![], vec![]);
     let (mut faster, mut same, mut slower) = (0usize, 0usize, 0usize);
-    let by_key: std::collections::BTreeMap<(u64, u64), &BlockRec> =
-        p.blocks.iter().map(|b| ((b.file, b.block), b)).collect();
-    for a in &u.blocks {
-        let Some(b) = by_key.get(&(a.file, a.block)) else { continue };
-        let (x, y) = (a.finish_s - a.start_s, b.finish_s - b.start_s);
-        if !x.is_finite() || !y.is_finite() {
-            continue;
-        }
+    for (a, x, y) in paired(&u, &p) {
         tu.push(x);
         tp.push(y);
         by.push(a.bytes);
@@ -542,17 +547,7 @@ pub fn sinbad_point(s: &SinbadSpec, trace: &CoflowTrace) -> Result<PointOut, Sto
     let mut also = Vec::new();
     for (&q, r) in s.also_q_s.iter().zip(extra) {
         let r = r?;
-        let by_key: std::collections::BTreeMap<(u64, u64), &BlockRec> =
-            r.blocks.iter().map(|b| ((b.file, b.block), b)).collect();
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        for x in &u.blocks {
-            let Some(y) = by_key.get(&(x.file, x.block)) else { continue };
-            let (dx, dy) = (x.finish_s - x.start_s, y.finish_s - y.start_s);
-            if dx.is_finite() && dy.is_finite() {
-                a.push(dx);
-                b.push(dy);
-            }
-        }
+        let (a, b): (Vec<f64>, Vec<f64>) = paired(&u, &r).map(|(_, x, y)| (x, y)).unzip();
         let name = if q.fract() == 0.0 { format!("{q:.0}") } else { format!("{q}").replace('.', "p") };
         also.push((format!("block_write_speedup_q{name}"), mean(&a) / mean(&b)));
     }
