@@ -130,6 +130,7 @@ def ccp_point(
     capacity_bytes: float = 1e9,
     balance_threshold: float = 0.1,
     rebalance_every_ops: int = 1000,
+    rebalance_target: float = 0.08,
 ) -> dict[str, float]: ...
 
 # netheat.data: registry, checksum status and loaders (see netheat/data.py).

@@ -75,11 +75,11 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn apply(&mut self, ctx: &mut Ctx<'_, '_>) {
-        for (id, class) in std::mem::take(&mut self.changes) {
+        for (id, dom, class) in std::mem::take(&mut self.changes) {
             let Some(&t) = self.id_to_task.get(&id) else { continue };
-            for j in 0..self.tasks[t].flows.len() {
+            for (j, f) in self.tasks[t].flows.iter().enumerate() {
                 let fid = self.base[t] + j as u64;
-                if !self.done[fid as usize] {
+                if f.dst == dom && !self.done[fid as usize] {
                     if let Err(e) = ctx.set_priority(fid, class) {
                         self.err.get_or_insert(e.to_string());
                     }
@@ -89,13 +89,14 @@ impl Run<'_> {
     }
     fn arrive(&mut self, ctx: &mut Ctx<'_, '_>, t: usize) {
         let meta = self.meta[t];
-        self.sched.task_arrived(&meta, &mut self.changes);
+        let domains: Vec<_> = self.tasks[t].flows.iter().map(|f| f.dst).collect();
+        self.sched.task_arrived(&meta, &domains, &mut self.changes);
         self.apply(ctx);
         let now = ctx.now();
         let mut ids = Vec::with_capacity(self.tasks[t].flows.len());
         for (j, f) in self.tasks[t].flows.iter().enumerate() {
             let fid = self.base[t] + j as u64;
-            let p = self.sched.flow_class(&meta, f.bytes);
+            let p = self.sched.flow_class(&meta, f.dst, f.bytes);
             let spec = FlowSpec::new(fid, f.src, f.dst, f.bytes, now, Route::Explicit(f.path.clone()))
                 .with_priority(p)
                 .with_task(meta.id);

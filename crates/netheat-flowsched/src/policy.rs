@@ -8,13 +8,15 @@
 //! * `fifo`: task serialisation in task-id (arrival) order;
 //! * `fifo-lm`: Baraat's FIFO with limited multiplexing: task-id order,
 //!   and a task whose bytes so far exceed a threshold is *heavy* and shares
-//!   its class with the task after it (a run of consecutive heavy tasks and
-//!   the first light task after them form one class).
+//!   its class with the task after it at the same receiver (a run of
+//!   consecutive heavy tasks and the first light task after them form one
+//!   class).
 //!
 //! Sizes are bucketed for `sff`/`stf` on a 1% geometric grid so that the
 //! number of classes stays small (tasks within 1% of each other share).
 
 use crate::FlowschedError;
+use netheat_core::HostId;
 use std::collections::BTreeMap;
 
 /// Tasks ids at or above this value are background tasks: they are served
@@ -32,17 +34,19 @@ pub struct TaskMeta {
     pub bytes: f64,
 }
 
-/// A class change for every flow of a task.
-pub type ClassChange = (u64, i32);
+/// A class change: task id, domain (the receiver host whose flows of the
+/// task change) and the new class.
+pub type ClassChange = (u64, HostId, i32);
 
 /// A flow-scheduling policy.
 pub trait FlowScheduler: Send {
     /// The registry tag.
     fn tag(&self) -> &'static str;
-    /// A task arrives. Class changes of *other* tasks go to `changes`.
-    fn task_arrived(&mut self, task: &TaskMeta, changes: &mut Vec<ClassChange>);
-    /// Class of one flow of an arrived task.
-    fn flow_class(&self, task: &TaskMeta, flow_bytes: f64) -> i32;
+    /// A task arrives; `domains` are the receivers of its flows. Class
+    /// changes of *other* tasks go to `changes`.
+    fn task_arrived(&mut self, task: &TaskMeta, domains: &[HostId], changes: &mut Vec<ClassChange>);
+    /// Class of one flow (to receiver `domain`) of an arrived task.
+    fn flow_class(&self, task: &TaskMeta, domain: HostId, flow_bytes: f64) -> i32;
     /// Every flow of the task completed.
     fn task_completed(&mut self, task_id: u64, changes: &mut Vec<ClassChange>) {
         let _ = (task_id, changes);
@@ -97,8 +101,8 @@ impl FlowScheduler for FairShare {
     fn tag(&self) -> &'static str {
         "fair-share"
     }
-    fn task_arrived(&mut self, _: &TaskMeta, _: &mut Vec<ClassChange>) {}
-    fn flow_class(&self, _: &TaskMeta, _: f64) -> i32 {
+    fn task_arrived(&mut self, _: &TaskMeta, _: &[HostId], _: &mut Vec<ClassChange>) {}
+    fn flow_class(&self, _: &TaskMeta, _: HostId, _: f64) -> i32 {
         0
     }
 }
@@ -110,8 +114,8 @@ impl FlowScheduler for Sff {
     fn tag(&self) -> &'static str {
         "sff"
     }
-    fn task_arrived(&mut self, _: &TaskMeta, _: &mut Vec<ClassChange>) {}
-    fn flow_class(&self, _: &TaskMeta, flow_bytes: f64) -> i32 {
+    fn task_arrived(&mut self, _: &TaskMeta, _: &[HostId], _: &mut Vec<ClassChange>) {}
+    fn flow_class(&self, _: &TaskMeta, _: HostId, flow_bytes: f64) -> i32 {
         size_class(flow_bytes)
     }
 }
@@ -123,8 +127,8 @@ impl FlowScheduler for Stf {
     fn tag(&self) -> &'static str {
         "stf"
     }
-    fn task_arrived(&mut self, _: &TaskMeta, _: &mut Vec<ClassChange>) {}
-    fn flow_class(&self, task: &TaskMeta, _: f64) -> i32 {
+    fn task_arrived(&mut self, _: &TaskMeta, _: &[HostId], _: &mut Vec<ClassChange>) {}
+    fn flow_class(&self, task: &TaskMeta, _: HostId, _: f64) -> i32 {
         size_class(task.bytes)
     }
 }
@@ -136,70 +140,70 @@ impl FlowScheduler for Fifo {
     fn tag(&self) -> &'static str {
         "fifo"
     }
-    fn task_arrived(&mut self, _: &TaskMeta, _: &mut Vec<ClassChange>) {}
-    fn flow_class(&self, task: &TaskMeta, _: f64) -> i32 {
+    fn task_arrived(&mut self, _: &TaskMeta, _: &[HostId], _: &mut Vec<ClassChange>) {}
+    fn flow_class(&self, task: &TaskMeta, _: HostId, _: f64) -> i32 {
         id_class(task.id)
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct LmTask {
-    heavy: bool,
-    class: i32,
-}
-
-/// Baraat's FIFO with limited multiplexing.
+/// Baraat's FIFO with limited multiplexing, applied where tasks contend:
+/// at each receiver (the *domain* of a flow is its destination host, whose
+/// link is where partition-aggregate, storage and batch tasks meet).
 ///
-/// The class of a task is the id class of the first task of the run of
-/// heavy tasks just before it (among the tasks still active), or its own
-/// id class when the task before it is light. So a heavy task shares its
-/// class with exactly the next task; several heavy tasks in a row share with
-/// the first light task after them. Only the tasks after a change can move,
-/// and the walk stops at the first task whose class does not change.
+/// Within a domain, the class of a task is the id class of the first task
+/// of the run of heavy tasks just before it (among the tasks still active
+/// in that domain), or its own id class when the task before it is light.
+/// So a heavy task shares its class with exactly the next task *that meets
+/// it there*; several heavy tasks in a row share with the first light task
+/// after them. A switch applying limited multiplexing can only see the
+/// tasks on its own links, which is why the order is per domain: sharing
+/// with the globally next task (usually at another receiver) would leave the
+/// heavy task blocking every later task at its own receiver, i.e. plain FIFO.
+/// Only the tasks after a change can move, and the walk stops at the first
+/// task whose class does not change.
 #[derive(Debug, Clone, Default)]
 pub struct FifoLm {
     threshold: f64,
-    active: BTreeMap<u64, LmTask>,
+    /// Active tasks: heavy flag and domains.
+    tasks: BTreeMap<u64, (bool, Vec<HostId>)>,
+    /// Per domain: active task id -> class.
+    domains: BTreeMap<HostId, BTreeMap<u64, i32>>,
 }
 
 impl FifoLm {
     /// A classifier marking tasks heavy above `threshold` bytes.
     pub fn new(threshold: f64) -> Self {
-        Self { threshold, active: BTreeMap::new() }
+        Self { threshold, tasks: BTreeMap::new(), domains: BTreeMap::new() }
     }
 
-    /// Current class of an active task.
-    pub fn class_of(&self, id: u64) -> Option<i32> {
-        self.active.get(&id).map(|t| t.class)
+    /// Current class of an active task in a domain.
+    pub fn class_of(&self, id: u64, domain: HostId) -> Option<i32> {
+        self.domains.get(&domain).and_then(|d| d.get(&id)).copied()
     }
 
     /// Whether an active task is heavy.
     pub fn is_heavy(&self, id: u64) -> bool {
-        self.active.get(&id).is_some_and(|t| t.heavy)
+        self.tasks.get(&id).is_some_and(|t| t.0)
     }
 
-    /// Recomputes classes from the first active task after `after`
-    /// (exclusive; `None`: from the start) and records changes.
-    fn propagate(&mut self, after: Option<u64>, changes: &mut Vec<ClassChange>) {
-        let (mut prev, start) = match after {
-            Some(a) => (self.active.get(&a).copied(), a.saturating_add(1)),
-            None => (None, 0),
-        };
+    /// Recomputes classes in `domain` from the first active task after
+    /// `after` (exclusive) and records changes.
+    fn propagate(&mut self, domain: HostId, after: u64, changes: &mut Vec<ClassChange>) {
+        let Some(dom) = self.domains.get_mut(&domain) else { return };
+        let heavy = |id: u64| self.tasks.get(&id).is_some_and(|t| t.0);
         // `after` may have left: then the previous task is the one before it.
-        if after.is_some() && prev.is_none() {
-            prev = self.active.range(..start).next_back().map(|(_, t)| *t);
-        }
-        for (&id, t) in self.active.range_mut(start..) {
+        let mut prev = dom.range(..=after).next_back().map(|(&id, &c)| (heavy(id), c));
+        for (&id, class) in dom.range_mut(after.saturating_add(1)..) {
             let want = match prev {
-                Some(p) if p.heavy && id < BACKGROUND_BASE => p.class,
+                Some((true, c)) if id < BACKGROUND_BASE => c,
                 _ => id_class(id),
             };
-            if want == t.class {
+            if want == *class {
                 break;
             }
-            t.class = want;
-            changes.push((id, want));
-            prev = Some(*t);
+            *class = want;
+            changes.push((id, domain, want));
+            prev = Some((heavy(id), want));
         }
     }
 }
@@ -208,34 +212,56 @@ impl FlowScheduler for FifoLm {
     fn tag(&self) -> &'static str {
         "fifo-lm"
     }
-    fn task_arrived(&mut self, task: &TaskMeta, changes: &mut Vec<ClassChange>) {
-        let prev = self.active.range(..task.id).next_back().map(|(_, t)| *t);
-        let class = match prev {
-            Some(p) if p.heavy && task.id < BACKGROUND_BASE => p.class,
-            _ => id_class(task.id),
-        };
-        self.active.insert(task.id, LmTask { heavy: false, class });
+    fn task_arrived(&mut self, task: &TaskMeta, domains: &[HostId], changes: &mut Vec<ClassChange>) {
+        let mut doms = domains.to_vec();
+        doms.sort_unstable();
+        doms.dedup();
+        for &d in &doms {
+            let dom = self.domains.entry(d).or_default();
+            let prev = dom.range(..task.id).next_back().map(|(&id, &c)| (id, c));
+            let class = match prev {
+                Some((p, c)) if task.id < BACKGROUND_BASE && self.tasks.get(&p).is_some_and(|t| t.0) => c,
+                _ => id_class(task.id),
+            };
+            dom.insert(task.id, class);
+        }
+        self.tasks.insert(task.id, (false, doms.clone()));
         // An id below already active ones (several counters) can re-class
         // the tasks after it.
-        self.propagate(Some(task.id), changes);
+        for d in doms {
+            self.propagate(d, task.id, changes);
+        }
     }
-    fn flow_class(&self, task: &TaskMeta, _: f64) -> i32 {
-        self.class_of(task.id).unwrap_or_else(|| id_class(task.id))
+    fn flow_class(&self, task: &TaskMeta, domain: HostId, _: f64) -> i32 {
+        self.class_of(task.id, domain).unwrap_or_else(|| id_class(task.id))
     }
     fn task_completed(&mut self, task_id: u64, changes: &mut Vec<ClassChange>) {
-        if self.active.remove(&task_id).is_some() {
-            self.propagate(Some(task_id), changes);
+        if let Some((_, doms)) = self.tasks.remove(&task_id) {
+            for d in doms {
+                if let Some(dom) = self.domains.get_mut(&d) {
+                    dom.remove(&task_id);
+                    if dom.is_empty() {
+                        self.domains.remove(&d);
+                        continue;
+                    }
+                }
+                self.propagate(d, task_id, changes);
+            }
         }
     }
     fn heavy_threshold(&self) -> Option<f64> {
         Some(self.threshold)
     }
     fn task_progress(&mut self, task_id: u64, bytes_so_far: f64, changes: &mut Vec<ClassChange>) {
-        if let Some(t) = self.active.get_mut(&task_id) {
-            if !t.heavy && bytes_so_far > self.threshold {
-                t.heavy = true;
-                self.propagate(Some(task_id), changes);
+        let doms = match self.tasks.get_mut(&task_id) {
+            Some(t) if !t.0 && bytes_so_far > self.threshold => {
+                t.0 = true;
+                t.1.clone()
             }
+            _ => return,
+        };
+        for d in doms {
+            self.propagate(d, task_id, changes);
         }
     }
 }

@@ -100,9 +100,10 @@ pub fn run_reference(
         // Arrivals.
         while next < tasks.len() && tasks[next].arrival_s <= now {
             let t = next;
-            sched.task_arrived(&metas[t], &mut changes);
+            let domains: Vec<_> = tasks[t].flows.iter().map(|f| f.dst).collect();
+            sched.task_arrived(&metas[t], &domains, &mut changes);
             for (j, fl) in tasks[t].flows.iter().enumerate() {
-                let class = sched.flow_class(&metas[t], fl.bytes);
+                let class = sched.flow_class(&metas[t], fl.dst, fl.bytes);
                 if fl.bytes > 0.0 {
                     act.push(((t, j), F { task: t, left: fl.bytes, class, rate: 0.0 }));
                 } else {
@@ -115,9 +116,9 @@ pub fn run_reference(
             }
             next += 1;
         }
-        for (id, class) in changes.drain(..) {
+        for (id, dom, class) in changes.drain(..) {
             let t = by_id[&id];
-            for (_, f) in act.iter_mut().filter(|(_, f)| f.task == t) {
+            for (_, f) in act.iter_mut().filter(|((tt, j), _)| *tt == t && tasks[t].flows[*j].dst == dom) {
                 f.class = class;
             }
         }

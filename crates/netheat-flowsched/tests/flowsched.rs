@@ -56,31 +56,53 @@ fn percentile_nearest_rank() {
 
 #[test]
 fn fifo_lm_heavy_chain_classes() {
-    // Tasks 0..4 active; 1 and 2 turn heavy: classes 0, 1, 1, 1, 4.
+    // Tasks 0..4 active at one receiver; 1 and 2 turn heavy: classes 0, 1, 1, 1, 4.
     let mut p = FifoLm::new(100.0);
     let mut ch = Vec::new();
     for id in 0..5 {
-        p.task_arrived(&TaskMeta { id, bytes: 1e3 }, &mut ch);
+        p.task_arrived(&TaskMeta { id, bytes: 1e3 }, &[7], &mut ch);
     }
     assert!(ch.is_empty());
     p.task_progress(2, 150.0, &mut ch);
-    assert_eq!(ch, vec![(3, 2)]);
+    assert_eq!(ch, vec![(3, 7, 2)]);
     ch.clear();
     p.task_progress(1, 150.0, &mut ch);
-    assert_eq!(ch, vec![(2, 1), (3, 1)]);
+    assert_eq!(ch, vec![(2, 7, 1), (3, 7, 1)]);
     ch.clear();
     // The light task 3 completes: the heavy run now shares with task 4.
     p.task_completed(3, &mut ch);
-    assert_eq!(ch, vec![(4, 1)]);
+    assert_eq!(ch, vec![(4, 7, 1)]);
     assert!(p.is_heavy(1) && p.is_heavy(2) && !p.is_heavy(4));
     // A new task behind a light one keeps its own class.
     ch.clear();
-    p.task_arrived(&TaskMeta { id: 5, bytes: 1e3 }, &mut ch);
+    p.task_arrived(&TaskMeta { id: 5, bytes: 1e3 }, &[7], &mut ch);
     assert!(ch.is_empty());
-    assert_eq!(p.class_of(5), Some(5));
+    assert_eq!(p.class_of(5, 7), Some(5));
     // Below the threshold nothing happens.
     p.task_progress(5, 100.0, &mut ch);
     assert!(ch.is_empty());
+}
+
+#[test]
+fn fifo_lm_shares_with_the_next_task_at_the_same_receiver() {
+    // Task 0 goes to receivers 1 and 2, task 1 to receiver 2, task 2 to
+    // receivers 1 and 3. When 0 turns heavy it shares with 1 at receiver 2
+    // and with 2 at receiver 1; task 2 keeps its own class at receiver 3.
+    let mut p = FifoLm::new(100.0);
+    let mut ch = Vec::new();
+    p.task_arrived(&TaskMeta { id: 0, bytes: 1e3 }, &[2, 1, 2], &mut ch);
+    p.task_arrived(&TaskMeta { id: 1, bytes: 1e3 }, &[2], &mut ch);
+    p.task_arrived(&TaskMeta { id: 2, bytes: 1e3 }, &[3, 1], &mut ch);
+    assert!(ch.is_empty());
+    p.task_progress(0, 150.0, &mut ch);
+    assert_eq!(ch, vec![(2, 1, 0), (1, 2, 0)]);
+    assert_eq!([p.class_of(2, 1), p.class_of(2, 3), p.class_of(1, 2)], [Some(0), Some(2), Some(0)]);
+    assert_eq!(p.flow_class(&TaskMeta { id: 2, bytes: 1e3 }, 3, 1.0), 2);
+    // Task 0 leaves: the others get their own classes back.
+    ch.clear();
+    p.task_completed(0, &mut ch);
+    assert_eq!(ch, vec![(2, 1, 2), (1, 2, 1)]);
+    assert_eq!(p.class_of(0, 1), None);
 }
 
 /// Two tasks on one link, arriving together: A = 2 MB, B = 1 MB (one flow each).

@@ -107,7 +107,7 @@ pub fn sinbad_point<'py>(
     *, policy = "ccp", seed = 1, racks = 30, hosts_per_rack = 10, client_racks = 10, host_bps = 10e9,
     oversubscription = 4.0, class_factor = (4.0, 1.0, 0.25), load = 0.7, read_fraction = 0.7, chunk_min = 100e3,
     chunk_max = 1e6, prepopulate = 20000, ops = 100000, replicas = 3, seek_s = 100e-6, disk_bytes_per_s = 1e9,
-    capacity_bytes = 1e9, balance_threshold = 0.1, rebalance_every_ops = 1000
+    capacity_bytes = 1e9, balance_threshold = 0.1, rebalance_every_ops = 1000, rebalance_target = 0.08
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn ccp_point<'py>(
@@ -132,6 +132,7 @@ pub fn ccp_point<'py>(
     capacity_bytes: f64,
     balance_threshold: f64,
     rebalance_every_ops: usize,
+    rebalance_target: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = netheat_storage::experiment::CcpSpec {
         racks,
@@ -152,6 +153,7 @@ pub fn ccp_point<'py>(
         capacity_bytes,
         balance_threshold,
         rebalance_every_ops,
+        rebalance_target,
         policy: policy.to_string(),
         seed,
     };

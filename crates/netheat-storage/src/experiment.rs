@@ -722,9 +722,16 @@ mod tests {
         assert!(off["storage_imbalance_pct"] > 10.0, "{off:?}");
         assert_eq!(off["rebalance_moves"], 0.0);
         let on: std::collections::BTreeMap<_, _> =
-            ccp_point(&CcpSpec { rebalance_every_ops: 500, ..s }).unwrap().into_iter().collect();
+            ccp_point(&CcpSpec { rebalance_every_ops: 500, ..s.clone() }).unwrap().into_iter().collect();
         assert!(on["storage_imbalance_pct"] <= 10.0 + 1e-9, "{on:?}");
+        // Here 500 ops move the imbalance by about 1% of capacity; the
+        // rebalancer acts when the next check would cross the threshold, so
+        // no check finds a host past it.
+        assert!(on["storage_imbalance_max_pct"] <= 10.0 + 1e-9, "{on:?}");
         assert!(on["rebalance_moves"] > 0.0 && on["rebalanced_bytes_pct"] > 0.0, "{on:?}");
+        // A target above the threshold is refused, naming the key.
+        let e = ccp_point(&CcpSpec { rebalance_target: 0.2, ..s }).unwrap_err().to_string();
+        assert!(e.contains("rebalance-target"), "{e}");
         // Moves are traffic, yet CCP still beats uniform.
         assert!(on["p95_network_latency_reduction_pct"] > 50.0, "{on:?}");
     }
@@ -771,8 +778,14 @@ pub struct CcpSpec {
     pub balance_threshold: f64,
     /// The background rebalancer checks the storage balance every this many
     /// ops (and after the last); when a host is more than the threshold
-    /// from the mean it moves chunks, as network flows (0: no rebalancer).
+    /// from the mean, or would be by the next check at the fastest growth
+    /// seen between two checks, it moves chunks, as network flows (0: no
+    /// rebalancer).
     pub rebalance_every_ops: usize,
+    /// What a triggered rebalancer brings every host back within (fraction
+    /// of capacity, at most the threshold): a low watermark, so that it
+    /// does not have to act again at the very next check.
+    pub rebalance_target: f64,
     /// Policy under test.
     pub policy: String,
     /// Seed.
@@ -800,6 +813,7 @@ impl Default for CcpSpec {
             capacity_bytes: 1e9,
             balance_threshold: 0.1,
             rebalance_every_ops: 1000,
+            rebalance_target: 0.08,
             policy: "ccp".into(),
             seed: 1,
         }
@@ -830,6 +844,12 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
     }
     if !(s.load > 0.0 && s.chunk_min > 0.0 && s.chunk_max >= s.chunk_min) {
         return Err(StorageError::invalid("load", "load and chunk sizes must be positive, chunk-max >= chunk-min"));
+    }
+    if !(s.rebalance_target > 0.0 && s.rebalance_target <= s.balance_threshold) {
+        return Err(StorageError::invalid(
+            "rebalance-target",
+            format!("must be in (0, balance-threshold = {}], got {}", s.balance_threshold, s.rebalance_target),
+        ));
     }
     let classes = [UplinkClass::High, UplinkClass::Medium, UplinkClass::Low];
     let n = s.racks + s.client_racks;
@@ -867,7 +887,7 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
     // The stored state at the start is as the rebalancer would keep it (no
     // flows: it predates the measured ops).
     if s.rebalance_every_ops > 0 {
-        fs.rebalance_among(&c, s.balance_threshold, &live);
+        fs.rebalance_among(&c, s.rebalance_target, &live);
     }
     let low_cap = s.hosts_per_rack as f64 * s.host_bps / s.oversub * s.class_factor[2];
     let rate_bytes = s.load * s.racks as f64 * low_cap / 8.0;
@@ -883,15 +903,21 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
     let clients = s.racks * s.hosts_per_rack..nh;
     let stored = fs.blocks.len();
     let (mut imbalance_max, mut moves, mut moved_bytes) = (0.0f64, 0usize, 0.0f64);
+    let (mut last_imb, mut drift_max) = (fs.imbalance_over(&c, &live), 0.0f64);
     // Checks the balance at `at` and turns the rebalancer's moves into flows.
+    // It acts when a host is past the threshold, or would be by the next
+    // check if the imbalance grew as fast as it ever did between two checks
+    // (so checks find it within the threshold, not just after crossing).
     let mut rebalance = |fs: &mut FileSystem, sim: &mut Simulation, at: f64| -> Result<(), StorageError> {
         let imb = fs.imbalance_over(&c, &live);
         imbalance_max = imbalance_max.max(imb);
-        if imb <= s.balance_threshold {
+        drift_max = drift_max.max(imb - last_imb);
+        last_imb = imb;
+        if imb + drift_max <= s.balance_threshold {
             return Ok(());
         }
         let mut p = Vec::new();
-        for m in fs.rebalance_among(&c, s.balance_threshold, &live) {
+        for m in fs.rebalance_among(&c, s.rebalance_target, &live) {
             p.clear();
             c.net_path(m.from, m.to, &mut p);
             let id = MOVE_BASE + moves as u64;
@@ -900,6 +926,7 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
             moves += 1;
             moved_bytes += m.bytes;
         }
+        last_imb = fs.imbalance_over(&c, &live);
         Ok(())
     };
     for i in 0..s.ops {

@@ -162,6 +162,12 @@ impl FileSystem {
 
     /// [`FileSystem::rebalance`] over the hosts marked in `among` (storage
     /// hosts; compute-only hosts hold nothing and take nothing).
+    ///
+    /// Each move takes a piece from the fullest host that has one it can
+    /// give to the emptiest host that may take it (a host never holds two
+    /// pieces of a block, and a rack gains no second piece of a block unless
+    /// the piece stays in its rack), so one unmovable pair does not stop the
+    /// rebalancer while other pairs can still even things out.
     pub fn rebalance_among(&mut self, c: &Cluster, threshold: f64, among: &[bool]) -> Vec<Move> {
         let mut moves = Vec::new();
         let hosts: Vec<usize> = (0..self.host_used.len()).filter(|&h| among.get(h) == Some(&true)).collect();
@@ -169,35 +175,52 @@ impl FileSystem {
         if n == 0 {
             return moves;
         }
+        // Blocks with a piece on each host, kept up to date as pieces move.
+        let mut on: Vec<Vec<usize>> = vec![Vec::new(); self.host_used.len()];
+        for (bi, b) in self.blocks.iter().enumerate() {
+            for &h in &b.hosts {
+                on[h as usize].push(bi);
+            }
+        }
+        let frac = |used: &[f64], h: usize| used[h] / c.hosts[h].capacity_bytes;
+        let mut order = hosts.clone();
         // Bounded so a pathological state cannot loop forever.
         for _ in 0..self.blocks.len().saturating_mul(4).max(16) {
-            let frac = |fs: &Self, h: usize| fs.host_used[h] / c.hosts[h].capacity_bytes;
-            let mean = hosts.iter().map(|&h| frac(self, h)).sum::<f64>() / n as f64;
-            let hi = hosts
-                .iter()
-                .copied()
-                .max_by(|&a, &b| frac(self, a).total_cmp(&frac(self, b)).then(b.cmp(&a)))
-                .unwrap_or(0);
-            let lo = hosts
-                .iter()
-                .copied()
-                .min_by(|&a, &b| frac(self, a).total_cmp(&frac(self, b)).then(a.cmp(&b)))
-                .unwrap_or(0);
-            if frac(self, hi) - mean <= threshold && mean - frac(self, lo) <= threshold {
+            let used = &self.host_used;
+            let mean = hosts.iter().map(|&h| frac(used, h)).sum::<f64>() / n as f64;
+            order.sort_by(|&a, &b| frac(used, a).total_cmp(&frac(used, b)).then(a.cmp(&b)));
+            let (lo0, hi0) = (order[0], order[n - 1]);
+            if frac(used, hi0) - mean <= threshold && mean - frac(used, lo0) <= threshold {
                 break;
             }
-            let found = self.blocks.iter().enumerate().find(|(_, b)| {
-                b.hosts.contains(&(hi as HostId))
-                    && !b.hosts.contains(&(lo as HostId))
-                    && (c.rack_of(hi as HostId) == c.rack_of(lo as HostId)
-                        || !b.hosts.iter().any(|&x| c.rack_of(x) == c.rack_of(lo as HostId)))
-            });
-            let Some((bi, _)) = found else { break };
+            let mut found = None;
+            'pairs: for &hi in order.iter().rev().take_while(|&&h| frac(used, h) > mean) {
+                for &lo in order.iter().take_while(|&&h| frac(used, h) < mean) {
+                    // A move between two hosts already within the threshold
+                    // does not help.
+                    if frac(used, hi) - mean <= threshold && mean - frac(used, lo) <= threshold {
+                        continue;
+                    }
+                    let same_rack = c.rack_of(hi as HostId) == c.rack_of(lo as HostId);
+                    let ok = on[hi].iter().copied().find(|&bi| {
+                        let b = &self.blocks[bi];
+                        !b.hosts.contains(&(lo as HostId))
+                            && (same_rack || !b.hosts.iter().any(|&x| c.rack_of(x) == c.rack_of(lo as HostId)))
+                    });
+                    if let Some(bi) = ok {
+                        found = Some((bi, hi, lo));
+                        break 'pairs;
+                    }
+                }
+            }
+            let Some((bi, hi, lo)) = found else { break };
             let b = &mut self.blocks[bi];
             let pb = b.redundancy.piece_bytes(b.bytes);
             if let Some(slot) = b.hosts.iter_mut().find(|x| **x == hi as HostId) {
                 *slot = lo as HostId;
             }
+            on[hi].retain(|&x| x != bi);
+            on[lo].push(bi);
             self.host_used[hi] -= pb;
             self.host_used[lo] += pb;
             moves.push(Move { block: bi, from: hi as HostId, to: lo as HostId, bytes: pb });

@@ -191,6 +191,7 @@ def run_ccp(params: dict[str, Any], seed: int) -> PointResult:
         capacity_bytes=params["capacity"],
         balance_threshold=params["balance-threshold"],
         rebalance_every_ops=params["rebalance-every"],
+        rebalance_target=params["rebalance-target"],
     )
     return PointResult(values={k: float(x) for k, x in v.items()})
 
@@ -221,7 +222,15 @@ CCP = register_kind(
                 "rebalance-every",
                 "int",
                 1000,
-                "ops between storage-balance checks of the rebalancer (its moves are flows; 0: off)",
+                "ops between storage-balance checks of the rebalancer; it acts when a host is past the "
+                "threshold or would be by the next check (its moves are flows; 0: off)",
+            ),
+            Param(
+                "rebalance-target",
+                "float",
+                0.08,
+                "a triggered rebalancer moves chunks until every host is this close to the mean "
+                "(fraction of capacity, at most the threshold)",
             ),
         ),
         values=CCP_VALUES,
