@@ -37,6 +37,14 @@
 //! 2. For every link of T a per-class summary of the flows outside R (fixed
 //!    rates) is built by scanning its flow list: load, max normalised rate,
 //!    and the tightest condition of the outside flows bottlenecked there.
+//!    A link that is clearly slack (load below `1 - 1e-6` of capacity, so
+//!    no flow can be bottlenecked on it) and was not touched by an event
+//!    gets a *light* summary instead, without a scan: one entry for all
+//!    classes whose outside load is the link's load minus R's current rates
+//!    on it. If R's new rates would saturate it, or bottleneck an R flow on
+//!    it, the boundary check turns it into a full summary and the round
+//!    repeats. In a big fabric most links of a region are slack core links
+//!    carrying thousands of flows, so this removes most of the scanning.
 //! 3. Progressive filling ([`crate::maxmin`]) allocates R alone on the
 //!    capacities reduced by the outside load, recording each R flow's
 //!    bottleneck.
@@ -67,7 +75,7 @@
 //! choices of R: the boundary check decides correctness. [`Stats`] counts
 //! repairs, region sizes, rounds, widenings and fallbacks.
 //!
-//! Cost per instant: O(Σ_{l∈T} |flows(l)|) for the link scans plus
+//! Cost per instant: O(Σ_{l∈T, not light} |flows(l)|) for the link scans plus
 //! O((|R|·h + |T|) log |T|) per round for the allocation, with usually 2
 //! rounds (one when nothing is invalid). This is proportional to what the
 //! event really changes when cascades stay local, e.g. when most links have
@@ -383,6 +391,10 @@ impl FlowSet for Packed {
 /// link is saturated when its free capacity is at most `EPS·c`, and a flow is
 /// maximal on it when `r + EPS·c >= w·(max normalised rate on the link)`.
 const EPS: f64 = 1e-11;
+/// A link whose load is below `1 - LIGHT_SLACK` of its capacity is slack
+/// enough to be summarised from its load (far above the saturation
+/// tolerance `EPS`).
+const LIGHT_SLACK: f64 = 1e-6;
 /// Regions of at most this many flows are never widened nor replaced by a
 /// whole-component recomputation.
 const FALLBACK_MIN: usize = 64;
@@ -409,8 +421,9 @@ pub struct Simulation<'r> {
     flows: Vec<FlowState>,
     id_index: HashMap<u64, u32>,
     link_flows: Vec<Vec<(u32, u32)>>,
-    load: Vec<f64>,
-    tel_t: Vec<f64>,
+    /// Per-link load and telemetry state, together so an update touches one
+    /// cache line.
+    lk: Vec<LinkHot>,
     windows: LinkWindows,
     pending: Vec<(f64, u64, u32)>,
     pending_head: usize,
@@ -439,6 +452,21 @@ pub struct Simulation<'r> {
     seeds: Vec<u32>,
     rep: Repair,
     hot: Vec<Hot>,
+}
+
+/// No window is being accumulated.
+const NO_WINDOW: u32 = u32::MAX;
+
+/// Per-link state that changes with every load update.
+#[derive(Clone, Copy, Debug)]
+struct LinkHot {
+    /// Current load, bits/s.
+    load: f64,
+    /// Time of the last load change.
+    tel_t: f64,
+    /// Bytes of window `win` not yet handed to the telemetry.
+    acc: f64,
+    win: u32,
 }
 
 /// The fields of a flow that the repair's link scans read, packed apart from
@@ -490,6 +518,16 @@ struct Repair {
     wl_epoch: u32,
     /// Per link: the repair epoch in which its load must be re-summed.
     chg: Vec<u32>,
+    /// Per link: the epoch in which its summary is *light* (see
+    /// [`Simulation::light_link`]).
+    light: Vec<u32>,
+    /// Per link: the epoch in which it must be scanned in full (event
+    /// links, and light links the region came to saturate).
+    full: Vec<u32>,
+    /// Per link: sum of the current rates of the region's flows on it, valid
+    /// in epoch `ro_epoch`.
+    reg_old: Vec<f64>,
+    ro_epoch: Vec<u32>,
 }
 
 impl<'r> Simulation<'r> {
@@ -518,8 +556,7 @@ impl<'r> Simulation<'r> {
             flows: Vec::new(),
             id_index: HashMap::new(),
             link_flows: vec![Vec::new(); n],
-            load: vec![0.0; n],
-            tel_t: vec![0.0; n],
+            lk: vec![LinkHot { load: 0.0, tel_t: 0.0, acc: 0.0, win: NO_WINDOW }; n],
             windows,
             pending: Vec::new(),
             pending_head: 0,
@@ -552,6 +589,10 @@ impl<'r> Simulation<'r> {
                 rcap: vec![0.0; n],
                 wl_seen: vec![0; n],
                 chg: vec![0; n],
+                light: vec![0; n],
+                full: vec![0; n],
+                reg_old: vec![0.0; n],
+                ro_epoch: vec![0; n],
                 ..Repair::default()
             },
         }
@@ -842,7 +883,7 @@ impl<'r> Simulation<'r> {
 
     /// Current sum of flow rates on a link, bits/s.
     pub fn link_rate_bps(&self, link: LinkId) -> f64 {
-        self.load[link as usize]
+        self.lk[link as usize].load
     }
 
     /// Current capacity of a link, bits/s.
@@ -854,7 +895,7 @@ impl<'r> Simulation<'r> {
     pub fn link_utilization(&self, link: LinkId) -> f64 {
         let c = self.cap[link as usize];
         if c > 0.0 {
-            self.load[link as usize] / c
+            self.lk[link as usize].load / c
         } else {
             0.0
         }
@@ -921,8 +962,11 @@ impl<'r> Simulation<'r> {
     pub fn finish(mut self) -> SimResult {
         let end = self.now;
         for l in 0..self.cap.len() {
-            let r = self.load[l];
-            self.windows.add(l as LinkId, self.tel_t[l], end, r);
+            self.integrate(l);
+            let h = self.lk[l];
+            if h.win != NO_WINDOW {
+                self.windows.add_to_window(l as LinkId, h.win, h.acc);
+            }
         }
         let mut stranded = 0;
         let flows = (0..self.flows.len())
@@ -1072,10 +1116,51 @@ impl<'r> Simulation<'r> {
     }
 
     fn set_load(&mut self, l: usize, new: f64) {
-        if new != self.load[l] {
-            self.windows.add(l as LinkId, self.tel_t[l], self.now, self.load[l]);
-            self.tel_t[l] = self.now;
-            self.load[l] = new;
+        if new != self.lk[l].load {
+            self.integrate(l);
+            let h = &mut self.lk[l];
+            h.tel_t = self.now;
+            h.load = new;
+        }
+    }
+
+    /// Adds the link's traffic since its last load change to its telemetry.
+    /// The bytes of the window being filled accumulate in [`LinkHot`] and go
+    /// to [`LinkWindows`] when the link moves past it (same sums, in the
+    /// same order, as adding each interval there).
+    fn integrate(&mut self, l: usize) {
+        let (t1, w) = (self.now, self.cfg.window_s);
+        let h = self.lk[l];
+        if t1 <= h.tel_t || h.load <= 0.0 {
+            return;
+        }
+        let mut k = (h.tel_t / w).floor() as u64;
+        if u64::from(h.win) == k && t1 <= (k + 1) as f64 * w {
+            self.lk[l].acc += h.load * (t1 - h.tel_t) / 8.0;
+            return;
+        }
+        if h.win != NO_WINDOW {
+            self.windows.add_to_window(l as LinkId, h.win, h.acc);
+            self.lk[l].win = NO_WINDOW;
+        }
+        let mut a = h.tel_t;
+        loop {
+            let end = (k + 1) as f64 * w;
+            let b = t1.min(end);
+            if b > a {
+                let bytes = h.load * (b - a) / 8.0;
+                if t1 <= end && k < u64::from(NO_WINDOW) {
+                    self.lk[l].win = k as u32;
+                    self.lk[l].acc = bytes;
+                } else {
+                    self.windows.add_to_window(l as LinkId, k as u32, bytes);
+                }
+            }
+            if t1 <= end {
+                break;
+            }
+            a = end;
+            k += 1;
         }
     }
 
@@ -1214,7 +1299,7 @@ impl<'r> Simulation<'r> {
         } else if f.cap.is_finite()
             && f.path.iter().all(|&l| {
                 let c = self.cap[l as usize];
-                f.cap == 0.0 || c - self.load[l as usize] - f.cap > EPS * c
+                f.cap == 0.0 || c - self.lk[l as usize].load - f.cap > EPS * c
             })
         {
             Some((f.cap, BN_CAP))
@@ -1231,7 +1316,7 @@ impl<'r> Simulation<'r> {
                 self.predict(fi);
                 for h in 0..self.flows[fi as usize].path.len() {
                     let l = self.flows[fi as usize].path[h] as usize;
-                    self.set_load(l, self.load[l] + rate);
+                    self.set_load(l, self.lk[l].load + rate);
                 }
             }
             None => self.seeds.push(fi),
@@ -1325,6 +1410,12 @@ impl<'r> Simulation<'r> {
         self.detach(fi);
         place(self);
         self.attach(fi);
+        // The new links' loads do not include the flow's current rate: they
+        // must be scanned in full, not summarised from their loads.
+        for h in 0..self.flows[fi as usize].path.len() {
+            let l = self.flows[fi as usize].path[h];
+            self.mark_dirty(l);
+        }
         self.seeds.push(fi);
     }
 
@@ -1409,11 +1500,49 @@ impl<'r> Simulation<'r> {
     fn reg_add(&mut self, fi: u32, e: u32) {
         self.flow_seen[fi as usize] = e;
         self.rep.reg.push(fi);
+        let rate = self.hot[fi as usize].rate;
         for h in 0..self.flows[fi as usize].path.len() {
             let l = self.flows[fi as usize].path[h];
             self.touch_link(l, e);
             self.mark_stale(l);
+            let li = l as usize;
+            if self.rep.ro_epoch[li] != e {
+                self.rep.ro_epoch[li] = e;
+                self.rep.reg_old[li] = 0.0;
+            }
+            self.rep.reg_old[li] += rate;
         }
+    }
+
+    /// Whether a stale link may get a light summary in epoch `e`: clearly
+    /// slack (so no flow is bottlenecked on it) and not an event link.
+    fn can_be_light(&self, l: LinkId, e: u32) -> bool {
+        let l = l as usize;
+        self.rep.full[l] != e && self.lk[l].load < self.cap[l] * (1.0 - LIGHT_SLACK)
+    }
+
+    /// The summary of a slack link without scanning its flows: one entry
+    /// for every class, whose outside load is the link's load minus the
+    /// region's current rates on it. Exact as long as the link stays slack
+    /// and no region flow is bottlenecked on it; the boundary check turns it
+    /// into a full summary otherwise.
+    fn light_link(&mut self, l: LinkId, e: u32) {
+        let li = l as usize;
+        let reg = if self.rep.ro_epoch[li] == e { self.rep.reg_old[li] } else { 0.0 };
+        let start = self.rep.cls.len();
+        self.rep.cls.push(ClassStat {
+            prio: i32::MIN,
+            out_load: (self.lk[li].load - reg).max(0.0),
+            out_maxn: 0.0,
+            out_bn_thr: f64::INFINITY,
+            out_pos: false,
+            r_load: 0.0,
+            r_maxn: 0.0,
+            r_thr: f64::INFINITY,
+        });
+        self.rep.seg[li] = (start as u32, 1);
+        self.rep.stale_mark[li] = false;
+        self.rep.light[li] = e;
     }
 
     fn touch_link(&mut self, l: LinkId, e: u32) {
@@ -1480,6 +1609,7 @@ impl<'r> Simulation<'r> {
         }
         self.rep.seg[l as usize] = (start as u32, seg.len() as u32);
         self.rep.stale_mark[l as usize] = false;
+        self.rep.light[l as usize] = 0;
     }
 
     /// Adds the outside flows of `l` selected by `pick` to the violators.
@@ -1495,17 +1625,27 @@ impl<'r> Simulation<'r> {
 
     /// Boundary check of link `l` (see module docs); pushes invalid outside
     /// flows to `rep.viol`.
-    fn check_boundary(&mut self, l: LinkId, e: u32) {
+    /// Returns whether a light summary must become a full one.
+    fn check_boundary(&mut self, l: LinkId, e: u32) -> bool {
         let c = self.cap[l as usize];
         let tol = EPS * c;
         let (start, len) = self.rep.seg[l as usize];
         let (start, len) = (start as usize, len as usize);
+        if self.rep.light[l as usize] == e {
+            let st = self.rep.cls[start];
+            if st.r_thr < f64::INFINITY || st.out_load + st.r_load > c * (1.0 - LIGHT_SLACK) {
+                self.rep.full[l as usize] = e;
+                self.mark_stale(l);
+                return true;
+            }
+            return false;
+        }
         let total: f64 = self.rep.cls[start..start + len].iter().map(|x| x.out_load + x.r_load).sum();
         if total > c + tol {
             // Over capacity (capacity dropped): every outside flow with a
             // positive rate must be reallocated.
             self.collect(l, e, |f| f.rate > 0.0);
-            return;
+            return false;
         }
         let mut cum = 0.0;
         for j in 0..len {
@@ -1532,6 +1672,7 @@ impl<'r> Simulation<'r> {
                 }
             }
         }
+        false
     }
 
     /// Reallocates after the events of one instant by exact local repair
@@ -1548,6 +1689,7 @@ impl<'r> Simulation<'r> {
             let l = self.dirty[k];
             self.dirty_mark[l as usize] = false;
             self.rep.chg[l as usize] = e;
+            self.rep.full[l as usize] = e;
             self.touch_link(l, e);
         }
         self.dirty.clear();
@@ -1569,7 +1711,11 @@ impl<'r> Simulation<'r> {
             for k in 0..self.rep.stale.len() {
                 let l = self.rep.stale[k];
                 if self.rep.stale_mark[l as usize] {
-                    self.scan_link(l, e, None);
+                    if self.can_be_light(l, e) {
+                        self.light_link(l, e);
+                    } else {
+                        self.scan_link(l, e, None);
+                    }
                 }
             }
             self.rep.stale.clear();
@@ -1601,7 +1747,11 @@ impl<'r> Simulation<'r> {
                     for &l in self.packed.path(k) {
                         let (s0, n) = self.rep.seg[l as usize];
                         let seg = &mut self.rep.cls[s0 as usize..(s0 + n) as usize];
-                        let st = seg.iter_mut().find(|x| x.prio == p).expect("class scanned");
+                        let st = if self.rep.light[l as usize] == e {
+                            &mut seg[0]
+                        } else {
+                            seg.iter_mut().find(|x| x.prio == p).expect("class scanned")
+                        };
                         st.r_load += r;
                         st.r_maxn = st.r_maxn.max(r / w);
                         if bn == l {
@@ -1616,11 +1766,12 @@ impl<'r> Simulation<'r> {
                 self.rep.viol_epoch = 0;
             }
             self.rep.viol_epoch += 1;
+            let mut again = false;
             for k in 0..self.rep.tlinks.len() {
                 let l = self.rep.tlinks[k];
-                self.check_boundary(l, e);
+                again |= self.check_boundary(l, e);
             }
-            if self.rep.viol.is_empty() {
+            if self.rep.viol.is_empty() && !again {
                 break;
             }
             for k in 0..self.rep.viol.len() {
@@ -1866,8 +2017,8 @@ impl<'r> Simulation<'r> {
             if s > self.cap[l] * (1.0 + 1e-9) + 1e-9 {
                 return Err(format!("link {l} carries {s} > capacity {}", self.cap[l]));
             }
-            if (s - self.load[l]).abs() > 1e-9 * self.cap[l].max(1.0) {
-                return Err(format!("link {l} load {} differs from flow sum {s}", self.load[l]));
+            if (s - self.lk[l].load).abs() > 1e-9 * self.cap[l].max(1.0) {
+                return Err(format!("link {l} load {} differs from flow sum {s}", self.lk[l].load));
             }
         }
         Ok(())

@@ -75,6 +75,16 @@ impl LinkWindows {
         }
     }
 
+    /// Adds `bytes` to window `window` of `link`, which must not be before
+    /// the link's last window (the engine fills windows in time order).
+    pub fn add_to_window(&mut self, link: LinkId, window: u32, bytes: f64) {
+        let list = &mut self.per_link[link as usize];
+        match list.last_mut() {
+            Some(last) if last.0 == window => last.1 += bytes,
+            _ => list.push((window, bytes)),
+        }
+    }
+
     /// The `(window, bytes)` list of one link, in increasing window order.
     pub fn link(&self, link: LinkId) -> &[(u32, f64)] {
         &self.per_link[link as usize]
