@@ -434,7 +434,6 @@ pub struct Simulation<'r> {
     dirty: Vec<u32>,
     dirty_mark: Vec<bool>,
     epoch: u32,
-    link_seen: Vec<u32>,
     flow_seen: Vec<u32>,
     comp_flows: Vec<u32>,
     comp_links: Vec<u32>,
@@ -505,29 +504,40 @@ struct Repair {
     tlinks: Vec<u32>,
     /// Links whose outside summary must be rebuilt.
     stale: Vec<u32>,
-    stale_mark: Vec<bool>,
-    /// Per link: segment `[start, start + len)` of `cls`.
-    seg: Vec<(u32, u32)>,
+    /// Per-link repair state, one struct per link so a repair touching a
+    /// link pays one cache miss, not one per field.
+    lr: Vec<LinkRep>,
     cls: Vec<ClassStat>,
     /// Capacities reduced by the load of outside flows.
     rcap: Vec<f64>,
     viol: Vec<u32>,
     viol_seen: Vec<u32>,
     viol_epoch: u32,
-    wl_seen: Vec<u32>,
     wl_epoch: u32,
-    /// Per link: the repair epoch in which its load must be re-summed.
-    chg: Vec<u32>,
-    /// Per link: the epoch in which its summary is *light* (see
-    /// [`Simulation::light_link`]).
-    light: Vec<u32>,
-    /// Per link: the epoch in which it must be scanned in full (event
-    /// links, and light links the region came to saturate).
-    full: Vec<u32>,
-    /// Per link: sum of the current rates of the region's flows on it, valid
-    /// in epoch `ro_epoch`.
-    reg_old: Vec<f64>,
-    ro_epoch: Vec<u32>,
+}
+
+/// The repair's state of one link.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinkRep {
+    /// Sum of the current rates of the region's flows on it, valid in
+    /// epoch `ro_epoch`.
+    reg_old: f64,
+    /// Segment `[start, start + len)` of `cls`.
+    seg: (u32, u32),
+    /// Epoch in which the link was touched (also used by the whole-component
+    /// fallback's BFS).
+    seen: u32,
+    /// Epoch in which its load must be re-summed.
+    chg: u32,
+    /// Epoch in which its summary is *light* (see [`Simulation::light_link`]).
+    light: u32,
+    /// Epoch in which it must be scanned in full (event links, and light
+    /// links the region came to saturate).
+    full: u32,
+    ro_epoch: u32,
+    wl_seen: u32,
+    /// Its outside summary must be rebuilt.
+    stale: bool,
 }
 
 impl<'r> Simulation<'r> {
@@ -567,7 +577,6 @@ impl<'r> Simulation<'r> {
             dirty: Vec::new(),
             dirty_mark: vec![false; n],
             epoch: 0,
-            link_seen: vec![0; n],
             flow_seen: Vec::new(),
             comp_flows: Vec::new(),
             comp_links: Vec::new(),
@@ -583,18 +592,7 @@ impl<'r> Simulation<'r> {
             n_active: 0,
             seeds: Vec::new(),
             hot: Vec::new(),
-            rep: Repair {
-                stale_mark: vec![false; n],
-                seg: vec![(0, 0); n],
-                rcap: vec![0.0; n],
-                wl_seen: vec![0; n],
-                chg: vec![0; n],
-                light: vec![0; n],
-                full: vec![0; n],
-                reg_old: vec![0.0; n],
-                ro_epoch: vec![0; n],
-                ..Repair::default()
-            },
+            rep: Repair { lr: vec![LinkRep::default(); n], rcap: vec![0.0; n], ..Repair::default() },
         }
     }
 
@@ -1488,7 +1486,7 @@ impl<'r> Simulation<'r> {
 
     fn next_epoch(&mut self) -> u32 {
         if self.epoch == u32::MAX {
-            self.link_seen.fill(0);
+            self.rep.lr.iter_mut().for_each(|x| x.seen = 0);
             self.flow_seen.fill(0);
             self.epoch = 0;
         }
@@ -1506,11 +1504,11 @@ impl<'r> Simulation<'r> {
             self.touch_link(l, e);
             self.mark_stale(l);
             let li = l as usize;
-            if self.rep.ro_epoch[li] != e {
-                self.rep.ro_epoch[li] = e;
-                self.rep.reg_old[li] = 0.0;
+            if self.rep.lr[li].ro_epoch != e {
+                self.rep.lr[li].ro_epoch = e;
+                self.rep.lr[li].reg_old = 0.0;
             }
-            self.rep.reg_old[li] += rate;
+            self.rep.lr[li].reg_old += rate;
         }
     }
 
@@ -1518,7 +1516,7 @@ impl<'r> Simulation<'r> {
     /// slack (so no flow is bottlenecked on it) and not an event link.
     fn can_be_light(&self, l: LinkId, e: u32) -> bool {
         let l = l as usize;
-        self.rep.full[l] != e && self.lk[l].load < self.cap[l] * (1.0 - LIGHT_SLACK)
+        self.rep.lr[l].full != e && self.lk[l].load < self.cap[l] * (1.0 - LIGHT_SLACK)
     }
 
     /// The summary of a slack link without scanning its flows: one entry
@@ -1528,7 +1526,7 @@ impl<'r> Simulation<'r> {
     /// into a full summary otherwise.
     fn light_link(&mut self, l: LinkId, e: u32) {
         let li = l as usize;
-        let reg = if self.rep.ro_epoch[li] == e { self.rep.reg_old[li] } else { 0.0 };
+        let reg = if self.rep.lr[li].ro_epoch == e { self.rep.lr[li].reg_old } else { 0.0 };
         let start = self.rep.cls.len();
         self.rep.cls.push(ClassStat {
             prio: i32::MIN,
@@ -1540,22 +1538,22 @@ impl<'r> Simulation<'r> {
             r_maxn: 0.0,
             r_thr: f64::INFINITY,
         });
-        self.rep.seg[li] = (start as u32, 1);
-        self.rep.stale_mark[li] = false;
-        self.rep.light[li] = e;
+        self.rep.lr[li].seg = (start as u32, 1);
+        self.rep.lr[li].stale = false;
+        self.rep.lr[li].light = e;
     }
 
     fn touch_link(&mut self, l: LinkId, e: u32) {
-        if self.link_seen[l as usize] != e {
-            self.link_seen[l as usize] = e;
+        if self.rep.lr[l as usize].seen != e {
+            self.rep.lr[l as usize].seen = e;
             self.rep.tlinks.push(l);
             self.mark_stale(l);
         }
     }
 
     fn mark_stale(&mut self, l: LinkId) {
-        if !self.rep.stale_mark[l as usize] {
-            self.rep.stale_mark[l as usize] = true;
+        if !self.rep.lr[l as usize].stale {
+            self.rep.lr[l as usize].stale = true;
             self.rep.stale.push(l);
         }
     }
@@ -1607,9 +1605,9 @@ impl<'r> Simulation<'r> {
         if seg.len() > 1 {
             seg.sort_by_key(|x| x.prio);
         }
-        self.rep.seg[l as usize] = (start as u32, seg.len() as u32);
-        self.rep.stale_mark[l as usize] = false;
-        self.rep.light[l as usize] = 0;
+        self.rep.lr[l as usize].seg = (start as u32, seg.len() as u32);
+        self.rep.lr[l as usize].stale = false;
+        self.rep.lr[l as usize].light = 0;
     }
 
     /// Adds the outside flows of `l` selected by `pick` to the violators.
@@ -1629,12 +1627,12 @@ impl<'r> Simulation<'r> {
     fn check_boundary(&mut self, l: LinkId, e: u32) -> bool {
         let c = self.cap[l as usize];
         let tol = EPS * c;
-        let (start, len) = self.rep.seg[l as usize];
+        let (start, len) = self.rep.lr[l as usize].seg;
         let (start, len) = (start as usize, len as usize);
-        if self.rep.light[l as usize] == e {
+        if self.rep.lr[l as usize].light == e {
             let st = self.rep.cls[start];
             if st.r_thr < f64::INFINITY || st.out_load + st.r_load > c * (1.0 - LIGHT_SLACK) {
-                self.rep.full[l as usize] = e;
+                self.rep.lr[l as usize].full = e;
                 self.mark_stale(l);
                 return true;
             }
@@ -1688,8 +1686,8 @@ impl<'r> Simulation<'r> {
         for k in 0..self.dirty.len() {
             let l = self.dirty[k];
             self.dirty_mark[l as usize] = false;
-            self.rep.chg[l as usize] = e;
-            self.rep.full[l as usize] = e;
+            self.rep.lr[l as usize].chg = e;
+            self.rep.lr[l as usize].full = e;
             self.touch_link(l, e);
         }
         self.dirty.clear();
@@ -1698,7 +1696,7 @@ impl<'r> Simulation<'r> {
             if self.flows[fi as usize].status == Status::Active && self.flow_seen[fi as usize] != e {
                 self.reg_add(fi, e);
                 for &l in &self.flows[fi as usize].path {
-                    self.rep.chg[l as usize] = e;
+                    self.rep.lr[l as usize].chg = e;
                 }
             }
         }
@@ -1710,7 +1708,7 @@ impl<'r> Simulation<'r> {
             rounds += 1;
             for k in 0..self.rep.stale.len() {
                 let l = self.rep.stale[k];
-                if self.rep.stale_mark[l as usize] {
+                if self.rep.lr[l as usize].stale {
                     if self.can_be_light(l, e) {
                         self.light_link(l, e);
                     } else {
@@ -1722,7 +1720,7 @@ impl<'r> Simulation<'r> {
             // Reset the region part of every summary.
             for k in 0..self.rep.tlinks.len() {
                 let l = self.rep.tlinks[k] as usize;
-                let (s0, n) = self.rep.seg[l];
+                let (s0, n) = self.rep.lr[l].seg;
                 let mut out = 0.0;
                 for st in &mut self.rep.cls[s0 as usize..(s0 + n) as usize] {
                     st.r_load = 0.0;
@@ -1745,9 +1743,9 @@ impl<'r> Simulation<'r> {
                     let p = self.packed.prio[k];
                     let bn = self.alloc.bn[k];
                     for &l in self.packed.path(k) {
-                        let (s0, n) = self.rep.seg[l as usize];
+                        let (s0, n) = self.rep.lr[l as usize].seg;
                         let seg = &mut self.rep.cls[s0 as usize..(s0 + n) as usize];
-                        let st = if self.rep.light[l as usize] == e {
+                        let st = if self.rep.lr[l as usize].light == e {
                             &mut seg[0]
                         } else {
                             seg.iter_mut().find(|x| x.prio == p).expect("class scanned")
@@ -1795,7 +1793,7 @@ impl<'r> Simulation<'r> {
                 self.stats.fallbacks += 1;
                 for k in 0..self.rep.stale.len() {
                     let l = self.rep.stale[k];
-                    self.rep.stale_mark[l as usize] = false;
+                    self.rep.lr[l as usize].stale = false;
                 }
                 self.rep.stale.clear();
                 let links = std::mem::take(&mut self.rep.tlinks);
@@ -1828,7 +1826,7 @@ impl<'r> Simulation<'r> {
                 self.stats.rate_changes += 1;
                 self.predict(fi);
                 for &l in &self.flows[fi as usize].path {
-                    self.rep.chg[l as usize] = e;
+                    self.rep.lr[l as usize].chg = e;
                 }
             }
         }
@@ -1836,10 +1834,10 @@ impl<'r> Simulation<'r> {
         // keep their exact previous sums).
         for k in 0..self.rep.tlinks.len() {
             let l = self.rep.tlinks[k] as usize;
-            if self.rep.chg[l] != e {
+            if self.rep.lr[l].chg != e {
                 continue;
             }
-            let (s0, n) = self.rep.seg[l];
+            let (s0, n) = self.rep.lr[l].seg;
             let load: f64 = self.rep.cls[s0 as usize..(s0 + n) as usize].iter().map(|x| x.out_load + x.r_load).sum();
             self.set_load(l, load);
         }
@@ -1874,7 +1872,7 @@ impl<'r> Simulation<'r> {
         }
         let x = x * (1.0 - 1e-9);
         if self.rep.wl_epoch == u32::MAX {
-            self.rep.wl_seen.fill(0);
+            self.rep.lr.iter_mut().for_each(|x| x.wl_seen = 0);
             self.rep.wl_epoch = 0;
         }
         self.rep.wl_epoch += 1;
@@ -1884,10 +1882,10 @@ impl<'r> Simulation<'r> {
             qi += 1;
             for h in 0..self.flows[fi as usize].path.len() {
                 let l = self.flows[fi as usize].path[h] as usize;
-                if self.rep.wl_seen[l] == self.rep.wl_epoch {
+                if self.rep.lr[l].wl_seen == self.rep.wl_epoch {
                     continue;
                 }
-                self.rep.wl_seen[l] = self.rep.wl_epoch;
+                self.rep.lr[l].wl_seen = self.rep.wl_epoch;
                 // The criterion does not depend on the link, so once `l` is
                 // visited its flows are decided and its summary is final.
                 self.scan_link(l as LinkId, e, Some((p, x)));
@@ -1901,8 +1899,8 @@ impl<'r> Simulation<'r> {
         self.comp_flows.clear();
         self.comp_links.clear();
         for &l in links {
-            if self.link_seen[l as usize] != e {
-                self.link_seen[l as usize] = e;
+            if self.rep.lr[l as usize].seen != e {
+                self.rep.lr[l as usize].seen = e;
                 self.comp_links.push(l);
             }
         }
@@ -1918,8 +1916,8 @@ impl<'r> Simulation<'r> {
                     self.comp_flows.push(fi);
                     self.packed.push(&self.flows[fi as usize]);
                     for &m in &self.flows[fi as usize].path {
-                        if self.link_seen[m as usize] != e {
-                            self.link_seen[m as usize] = e;
+                        if self.rep.lr[m as usize].seen != e {
+                            self.rep.lr[m as usize].seen = e;
                             self.comp_links.push(m);
                         }
                     }
