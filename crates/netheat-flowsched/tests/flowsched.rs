@@ -152,6 +152,28 @@ fn heavy_task_triggers_limited_multiplexing() {
     close(&tcts(&caps, &tasks, "fifo-lm", 20.0 * MB), &[0.080, 0.088], 1e-9);
 }
 
+/// Limited multiplexing is per receiver. A (10 MB) and C (1 MB) go to
+/// receiver 1 over link 0, B (1 MB) to receiver 2 over link 1; ids in that
+/// order, threshold 1 MB. A runs alone until it turns heavy at 8 ms, then
+/// shares with C (the next task *at its receiver*, not B): C at 62.5 MB/s
+/// is done at 8 + 16 = 24 ms; A has then sent 2 MB and ends at 24 + 64 =
+/// 88 ms. B runs alone on its own link: 8 ms. (Sharing with the globally
+/// next task, B, would leave C waiting behind A until 80 ms: 88 ms.)
+#[test]
+fn limited_multiplexing_is_per_receiver() {
+    let to = |dst: u32, link: u32, bytes: f64| TaskFlow { src: 0, dst, bytes, path: vec![link] };
+    let tasks =
+        vec![task(0.0, vec![to(1, 0, 10.0 * MB)]), task(0.0, vec![to(2, 1, MB)]), task(0.0, vec![to(1, 0, MB)])];
+    let caps = [C, C];
+    close(&ref_tcts(&caps, &tasks, "fifo-lm", MB), &[0.088, 0.008, 0.024], 1e-9);
+    // The engine detects the crossing at the first 100 us poll after it.
+    close(&tcts(&caps, &tasks, "fifo-lm", MB), &[0.088, 0.008, 0.024], 2.1e-4);
+    // SPC applies it per link, within a few rounds.
+    let o = SpcOptions { threshold: MB, ..SpcOptions::default() };
+    let spc: Vec<f64> = run_spc(&caps, &tasks, &o).unwrap().tasks.iter().map(|t| t.tct_s()).collect();
+    close(&spc, &[0.088, 0.008, 0.024], 5.0 * o.rtt_s);
+}
+
 /// The three-task example: link 0 carries T1 and T2, link 1 carries T2
 /// and T3 (T2 crosses both). T1 = 1 MB, T2 = 1 MB, T3 = 2 MB, all at 0.
 fn three_tasks() -> Vec<Task> {
