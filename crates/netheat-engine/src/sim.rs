@@ -391,6 +391,9 @@ impl FlowSet for Packed {
 /// link is saturated when its free capacity is at most `EPS·c`, and a flow is
 /// maximal on it when `r + EPS·c >= w·(max normalised rate on the link)`.
 const EPS: f64 = 1e-11;
+/// Up to this many classes on a link, a scan finds a flow's class by a
+/// linear search; beyond, by a map.
+const CLASS_SCAN_MAX: usize = 8;
 /// A link whose load is below `1 - LIGHT_SLACK` of its capacity is slack
 /// enough to be summarised from its load (far above the saturation
 /// tolerance `EPS`).
@@ -514,6 +517,9 @@ struct Repair {
     viol_seen: Vec<u32>,
     viol_epoch: u32,
     wl_epoch: u32,
+    /// Class -> position in the segment being scanned (links with many
+    /// classes only).
+    cls_idx: HashMap<i32, u32>,
 }
 
 /// The repair's state of one link.
@@ -1564,13 +1570,34 @@ impl<'r> Simulation<'r> {
     fn scan_link(&mut self, l: LinkId, e: u32, widen: Option<(i32, f64)>) {
         let start = self.rep.cls.len();
         let tol = EPS * self.cap[l as usize];
+        // Class lookup: the last class found (flows of a task sit together
+        // in a link's list), then a linear search while classes are few,
+        // then a map (task-serialising policies put hundreds of classes on
+        // a link; a linear search per flow would be quadratic).
+        let mut last = usize::MAX;
+        self.rep.cls_idx.clear();
         for j in 0..self.link_flows[l as usize].len() {
             let g = self.link_flows[l as usize][j].0;
             let f = self.hot[g as usize];
             let seg = &self.rep.cls[start..];
-            let k = match seg.iter().position(|x| x.prio == f.prio) {
+            let found = if last < seg.len() && seg[last].prio == f.prio {
+                Some(last)
+            } else if seg.len() <= CLASS_SCAN_MAX {
+                seg.iter().position(|x| x.prio == f.prio)
+            } else {
+                if self.rep.cls_idx.is_empty() {
+                    for (k, x) in seg.iter().enumerate() {
+                        self.rep.cls_idx.insert(x.prio, k as u32);
+                    }
+                }
+                self.rep.cls_idx.get(&f.prio).map(|&k| k as usize)
+            };
+            let k = match found {
                 Some(k) => k,
                 None => {
+                    if !self.rep.cls_idx.is_empty() {
+                        self.rep.cls_idx.insert(f.prio, (self.rep.cls.len() - start) as u32);
+                    }
                     self.rep.cls.push(ClassStat {
                         prio: f.prio,
                         out_load: 0.0,
@@ -1584,6 +1611,7 @@ impl<'r> Simulation<'r> {
                     self.rep.cls.len() - 1 - start
                 }
             };
+            last = k;
             if self.flow_seen[g as usize] == e {
                 continue;
             }
@@ -1645,6 +1673,9 @@ impl<'r> Simulation<'r> {
             self.collect(l, e, |f| f.rate > 0.0);
             return false;
         }
+        // Last class with a positive outside rate (so "any outside traffic
+        // of a lower priority than class j" is one comparison).
+        let last_pos = (0..len).rev().find(|&j| self.rep.cls[start + j].out_pos);
         let mut cum = 0.0;
         for j in 0..len {
             let st = self.rep.cls[start + j];
@@ -1665,7 +1696,7 @@ impl<'r> Simulation<'r> {
                 if st.out_maxn > thr {
                     self.collect(l, e, |f| f.prio == p && f.rate / f.weight > thr);
                 }
-                if self.rep.cls[start + j + 1..start + len].iter().any(|x| x.out_pos) {
+                if last_pos.is_some_and(|k| k > j) {
                     self.collect(l, e, |f| f.prio > p && f.rate > 0.0);
                 }
             }
@@ -1748,7 +1779,9 @@ impl<'r> Simulation<'r> {
                         let st = if self.rep.lr[l as usize].light == e {
                             &mut seg[0]
                         } else {
-                            seg.iter_mut().find(|x| x.prio == p).expect("class scanned")
+                            // Segments are sorted by class once scanned.
+                            let k = seg.binary_search_by_key(&p, |x| x.prio).expect("class scanned");
+                            &mut seg[k]
                         };
                         st.r_load += r;
                         st.r_maxn = st.r_maxn.max(r / w);

@@ -208,14 +208,14 @@ fn dense_cascades_take_every_repair_path() {
 /// them), with running flows changing priority and rate cap and moving to
 /// other links: every recomputation is checked against a full one.
 type SlackChange = (f64, usize, i32, Option<f64>, Option<Vec<u32>>);
-fn slack_case() -> impl Strategy<Value = (Vec<f64>, Vec<CaseFlow>, Vec<SlackChange>)> {
-    (8usize..20).prop_flat_map(|nl| {
+fn slack_case(classes: i32) -> impl Strategy<Value = (Vec<f64>, Vec<CaseFlow>, Vec<SlackChange>)> {
+    (8usize..20).prop_flat_map(move |nl| {
         let caps = prop::collection::vec(prop::sample::select(vec![1.0, 2.0, 5.0, 100.0, 1000.0]), nl);
         let flow = (
             prop::collection::vec(0..nl as u32, 1..6),
             1e6f64..1e9,
             (0u32..40).prop_map(|q| q as f64 * 0.05),
-            prop::sample::select(vec![0, 0, 1, 2]),
+            (0..classes).prop_map(|p| p.saturating_sub(1)),
             prop::sample::select(vec![1.0, 1.0, 2.0]),
             prop::sample::select(vec![None, None, None, Some(0.3), Some(4.0)]),
         );
@@ -223,7 +223,7 @@ fn slack_case() -> impl Strategy<Value = (Vec<f64>, Vec<CaseFlow>, Vec<SlackChan
         let change = (
             (0u32..40).prop_map(|q| q as f64 * 0.05 + 0.0125),
             0usize..120,
-            0i32..3,
+            0..classes,
             prop::sample::select(vec![None, Some(0.5), Some(50.0)]),
             prop::option::of(prop::collection::vec(0..nl as u32, 1..6)),
         );
@@ -250,7 +250,20 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn slack_links_and_running_changes_match_full_recomputation(c in slack_case()) {
+    fn slack_links_and_running_changes_match_full_recomputation(c in slack_case(4)) {
+        check_slack(c)?;
+    }
+
+    /// Dozens of classes per link (as task-serialising policies make): the
+    /// scan's class map and the sorted segments.
+    #[test]
+    fn many_classes_per_link_match_full_recomputation(c in slack_case(40)) {
+        check_slack(c)?;
+    }
+}
+
+fn check_slack(c: (Vec<f64>, Vec<CaseFlow>, Vec<SlackChange>)) -> Result<(), TestCaseError> {
+    {
         let (caps, flows, changes) = c;
         let caps: Vec<f64> = caps.into_iter().map(|x| x * G).collect();
         let run = || {
@@ -277,4 +290,5 @@ proptest! {
         }
         prop_assert!(a.flows.iter().all(|r| r.finished()));
     }
+    Ok(())
 }
