@@ -5,8 +5,7 @@
 //! bytes so far reach the threshold is an event of its own.
 //!
 //! It costs O(active flows · hops) per event, so it is meant for small
-//! cases: it cross-checks the engine-based runs ([`crate::ideal`]) in tests,
-//! and runs `fifo-lm` when the engine cannot change a running flow's class.
+//! cases: it cross-checks the engine-based runs ([`crate::ideal`]) in tests.
 
 use crate::ideal::{assign_ids, TaskResult};
 use crate::policy::{ClassChange, FlowScheduler, TaskMeta};
