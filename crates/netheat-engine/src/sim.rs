@@ -498,6 +498,22 @@ struct ClassStat {
     r_thr: f64,
 }
 
+impl ClassStat {
+    /// A class with no flows yet.
+    fn empty(prio: i32) -> Self {
+        Self {
+            prio,
+            out_load: 0.0,
+            out_maxn: 0.0,
+            out_bn_thr: f64::INFINITY,
+            out_pos: false,
+            r_load: 0.0,
+            r_maxn: 0.0,
+            r_thr: f64::INFINITY,
+        }
+    }
+}
+
 /// Scratch space of the local repair, reused across events.
 #[derive(Default, Debug)]
 struct Repair {
@@ -1534,16 +1550,7 @@ impl<'r> Simulation<'r> {
         let li = l as usize;
         let reg = if self.rep.lr[li].ro_epoch == e { self.rep.lr[li].reg_old } else { 0.0 };
         let start = self.rep.cls.len();
-        self.rep.cls.push(ClassStat {
-            prio: i32::MIN,
-            out_load: (self.lk[li].load - reg).max(0.0),
-            out_maxn: 0.0,
-            out_bn_thr: f64::INFINITY,
-            out_pos: false,
-            r_load: 0.0,
-            r_maxn: 0.0,
-            r_thr: f64::INFINITY,
-        });
+        self.rep.cls.push(ClassStat { out_load: (self.lk[li].load - reg).max(0.0), ..ClassStat::empty(i32::MIN) });
         self.rep.lr[li].seg = (start as u32, 1);
         self.rep.lr[li].stale = false;
         self.rep.lr[li].light = e;
@@ -1598,16 +1605,7 @@ impl<'r> Simulation<'r> {
                     if !self.rep.cls_idx.is_empty() {
                         self.rep.cls_idx.insert(f.prio, (self.rep.cls.len() - start) as u32);
                     }
-                    self.rep.cls.push(ClassStat {
-                        prio: f.prio,
-                        out_load: 0.0,
-                        out_maxn: 0.0,
-                        out_bn_thr: f64::INFINITY,
-                        out_pos: false,
-                        r_load: 0.0,
-                        r_maxn: 0.0,
-                        r_thr: f64::INFINITY,
-                    });
+                    self.rep.cls.push(ClassStat::empty(f.prio));
                     self.rep.cls.len() - 1 - start
                 }
             };
