@@ -51,6 +51,21 @@ def test_fair_share_finishes_last_task_at_total_bytes_and_is_slower_on_average()
     assert np.mean(fifo["tct_s"]) < np.mean(fs["tct_s"])
 
 
+def test_flow_cv_skews_flows_but_not_the_total_work() -> None:
+    # FIFO on one link finishes the last task when all bytes have crossed,
+    # whatever the skew; skewed tasks carry different bytes than equal ones.
+    even = point("fifo", tasks=40)
+    skewed = point("fifo", tasks=40, flow_cv=0.389)
+    assert not np.allclose(even["bytes"], skewed["bytes"])
+    assert max(skewed["finish_s"]) == pytest.approx(sum(skewed["bytes"]) * 8 / 1e9, rel=1e-9)
+    # A Bing-like task is 4 x 20 KB or 4 x 200 KB without skew; skewed ones
+    # are neither.
+    assert set(even["bytes"]) <= {80e3, 800e3}
+    assert not set(skewed["bytes"]) & {80e3, 800e3}
+    with pytest.raises(InputError, match="flow-cv"):
+        point("fifo", flow_cv=-1.0)
+
+
 def test_unknown_policy_is_an_input_error() -> None:
     with pytest.raises(InputError, match="known: fair-share"):
         point("edf")

@@ -44,6 +44,7 @@ fn main() {
             workers: env_or("BARAAT_WORKERS", 0),
             batch: false,
             seed: 1,
+            flow_cv: std::env::var("BARAAT_FLOW_CV").ok().and_then(|v| v.parse().ok()).unwrap_or(0.0),
         };
         let pols: Vec<String> = args
             .get(3)

@@ -12,8 +12,18 @@
 
 use crate::FlowschedError;
 use netheat_core::{HostId, LinkId, Routing};
+use netheat_workloads::SizeDist;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// A measured value for [`WorkloadSpec::flow_cv`]: the median, over the 154
+/// coflows of the Facebook 2010 MapReduce trace (Coflow-Benchmark
+/// `FB2010-1Hr-150-0.txt`) with at least 10 reducers, of the coefficient of
+/// variation of the bytes their reducers receive (0.389; checked against the
+/// trace by the crate's tests when the data directory is present). The
+/// trace aggregates reducers per rack, which smooths skew, so real
+/// partitions are at least this uneven.
+pub const FB2010_REDUCER_CV: f64 = 0.389;
 
 /// Task-size law.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +137,11 @@ pub struct WorkloadSpec {
     pub workers: usize,
     /// Batch mode: all tasks arrive at time 0 (data-parallel batch).
     pub batch: bool,
+    /// Skew of the flows within a task: each flow's size is multiplied by
+    /// an independent log-normal factor of mean 1 and this coefficient of
+    /// variation (0: the size law alone; see [`FB2010_REDUCER_CV`]). Uneven
+    /// flows finish apart, so a task takes many more engine events.
+    pub flow_cv: f64,
     /// Seed.
     pub seed: u64,
 }
@@ -149,6 +164,19 @@ fn pick_hosts<R: Rng>(rng: &mut R, n_hosts: usize, pool: usize, k: usize, avoid:
     }
 }
 
+/// The flow sizes of one task (of one stage): the size law, then the
+/// within-task skew if any (no extra draws without it, so `flow_cv = 0`
+/// keeps the size law's random stream).
+fn task_flow_sizes<R: Rng>(spec: &WorkloadSpec, skew: Option<&SizeDist>, rng: &mut R) -> Vec<f64> {
+    let mut sizes = spec.kind.flow_sizes(spec.fanout, rng);
+    if let Some(d) = skew {
+        for b in &mut sizes {
+            *b = (*b * d.sample(rng)).round().max(1.0);
+        }
+    }
+    sizes
+}
+
 /// Host `i` of a pool of `pool` hosts spread evenly over `n_hosts`.
 fn spread(i: usize, pool: usize, n_hosts: usize) -> HostId {
     ((i as u64 * n_hosts as u64) / pool as u64) as HostId
@@ -166,6 +194,11 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
     if spec.tasks == 0 {
         return Err(FlowschedError::param("tasks", "must be at least 1"));
     }
+    if !(spec.flow_cv.is_finite() && (0.0..=10.0).contains(&spec.flow_cv)) {
+        return Err(FlowschedError::param("flow-cv", format!("{} must be in [0, 10]", spec.flow_cv)));
+    }
+    let skew =
+        (spec.flow_cv > 0.0).then(|| SizeDist::log_normal_with_mean(1.0, (1.0 + spec.flow_cv.powi(2)).ln().sqrt()));
     let n_agg = if spec.aggregators == 0 { n_hosts } else { spec.aggregators.min(n_hosts) };
     let n_work = if spec.workers == 0 { n_hosts } else { spec.workers.min(n_hosts) };
     if spec.fanout + 1 > n_work {
@@ -182,7 +215,7 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
         match spec.app {
             AppKind::OneStage | AppKind::Storage => {
                 pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, agg, &mut workers);
-                let sizes = spec.kind.flow_sizes(spec.fanout, &mut rng);
+                let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                 for (w, b) in workers.iter().zip(sizes) {
                     // Storage retrieval: data flows from servers to the client.
                     flows.push(TaskFlow { src: *w, dst: agg, bytes: b, path: Vec::new() });
@@ -192,7 +225,7 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                 pick_hosts(&mut rng, n_hosts, n_hosts, spec.fanout, agg, &mut mids);
                 for &m in &mids {
                     pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, m, &mut workers);
-                    let sizes = spec.kind.flow_sizes(spec.fanout, &mut rng);
+                    let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                     let sum: f64 = sizes.iter().sum();
                     for (w, b) in workers.iter().zip(sizes) {
                         flows.push(TaskFlow { src: *w, dst: m, bytes: b, path: Vec::new() });

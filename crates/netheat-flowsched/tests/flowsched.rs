@@ -261,6 +261,7 @@ fn engine_runs_match_reference() {
         workers: 0,
         batch: false,
         seed: 5,
+        flow_cv: 0.0,
     };
     let p = PointSpec::new(1, 2, 8, w.clone(), "fifo");
     let topo = build_topology(&p).unwrap();
@@ -271,4 +272,94 @@ fn engine_runs_match_reference() {
         let b = ref_tcts(&caps, &tasks, pol, 0.0);
         close(&a, &b, 1e-9);
     }
+}
+
+/// Mean over tasks of (sample variance / sample mean²) of their flow sizes:
+/// the squared within-task coefficient of variation.
+fn mean_within_task_cv2(tasks: &[Task]) -> f64 {
+    let cv2: Vec<f64> = tasks
+        .iter()
+        .map(|t| {
+            let n = t.flows.len() as f64;
+            let m = t.flows.iter().map(|f| f.bytes).sum::<f64>() / n;
+            t.flows.iter().map(|f| (f.bytes - m).powi(2)).sum::<f64>() / (n - 1.0) / (m * m)
+        })
+        .collect();
+    cv2.iter().sum::<f64>() / cv2.len() as f64
+}
+
+#[test]
+fn flow_cv_skews_the_flows_of_a_task() {
+    use netheat_flowsched::experiment::build_topology;
+    use netheat_flowsched::workload::{generate, FB2010_REDUCER_CV};
+    use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    let mut w = WorkloadSpec {
+        kind: WorkloadKind::DataAnalytics,
+        app: AppKind::OneStage,
+        fanout: 40,
+        load: 0.5,
+        tasks: 2000,
+        aggregators: 0,
+        workers: 0,
+        batch: false,
+        seed: 3,
+        flow_cv: 0.0,
+    };
+    let topo = build_topology(&PointSpec::new(1, 2, 40, w.clone(), "fifo")).unwrap();
+    // The size laws of Bing-like and data-analytics tasks give equal flows.
+    assert_eq!(mean_within_task_cv2(&generate(&w, &topo).unwrap()), 0.0);
+    // Log-normal factors with mean 1 and the trace's coefficient of variation.
+    w.flow_cv = FB2010_REDUCER_CV;
+    let da = generate(&w, &topo).unwrap();
+    let cv = mean_within_task_cv2(&da).sqrt();
+    assert!((cv - FB2010_REDUCER_CV).abs() < 0.015, "within-task CV {cv}");
+    // Bing-like flows have a known base size (20 KB, or 200 KB in the
+    // heavier tasks), so each flow's factor is observable: over 800,000
+    // flows their mean is 1 and their coefficient of variation `flow_cv`.
+    w.kind = WorkloadKind::Bing;
+    w.flow_cv = 1.0;
+    w.tasks = 20_000;
+    let factors: Vec<f64> = generate(&w, &topo)
+        .unwrap()
+        .iter()
+        .flat_map(|t| {
+            let base = if t.bytes < 40.0 * 60e3 { 20e3 } else { 200e3 };
+            t.flows.iter().map(move |f| f.bytes / base)
+        })
+        .collect();
+    let n = factors.len() as f64;
+    let mean = factors.iter().sum::<f64>() / n;
+    let sd = (factors.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    assert!((mean - 1.0).abs() < 0.01 && (sd / mean - 1.0).abs() < 0.03, "factor mean {mean}, CV {}", sd / mean);
+    w.flow_cv = -0.1;
+    let e = generate(&w, &topo).unwrap_err().to_string();
+    assert!(e.contains("flow-cv"), "{e}");
+}
+
+#[test]
+fn fb2010_reducer_cv_is_the_trace_median() {
+    use netheat_data::{load_coflows, DataDir};
+    use netheat_flowsched::workload::FB2010_REDUCER_CV;
+    let dir = DataDir::resolve(None);
+    if !dir.exists() {
+        eprintln!("note: data directory {} absent; skipping real-data test", dir.path.display());
+        return;
+    }
+    let trace = load_coflows(&dir, "coflow-fb2010").unwrap();
+    let mut cvs: Vec<f64> = trace
+        .coflows
+        .iter()
+        .filter(|c| c.reducers.len() >= 10)
+        .map(|c| {
+            let n = c.reducers.len() as f64;
+            let m = c.reducers.iter().map(|r| r.1).sum::<f64>() / n;
+            // Population standard deviation over the coflow's reducers.
+            (c.reducers.iter().map(|r| (r.1 - m).powi(2)).sum::<f64>() / n).sqrt() / m
+        })
+        .collect();
+    assert_eq!(cvs.len(), 154);
+    cvs.sort_by(f64::total_cmp);
+    // Lower median of the 154 values.
+    let median = cvs[(cvs.len() - 1) / 2];
+    assert!((median - FB2010_REDUCER_CV).abs() < 5e-4, "median {median}");
 }

@@ -52,6 +52,7 @@ def run_baraat(params: dict[str, Any], seed: int) -> PointResult:
         lbs=params["load-balancers"],
         spc=spc,
         rtt_s=params["rtt"],
+        flow_cv=params["flow-cv"],
     )
     tct = np.asarray(cols["tct_s"], dtype=float)
     done = tct[~np.isnan(tct)]
@@ -81,6 +82,13 @@ BARAAT = register_kind(
             Param("workload", "str", "bing", "task sizes: bing, data_analytics or uniform"),
             Param("app", "str", "one-stage", "one-stage, two-stage (partition-aggregate) or storage"),
             Param("fanout", "int", 40, "flows per task (per stage)"),
+            Param(
+                "flow-cv",
+                "float",
+                0.0,
+                "skew of the flows within a task: coefficient of variation of log-normal factors "
+                "of mean 1 (0: none; 0.389 is the Facebook 2010 shuffles' median)",
+            ),
             Param("load", "float", 0.8, "load of the aggregators' host links"),
             Param("tasks", "int", 10000, "tasks per point"),
             Param("aggregators", "int", 360, "hosts receiving tasks (0: all)"),
