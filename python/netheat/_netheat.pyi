@@ -76,6 +76,7 @@ def baraat_point(
     rtt_s: float = 100e-6,
     delta_frac: float = 0.02,
     flow_cv: float = 0.0,
+    compute_s: float = 0.0,
 ) -> dict[str, Any]: ...
 
 # netheat.experiments.storage: Sinbad and CCP placement points.

@@ -66,6 +66,19 @@ def test_flow_cv_skews_flows_but_not_the_total_work() -> None:
         point("fifo", flow_cv=-1.0)
 
 
+def test_compute_time_delays_tasks_and_is_refused_for_two_stage() -> None:
+    # The same tasks (compute times have their own random stream). A task
+    # waits at least for the slowest of its 4 workers: the mean of the
+    # largest of 4 exponentials of mean 10 ms is 10 ms x (1 + 1/2 + 1/3 +
+    # 1/4) = 20.8 ms, so the mean TCT grows by well over 10 ms.
+    now = point("fifo", batch=False, tasks=20)
+    later = point("fifo", batch=False, tasks=20, compute_s=0.01)
+    assert list(later["bytes"]) == list(now["bytes"])
+    assert np.mean(later["tct_s"]) > np.mean(now["tct_s"]) + 0.01
+    with pytest.raises(InputError, match="two-stage"):
+        point("fifo", app="two-stage", compute_s=0.01)
+
+
 def test_unknown_policy_is_an_input_error() -> None:
     with pytest.raises(InputError, match="known: fair-share"):
         point("edf")

@@ -45,6 +45,7 @@ fn main() {
             batch: false,
             seed: 1,
             flow_cv: std::env::var("BARAAT_FLOW_CV").ok().and_then(|v| v.parse().ok()).unwrap_or(0.0),
+            compute_s: 0.0,
         };
         let pols: Vec<String> = args
             .get(3)

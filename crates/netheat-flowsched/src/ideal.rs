@@ -97,13 +97,16 @@ impl Run<'_> {
         for (j, f) in self.tasks[t].flows.iter().enumerate() {
             let fid = self.base[t] + j as u64;
             let p = self.sched.flow_class(&meta, f.dst, f.bytes);
-            let spec = FlowSpec::new(fid, f.src, f.dst, f.bytes, now, Route::Explicit(f.path.clone()))
+            // A delayed flow waits in the engine; class changes reach it
+            // there and it arrives with its current class.
+            let start = now + f.delay_s;
+            let spec = FlowSpec::new(fid, f.src, f.dst, f.bytes, start, Route::Explicit(f.path.clone()))
                 .with_priority(p)
                 .with_task(meta.id);
             if let Err(e) = ctx.add_flow(spec) {
                 self.err.get_or_insert(e.to_string());
             }
-            self.sent[fid as usize] = (0.0, 0.0, now);
+            self.sent[fid as usize] = (0.0, 0.0, start.min(now));
             ids.push(fid);
         }
         if let Err(e) = ctx.register_group(t as u64, &ids) {

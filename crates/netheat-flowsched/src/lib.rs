@@ -5,7 +5,7 @@
 //!   monotonic counters ([`TaskIdAllocator`]) and the heavy threshold;
 //! * [`ideal`]: the idealized schedulers on the flow engine's strict
 //!   priority classes, classes updated during the run by a controller;
-//! * [`reference`]: an exact recompute-everything fluid simulation of the
+//! * [`reference`](mod@reference): an exact recompute-everything fluid simulation of the
 //!   same policies (cross-check; `fifo-lm` fallback);
 //! * [`spc`]: Baraat's decentralized SPC protocol as a round (RTT) based
 //!   simulator with per-task switch counters;

@@ -38,6 +38,8 @@ pub fn run_reference(
     let mut left_flows: Vec<usize> = tasks.iter().map(|t| t.flows.len()).collect();
     // Active flows: (task, flow index) -> state.
     let mut act: Vec<((usize, usize), F)> = Vec::new();
+    // Flows of arrived tasks waiting for their start: (start time, task, flow index).
+    let mut waiting: Vec<(f64, usize, usize)> = Vec::new();
     let mut next = 0usize;
     let mut now = 0.0f64;
     let mut changes: Vec<ClassChange> = Vec::new();
@@ -45,6 +47,9 @@ pub fn run_reference(
     loop {
         // Next event.
         let mut t_next = if next < tasks.len() { tasks[next].arrival_s } else { f64::INFINITY };
+        for &(s, _, _) in &waiting {
+            t_next = t_next.min(s);
+        }
         for (_, f) in &act {
             if f.rate > 0.0 {
                 t_next = t_next.min(now + f.left * 8.0 / f.rate);
@@ -102,11 +107,13 @@ pub fn run_reference(
             let domains: Vec<_> = tasks[t].flows.iter().map(|f| f.dst).collect();
             sched.task_arrived(&metas[t], &domains, &mut changes);
             for (j, fl) in tasks[t].flows.iter().enumerate() {
-                let class = sched.flow_class(&metas[t], fl.dst, fl.bytes);
-                if fl.bytes > 0.0 {
-                    act.push(((t, j), F { task: t, left: fl.bytes, class, rate: 0.0 }));
-                } else {
+                if fl.bytes <= 0.0 {
                     left_flows[t] -= 1;
+                } else if fl.delay_s > 0.0 {
+                    waiting.push((tasks[t].arrival_s + fl.delay_s, t, j));
+                } else {
+                    let class = sched.flow_class(&metas[t], fl.dst, fl.bytes);
+                    act.push(((t, j), F { task: t, left: fl.bytes, class, rate: 0.0 }));
                 }
             }
             if left_flows[t] == 0 {
@@ -114,6 +121,19 @@ pub fn run_reference(
                 sched.task_completed(metas[t].id, &mut changes);
             }
             next += 1;
+        }
+        // Delayed flows starting now, in their task's current class there.
+        let mut k = 0;
+        while k < waiting.len() {
+            let (s, t, j) = waiting[k];
+            if s <= now {
+                waiting.swap_remove(k);
+                let fl = &tasks[t].flows[j];
+                let class = sched.flow_class(&metas[t], fl.dst, fl.bytes);
+                act.push(((t, j), F { task: t, left: fl.bytes, class, rate: 0.0 }));
+                continue;
+            }
+            k += 1;
         }
         for (id, dom, class) in changes.drain(..) {
             let t = by_id[&id];
@@ -131,7 +151,7 @@ pub fn run_reference(
         for ((_, f), r) in act.iter_mut().zip(rates) {
             f.rate = r;
         }
-        if act.is_empty() && next >= tasks.len() {
+        if act.is_empty() && waiting.is_empty() && next >= tasks.len() {
             break;
         }
     }

@@ -23,14 +23,17 @@
 //! the response of that round and give way within one to two RTTs.
 //!
 //! A task's heavy flag is set once its bytes sent so far exceed the
-//! threshold (known to its senders at the start of a round). Flows start
-//! sending one RTT after their task arrives (the first request) and finish
+//! threshold (known to its senders at the start of a round). A flow sends
+//! its first request in the round in which it starts (its task's arrival
+//! plus its sender's compute time), sends one RTT later, and finishes
 //! within a round at their rate; freed capacity is reallocated at the next
 //! round.
 
 use crate::ideal::{assign_ids, TaskResult};
 use crate::workload::Task;
 use crate::FlowschedError;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Options of an SPC run.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,6 +123,8 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
     // Arrival order (input is sorted by arrival).
     let mut next_task = 0usize;
     let mut active: Vec<u32> = Vec::new();
+    // Flows of arrived tasks not started yet: earliest start first.
+    let mut waiting: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
     let mut remaining = n_tasks;
     // Per link: its active flows as (task id, flow), sorted; links with flows.
     let mut link_flows: Vec<Vec<(u64, u32)>> = vec![Vec::new(); caps.len()];
@@ -184,7 +189,7 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                 remaining -= 1;
             }
             for fi in a..b {
-                let f = &mut flows[fi as usize];
+                let f = &flows[fi as usize];
                 if f.left <= 0.0 {
                     left_flows[next_task] -= 1;
                     if left_flows[next_task] == 0 {
@@ -193,21 +198,33 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                     }
                     continue;
                 }
-                f.active = true;
-                active.push(fi);
-                let key = (ids[next_task], fi);
-                for h in 0..f.path_len {
-                    let l = links[(f.path_off + h) as usize] as usize;
-                    let lf = &mut link_flows[l];
-                    if lf.is_empty() {
-                        busy_pos[l] = busy.len() as u32;
-                        busy.push(l as u32);
-                    }
-                    let at = lf.partition_point(|x| *x < key);
-                    lf.insert(at, key);
-                }
+                // Start times are >= 0, so their bit patterns sort as they do.
+                let start = tasks[next_task].arrival_s + tasks[next_task].flows[(fi - a) as usize].delay_s;
+                waiting.push(Reverse((start.to_bits(), fi)));
             }
             next_task += 1;
+        }
+        // Flows starting during [t0, t1) (at their task's arrival, or after
+        // their sender's compute time) send their first request now.
+        while let Some(&Reverse((start, fi))) = waiting.peek() {
+            if f64::from_bits(start) >= t1 {
+                break;
+            }
+            waiting.pop();
+            let f = &mut flows[fi as usize];
+            f.active = true;
+            active.push(fi);
+            let key = (ids[f.task as usize], fi);
+            for h in 0..f.path_len {
+                let l = links[(f.path_off + h) as usize] as usize;
+                let lf = &mut link_flows[l];
+                if lf.is_empty() {
+                    busy_pos[l] = busy.len() as u32;
+                    busy.push(l as u32);
+                }
+                let at = lf.partition_point(|x| *x < key);
+                lf.insert(at, key);
+            }
         }
         for &fi in &active {
             let ti = flows[fi as usize].task as usize;

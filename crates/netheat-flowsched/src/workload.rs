@@ -9,6 +9,11 @@
 //! loaded pool's host links: tasks arrive at rate
 //! `load · C · min(A, W) / (8 · E[task bytes])` for pools of `A` and `W`
 //! hosts of capacity `C` (one-stage; see [`generate`]).
+//!
+//! Two knobs shape the flows of a task: `flow_cv` skews their sizes and
+//! `compute_s` delays each worker's answer by an exponential compute time
+//! (one-stage and storage tasks); every simulator starts a flow at
+//! [`TaskFlow::delay_s`] after its task's arrival.
 
 use crate::FlowschedError;
 use netheat_core::{HostId, LinkId, Routing};
@@ -105,6 +110,9 @@ pub struct TaskFlow {
     pub bytes: f64,
     /// Links (chosen once by a seeded ECMP hash, shared by all simulators).
     pub path: Vec<LinkId>,
+    /// Seconds after the task's arrival at which the flow starts (the
+    /// sender's compute time; 0: at arrival).
+    pub delay_s: f64,
 }
 
 /// A task: flows released together at `arrival_s`.
@@ -142,6 +150,11 @@ pub struct WorkloadSpec {
     /// variation (0: the size law alone; see [`FB2010_REDUCER_CV`]). Uneven
     /// flows finish apart, so a task takes many more engine events.
     pub flow_cv: f64,
+    /// Mean compute time of a worker (seconds): each worker of a one-stage
+    /// or storage task starts its flow after an independent exponential
+    /// time of this mean (0: at once). Not available for two-stage tasks,
+    /// which are modelled as one wave of flows.
+    pub compute_s: f64,
     /// Seed.
     pub seed: u64,
 }
@@ -197,6 +210,15 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
     if !(spec.flow_cv.is_finite() && (0.0..=10.0).contains(&spec.flow_cv)) {
         return Err(FlowschedError::param("flow-cv", format!("{} must be in [0, 10]", spec.flow_cv)));
     }
+    if !(spec.compute_s.is_finite() && spec.compute_s >= 0.0) {
+        return Err(FlowschedError::param("compute", format!("{} s must be >= 0", spec.compute_s)));
+    }
+    if spec.compute_s > 0.0 && spec.app == AppKind::TwoStage {
+        return Err(FlowschedError::param(
+            "compute",
+            "not available for two-stage tasks (modelled as one wave of flows); use one-stage or storage",
+        ));
+    }
     let skew =
         (spec.flow_cv > 0.0).then(|| SizeDist::log_normal_with_mean(1.0, (1.0 + spec.flow_cv.powi(2)).ln().sqrt()));
     let n_agg = if spec.aggregators == 0 { n_hosts } else { spec.aggregators.min(n_hosts) };
@@ -205,6 +227,7 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
         return Err(FlowschedError::param("fanout", format!("must be below the worker pool ({n_work})")));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let mut compute_rng = ChaCha8Rng::seed_from_u64(mix(spec.seed ^ 0xC0C0_A7E5));
     let mut tasks = Vec::with_capacity(spec.tasks);
     let mut workers = Vec::new();
     let mut mids = Vec::new();
@@ -218,7 +241,14 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                 let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                 for (w, b) in workers.iter().zip(sizes) {
                     // Storage retrieval: data flows from servers to the client.
-                    flows.push(TaskFlow { src: *w, dst: agg, bytes: b, path: Vec::new() });
+                    flows.push(TaskFlow { src: *w, dst: agg, bytes: b, path: Vec::new(), delay_s: 0.0 });
+                }
+                // Workers compute before they answer. A stream of its own,
+                // so tasks with and without compute time are the same.
+                if spec.compute_s > 0.0 {
+                    for f in &mut flows {
+                        f.delay_s = -(1.0 - compute_rng.gen::<f64>()).ln() * spec.compute_s;
+                    }
                 }
             }
             AppKind::TwoStage => {
@@ -228,13 +258,14 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                     let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                     let sum: f64 = sizes.iter().sum();
                     for (w, b) in workers.iter().zip(sizes) {
-                        flows.push(TaskFlow { src: *w, dst: m, bytes: b, path: Vec::new() });
+                        flows.push(TaskFlow { src: *w, dst: m, bytes: b, path: Vec::new(), delay_s: 0.0 });
                     }
                     flows.push(TaskFlow {
                         src: m,
                         dst: agg,
                         bytes: (sum / spec.fanout as f64).round(),
                         path: Vec::new(),
+                        delay_s: 0.0,
                     });
                 }
             }

@@ -12,7 +12,7 @@ const C: f64 = 1e9;
 const MB: f64 = 1e6;
 
 fn flow(path: &[u32], bytes: f64) -> TaskFlow {
-    TaskFlow { src: 0, dst: 1, bytes, path: path.to_vec() }
+    TaskFlow { src: 0, dst: 1, bytes, path: path.to_vec(), delay_s: 0.0 }
 }
 
 fn task(at: f64, flows: Vec<TaskFlow>) -> Task {
@@ -161,7 +161,7 @@ fn heavy_task_triggers_limited_multiplexing() {
 /// next task, B, would leave C waiting behind A until 80 ms: 88 ms.)
 #[test]
 fn limited_multiplexing_is_per_receiver() {
-    let to = |dst: u32, link: u32, bytes: f64| TaskFlow { src: 0, dst, bytes, path: vec![link] };
+    let to = |dst: u32, link: u32, bytes: f64| TaskFlow { src: 0, dst, bytes, path: vec![link], delay_s: 0.0 };
     let tasks =
         vec![task(0.0, vec![to(1, 0, 10.0 * MB)]), task(0.0, vec![to(2, 1, MB)]), task(0.0, vec![to(1, 0, MB)])];
     let caps = [C, C];
@@ -262,6 +262,7 @@ fn engine_runs_match_reference() {
         batch: false,
         seed: 5,
         flow_cv: 0.0,
+        compute_s: 0.0,
     };
     let p = PointSpec::new(1, 2, 8, w.clone(), "fifo");
     let topo = build_topology(&p).unwrap();
@@ -272,6 +273,74 @@ fn engine_runs_match_reference() {
         let b = ref_tcts(&caps, &tasks, pol, 0.0);
         close(&a, &b, 1e-9);
     }
+    // Workers computing for 0.5 ms on average before they answer: the
+    // engine's pending flows and the reference's waiting list agree.
+    let w = WorkloadSpec { compute_s: 5e-4, ..w };
+    let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
+    assert!(tasks.iter().flat_map(|t| &t.flows).all(|f| f.delay_s > 0.0));
+    for pol in ["fair-share", "sff", "stf", "fifo"] {
+        let a = tcts(&caps, &tasks, pol, 0.0);
+        let b = ref_tcts(&caps, &tasks, pol, 0.0);
+        close(&a, &b, 1e-9);
+    }
+}
+
+/// Task A (1 MB whose sender computes for 4 ms) and task B (1 MB at once)
+/// arrive together on one 1 Gbps link; A is first in FIFO order.
+fn compute_tasks() -> Vec<Task> {
+    let late = TaskFlow { delay_s: 0.004, ..flow(&[0], MB) };
+    vec![task(0.0, vec![late]), task(0.0, vec![flow(&[0], MB)])]
+}
+
+#[test]
+fn compute_time_delays_a_flow_in_every_simulator() {
+    let caps = [C];
+    let tasks = compute_tasks();
+    // FIFO: B alone sends 0.5 MB until A starts at 4 ms and preempts it;
+    // A ends at 12 ms, B's other 0.5 MB at 16 ms.
+    close(&tcts(&caps, &tasks, "fifo", 0.0), &[0.012, 0.016], 1e-12);
+    close(&ref_tcts(&caps, &tasks, "fifo", 0.0), &[0.012, 0.016], 1e-12);
+    // Fair share: B alone until 4 ms, then both at 500 Mbps: B's other
+    // 0.5 MB ends at 12 ms, A's last 0.5 MB alone at 16 ms.
+    close(&tcts(&caps, &tasks, "fair-share", 0.0), &[0.016, 0.012], 1e-12);
+    close(&ref_tcts(&caps, &tasks, "fair-share", 0.0), &[0.016, 0.012], 1e-12);
+    // SPC (FIFO-LM with no task heavy, i.e. FIFO): the same within a few
+    // RTTs (first request, preemption).
+    let o = SpcOptions { threshold: 10.0 * MB, ..SpcOptions::default() };
+    let r = run_spc(&caps, &tasks, &o).unwrap();
+    let tct: Vec<f64> = r.tasks.iter().map(|t| t.tct_s()).collect();
+    close(&tct, &[0.012, 0.016], 3.0 * o.rtt_s);
+}
+
+#[test]
+fn compute_time_is_exponential_and_one_stage_only() {
+    use netheat_flowsched::experiment::build_topology;
+    use netheat_flowsched::workload::generate;
+    use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    let w = WorkloadSpec {
+        kind: WorkloadKind::Bing,
+        app: AppKind::Storage,
+        fanout: 10,
+        load: 0.5,
+        tasks: 2000,
+        aggregators: 0,
+        workers: 0,
+        batch: false,
+        seed: 9,
+        flow_cv: 0.0,
+        compute_s: 2e-3,
+    };
+    let topo = build_topology(&PointSpec::new(1, 2, 10, w.clone(), "fifo")).unwrap();
+    let d: Vec<f64> = generate(&w, &topo).unwrap().iter().flat_map(|t| t.flows.iter().map(|f| f.delay_s)).collect();
+    // 20,000 exponential draws: mean 2 ms (standard error 0.7%), and the
+    // share above the mean is e^-1 = 0.368.
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    let above = d.iter().filter(|&&x| x > 2e-3).count() as f64 / d.len() as f64;
+    assert!((mean / 2e-3 - 1.0).abs() < 0.03 && (above - (-1.0f64).exp()).abs() < 0.015, "mean {mean}, above {above}");
+    let e = generate(&WorkloadSpec { app: AppKind::TwoStage, ..w.clone() }, &topo).unwrap_err().to_string();
+    assert!(e.contains("compute") && e.contains("two-stage"), "{e}");
+    let e = generate(&WorkloadSpec { compute_s: f64::NAN, ..w }, &topo).unwrap_err().to_string();
+    assert!(e.contains("compute"), "{e}");
 }
 
 /// Mean over tasks of (sample variance / sample mean²) of their flow sizes:
@@ -304,6 +373,7 @@ fn flow_cv_skews_the_flows_of_a_task() {
         batch: false,
         seed: 3,
         flow_cv: 0.0,
+        compute_s: 0.0,
     };
     let topo = build_topology(&PointSpec::new(1, 2, 40, w.clone(), "fifo")).unwrap();
     // The size laws of Bing-like and data-analytics tasks give equal flows.

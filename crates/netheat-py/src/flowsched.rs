@@ -22,7 +22,7 @@ fn to_py(py: Python<'_>, e: FlowschedError) -> PyErr {
 #[pyo3(signature = (
     *, workload, policy, load, tasks, seed, app = "one-stage", fanout = 40, pods = 30, racks_per_pod = 30,
     hosts_per_rack = 40, host_bps = 1e9, oversubscription = 2.0, aggregators = 360, workers = 0, batch = false,
-    heavy_percentile = 0.8, lbs = 1, poll_s = 100e-6, spc = false, rtt_s = 100e-6, delta_frac = 0.02, flow_cv = 0.0
+    heavy_percentile = 0.8, lbs = 1, poll_s = 100e-6, spc = false, rtt_s = 100e-6, delta_frac = 0.02, flow_cv = 0.0, compute_s = 0.0
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn baraat_point<'py>(
@@ -49,10 +49,11 @@ pub fn baraat_point<'py>(
     rtt_s: f64,
     delta_frac: f64,
     flow_cv: f64,
+    compute_s: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = WorkloadKind::parse(workload).map_err(|e| to_py(py, e))?;
     let app = AppKind::parse(app).map_err(|e| to_py(py, e))?;
-    let w = WorkloadSpec { kind, app, fanout, load, tasks, aggregators, workers, batch, seed, flow_cv };
+    let w = WorkloadSpec { kind, app, fanout, load, tasks, aggregators, workers, batch, seed, flow_cv, compute_s };
     let mut p = PointSpec::new(pods, racks_per_pod, hosts_per_rack, w, policy);
     p.host_bps = host_bps;
     p.oversubscription = oversubscription;

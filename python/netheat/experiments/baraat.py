@@ -53,6 +53,7 @@ def run_baraat(params: dict[str, Any], seed: int) -> PointResult:
         spc=spc,
         rtt_s=params["rtt"],
         flow_cv=params["flow-cv"],
+        compute_s=params["compute"],
     )
     tct = np.asarray(cols["tct_s"], dtype=float)
     done = tct[~np.isnan(tct)]
@@ -93,6 +94,12 @@ BARAAT = register_kind(
             Param("tasks", "int", 10000, "tasks per point"),
             Param("aggregators", "int", 360, "hosts receiving tasks (0: all)"),
             Param("workers", "int", 0, "hosts sending task flows (0: all)"),
+            Param(
+                "compute",
+                "duration",
+                0.0,
+                "mean worker compute time before a worker answers (exponential; one-stage and storage)",
+            ),
             Param("batch", "bool", False, "all tasks arrive at once (data-parallel batch)"),
             Param("batch-tasks", "int", 400, "tasks of a batch (with `batch`)"),
             Param("pods", "int", 30, "pods"),
