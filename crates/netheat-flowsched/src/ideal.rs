@@ -106,7 +106,7 @@ impl Run<'_> {
             if let Err(e) = ctx.add_flow(spec) {
                 self.err.get_or_insert(e.to_string());
             }
-            self.sent[fid as usize] = (0.0, 0.0, start.min(now));
+            self.sent[fid as usize] = (0.0, 0.0, now);
             ids.push(fid);
         }
         if let Err(e) = ctx.register_group(t as u64, &ids) {
