@@ -51,7 +51,7 @@ def test_fair_share_finishes_last_task_at_total_bytes_and_is_slower_on_average()
     assert np.mean(fifo["tct_s"]) < np.mean(fs["tct_s"])
 
 
-def test_flow_cv_skews_flows_but_not_the_total_work() -> None:
+def test_flow_cv_skews_the_flows_of_a_task() -> None:
     # FIFO on one link finishes the last task when all bytes have crossed,
     # whatever the skew; skewed tasks carry different bytes than equal ones.
     even = point("fifo", tasks=40)

@@ -38,7 +38,9 @@ pub fn run_reference(
     let mut left_flows: Vec<usize> = tasks.iter().map(|t| t.flows.len()).collect();
     // Active flows: (task, flow index) -> state.
     let mut act: Vec<((usize, usize), F)> = Vec::new();
-    // Flows of arrived tasks waiting for their start: (start time, task, flow index).
+    // Flows of arrived tasks not started yet: (start time, task, flow index).
+    // Every flow passes through here, so it starts in its task's class of
+    // that moment.
     let mut waiting: Vec<(f64, usize, usize)> = Vec::new();
     let mut next = 0usize;
     let mut now = 0.0f64;
@@ -109,11 +111,8 @@ pub fn run_reference(
             for (j, fl) in tasks[t].flows.iter().enumerate() {
                 if fl.bytes <= 0.0 {
                     left_flows[t] -= 1;
-                } else if fl.delay_s > 0.0 {
-                    waiting.push((tasks[t].arrival_s + fl.delay_s, t, j));
                 } else {
-                    let class = sched.flow_class(&metas[t], fl.dst, fl.bytes);
-                    act.push(((t, j), F { task: t, left: fl.bytes, class, rate: 0.0 }));
+                    waiting.push((tasks[t].arrival_s + fl.delay_s, t, j));
                 }
             }
             if left_flows[t] == 0 {
@@ -122,7 +121,7 @@ pub fn run_reference(
             }
             next += 1;
         }
-        // Delayed flows starting now, in their task's current class there.
+        // Flows starting now.
         let mut k = 0;
         while k < waiting.len() {
             let (s, t, j) = waiting[k];

@@ -246,8 +246,9 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                 // Workers compute before they answer. A stream of its own,
                 // so tasks with and without compute time are the same.
                 if spec.compute_s > 0.0 {
+                    let compute = SizeDist::Exponential { mean: spec.compute_s };
                     for f in &mut flows {
-                        f.delay_s = -(1.0 - compute_rng.gen::<f64>()).ln() * spec.compute_s;
+                        f.delay_s = compute.sample(&mut compute_rng);
                     }
                 }
             }
