@@ -77,6 +77,38 @@ def test_good_file_expands_to_paired_points(tmp_path: Path) -> None:
     assert expand_points(load_experiment(other / "exp.toml"))[0].hash != points[0].hash
 
 
+def test_variant_restricted_to_sweep_values(tmp_path: Path) -> None:
+    """A variant's `where` keeps only its points at those sweep values; metrics must pin them."""
+    text = GOOD.replace("load = 0.2\n", 'load = 0.2\nwhere = { mean-size = "2MB" }\n', 1)
+    metric_where = 'denominator = "b"\nwhere = { mean-size = "2MB" }\n'
+    exp = load_experiment(_write(tmp_path, text.replace('denominator = "b"\n', metric_where)))
+    points = expand_points(exp)
+    assert [(p.variant, p.label) for p in points] == [
+        ("a", "mean-size=1MB"),
+        ("a", "mean-size=2MB"),
+        ("b", "mean-size=2MB"),
+    ]
+    # The paired point keeps its hash (same parameters and seed as unrestricted).
+    full = expand_points(load_experiment(_write(tmp_path, GOOD)))
+    assert points[2].hash == full[3].hash
+    # A list of values is accepted too.
+    listed = text.replace('"2MB" }', '["1MB", "2MB"] }').replace('denominator = "b"\n', metric_where)
+    assert len(expand_points(load_experiment(_write(tmp_path, listed)))) == 4
+    # The metric does not pin the restricted value: its means would cover
+    # different points of a and b.
+    msg = r"variant 'b' runs only at mean-size in \['2MB'\]; set `where.mean-size`"
+    with pytest.raises(ConfigError, match=msg):
+        load_experiment(_write(tmp_path, text))
+    # Values that are not swept.
+    bad = text.replace('"2MB" }', '"3MB" }')
+    msg = r"variant\[1\]\.where\.mean-size`: '3MB' is not one of the swept values"
+    with pytest.raises(ConfigError, match=msg):
+        load_experiment(_write(tmp_path, bad))
+    msg = r"variant\[1\]\.where\.size`: not a swept parameter; swept: mean-size"
+    with pytest.raises(ConfigError, match=msg):
+        load_experiment(_write(tmp_path, text.replace("{ mean-size", "{ size")))
+
+
 @pytest.mark.parametrize(
     ("edit", "needles"),
     [

@@ -2,15 +2,17 @@
 //! with classes assigned (and changed while the run goes on) by a
 //! [`FlowScheduler`] through an engine [`Controller`].
 //!
-//! Tasks arrive by timers; each task's flows form an engine group whose
-//! completion is the task's completion. For `fifo-lm`, a poll timer every
+//! Tasks arrive by timers. A flow enters the engine when it is released
+//! (at its task's arrival, or when the last flow feeding it completes) and
+//! starts after its sender's compute time; a task completes with its last
+//! flow. For `fifo-lm`, a poll timer every
 //! `poll_s` estimates each candidate task's bytes so far (completed flows
 //! exactly, running flows by integrating the rate seen at each poll) and
 //! reports it to the policy; only tasks larger than the threshold are
 //! polled, since smaller ones can never cross it.
 
 use crate::policy::{ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
-use crate::workload::Task;
+use crate::workload::{check_tasks, feeder_counts, Task};
 use crate::FlowschedError;
 use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
 
@@ -58,8 +60,13 @@ struct Run<'a> {
     /// First engine flow id of each task.
     base: Vec<u64>,
     finish: Vec<f64>,
-    /// Per flow: done?
+    /// Per flow: in the engine (released) and done.
+    released: Vec<bool>,
     done: Vec<bool>,
+    /// Per task: flows not completed.
+    left_flows: Vec<usize>,
+    /// Per task (once arrived): per flow, feeders not yet completed.
+    pending: Vec<Vec<u32>>,
     /// Per task: bytes of completed flows.
     bytes_done: Vec<f64>,
     /// Per flow: bytes estimated sent (running flows), last rate seen (B/s) and when.
@@ -79,7 +86,7 @@ impl Run<'_> {
             let Some(&t) = self.id_to_task.get(&id) else { continue };
             for (j, f) in self.tasks[t].flows.iter().enumerate() {
                 let fid = self.base[t] + j as u64;
-                if f.dst == dom && !self.done[fid as usize] {
+                if f.dst == dom && self.released[fid as usize] && !self.done[fid as usize] {
                     if let Err(e) = ctx.set_priority(fid, class) {
                         self.err.get_or_insert(e.to_string());
                     }
@@ -93,24 +100,14 @@ impl Run<'_> {
         self.sched.task_arrived(&meta, &domains, &mut self.changes);
         self.apply(ctx);
         let now = ctx.now();
-        let mut ids = Vec::with_capacity(self.tasks[t].flows.len());
-        for (j, f) in self.tasks[t].flows.iter().enumerate() {
-            let fid = self.base[t] + j as u64;
-            let p = self.sched.flow_class(&meta, f.dst, f.bytes);
-            // A delayed flow waits in the engine; class changes reach it
-            // there and it arrives with its current class.
-            let start = now + f.delay_s;
-            let spec = FlowSpec::new(fid, f.src, f.dst, f.bytes, start, Route::Explicit(f.path.clone()))
-                .with_priority(p)
-                .with_task(meta.id);
-            if let Err(e) = ctx.add_flow(spec) {
-                self.err.get_or_insert(e.to_string());
+        self.pending[t] = feeder_counts(&self.tasks[t]);
+        for j in 0..self.tasks[t].flows.len() {
+            if self.pending[t][j] == 0 {
+                self.release(ctx, t, j);
             }
-            self.sent[fid as usize] = (0.0, 0.0, now);
-            ids.push(fid);
         }
-        if let Err(e) = ctx.register_group(t as u64, &ids) {
-            self.err.get_or_insert(e.to_string());
+        if self.tasks[t].flows.is_empty() {
+            self.complete(ctx, t);
         }
         if let Some(th) = self.sched.heavy_threshold() {
             if self.tasks[t].bytes > th {
@@ -121,6 +118,29 @@ impl Run<'_> {
                 }
             }
         }
+    }
+    /// Flow `j` of task `t` enters the engine in its task's current class;
+    /// it starts after its sender's compute time, and class changes reach
+    /// it while it waits.
+    fn release(&mut self, ctx: &mut Ctx<'_, '_>, t: usize, j: usize) {
+        let meta = self.meta[t];
+        let f = &self.tasks[t].flows[j];
+        let fid = self.base[t] + j as u64;
+        let now = ctx.now();
+        let p = self.sched.flow_class(&meta, f.dst, f.bytes);
+        let spec = FlowSpec::new(fid, f.src, f.dst, f.bytes, now + f.delay_s, Route::Explicit(f.path.clone()))
+            .with_priority(p)
+            .with_task(meta.id);
+        if let Err(e) = ctx.add_flow(spec) {
+            self.err.get_or_insert(e.to_string());
+        }
+        self.released[fid as usize] = true;
+        self.sent[fid as usize] = (0.0, 0.0, now);
+    }
+    fn complete(&mut self, ctx: &mut Ctx<'_, '_>, t: usize) {
+        self.finish[t] = ctx.now();
+        self.sched.task_completed(self.meta[t].id, &mut self.changes);
+        self.apply(ctx);
     }
     fn poll(&mut self, ctx: &mut Ctx<'_, '_>) {
         let now = ctx.now();
@@ -167,17 +187,22 @@ impl Controller for Run<'_> {
             self.arrive(ctx, token as usize);
         }
     }
-    fn on_flow_complete(&mut self, _ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+    fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
         self.done[flow.id as usize] = true;
-        if let Some(&t) = flow.task_id.and_then(|id| self.id_to_task.get(&id)) {
-            self.bytes_done[t] += flow.bytes;
+        let Some(&t) = flow.task_id.and_then(|id| self.id_to_task.get(&id)) else { return };
+        self.bytes_done[t] += flow.bytes;
+        let j = (flow.id - self.base[t]) as usize;
+        if let Some(k) = self.tasks[t].flows[j].feeds {
+            let k = k as usize;
+            self.pending[t][k] -= 1;
+            if self.pending[t][k] == 0 {
+                self.release(ctx, t, k);
+            }
         }
-    }
-    fn on_group_complete(&mut self, ctx: &mut Ctx<'_, '_>, group: u64) {
-        let t = group as usize;
-        self.finish[t] = ctx.now();
-        self.sched.task_completed(self.meta[t].id, &mut self.changes);
-        self.apply(ctx);
+        self.left_flows[t] -= 1;
+        if self.left_flows[t] == 0 {
+            self.complete(ctx, t);
+        }
     }
 }
 
@@ -199,6 +224,7 @@ pub fn run_ideal(
     if opts.poll_s.is_nan() || opts.poll_s <= 0.0 {
         return Err(FlowschedError::param("poll", "must be > 0"));
     }
+    check_tasks(tasks)?;
     let ids = assign_ids(tasks.len(), opts.lbs);
     let mut base = Vec::with_capacity(tasks.len());
     let mut n = 0u64;
@@ -213,7 +239,10 @@ pub fn run_ideal(
         meta,
         base,
         finish: vec![f64::NAN; tasks.len()],
+        released: vec![false; n as usize],
         done: vec![false; n as usize],
+        left_flows: tasks.iter().map(|t| t.flows.len()).collect(),
+        pending: vec![Vec::new(); tasks.len()],
         bytes_done: vec![0.0; tasks.len()],
         sent: vec![(0.0, 0.0, 0.0); n as usize],
         watch: Vec::new(),

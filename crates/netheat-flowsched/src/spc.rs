@@ -24,13 +24,13 @@
 //!
 //! A task's heavy flag is set once its bytes sent so far exceed the
 //! threshold (known to its senders at the start of a round). A flow sends
-//! its first request in the round in which it starts (its task's arrival
-//! plus its sender's compute time), sends one RTT later, and finishes
-//! within a round at their rate; freed capacity is reallocated at the next
-//! round.
+//! its first request in the round in which it starts (its release, i.e.
+//! its task's arrival or the completion of the last flow feeding it, plus
+//! its sender's compute time), sends one RTT later, and finishes within a
+//! round at their rate; freed capacity is reallocated at the next round.
 
 use crate::ideal::{assign_ids, TaskResult};
-use crate::workload::Task;
+use crate::workload::{check_tasks, feeder_counts, Task};
 use crate::FlowschedError;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -90,6 +90,7 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
     if opts.delta_frac.is_nan() || opts.delta_frac < 0.0 {
         return Err(FlowschedError::param("delta", "must be >= 0"));
     }
+    check_tasks(tasks)?;
     let ids = assign_ids(tasks.len(), opts.lbs);
     let mut links: Vec<u32> = Vec::new();
     let mut flows: Vec<FlowSt> = Vec::new();
@@ -115,6 +116,8 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         }
         task_flows.push((first, flows.len() as u32));
     }
+    // Per flow: feeders not yet completed.
+    let mut pending: Vec<u32> = tasks.iter().flat_map(feeder_counts).collect();
     let n_tasks = tasks.len();
     let mut sent = vec![0.0f64; n_tasks];
     let mut left_flows: Vec<u32> = task_flows.iter().map(|&(a, b)| b - a).collect();
@@ -168,6 +171,7 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                     }
                 }
                 active.swap_remove(k);
+                flow_done(fi as u32, t_end, tasks, &task_flows, &flows, &mut pending, &mut waiting);
                 left_flows[ti] -= 1;
                 // Flows finish in round order, so the last one sets the time.
                 finish[ti] = if finish[ti].is_nan() { t_end } else { finish[ti].max(t_end) };
@@ -180,8 +184,8 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
             sent[ti] += bytes;
             k += 1;
         }
-        // 2. Tasks arriving during [t0, t1) send their first request now
-        //    (answered at t1). Empty tasks finish on arrival.
+        // 2. Tasks arriving during [t0, t1) release the flows that nothing
+        //    feeds. Empty tasks finish on arrival.
         while next_task < n_tasks && tasks[next_task].arrival_s < t1 {
             let (a, b) = task_flows[next_task];
             if a == b {
@@ -189,28 +193,31 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                 remaining -= 1;
             }
             for fi in a..b {
-                let f = &flows[fi as usize];
-                if f.left <= 0.0 {
-                    left_flows[next_task] -= 1;
-                    if left_flows[next_task] == 0 {
-                        finish[next_task] = tasks[next_task].arrival_s;
-                        remaining -= 1;
-                    }
-                    continue;
+                if pending[fi as usize] == 0 {
+                    let start = tasks[next_task].arrival_s + tasks[next_task].flows[(fi - a) as usize].delay_s;
+                    // Start times are >= 0, so their bit patterns sort as they do.
+                    waiting.push(Reverse((start.to_bits(), fi)));
                 }
-                // Start times are >= 0, so their bit patterns sort as they do.
-                let start = tasks[next_task].arrival_s + tasks[next_task].flows[(fi - a) as usize].delay_s;
-                waiting.push(Reverse((start.to_bits(), fi)));
             }
             next_task += 1;
         }
-        // Flows starting during [t0, t1) (at their task's arrival, or after
-        // their sender's compute time) send their first request now.
+        // Flows starting during [t0, t1) send their first request now; an
+        // empty one completes as it starts.
         while let Some(&Reverse((start, fi))) = waiting.peek() {
             if f64::from_bits(start) >= t1 {
                 break;
             }
             waiting.pop();
+            if flows[fi as usize].left <= 0.0 {
+                let (t, ti) = (f64::from_bits(start), flows[fi as usize].task as usize);
+                flow_done(fi, t, tasks, &task_flows, &flows, &mut pending, &mut waiting);
+                left_flows[ti] -= 1;
+                finish[ti] = if finish[ti].is_nan() { t } else { finish[ti].max(t) };
+                if left_flows[ti] == 0 {
+                    remaining -= 1;
+                }
+                continue;
+            }
             let f = &mut flows[fi as usize];
             f.active = true;
             active.push(fi);
@@ -320,4 +327,26 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: finish[i] })
         .collect();
     Ok(res)
+}
+
+/// Flow `fi` completed at `t`: the flow it feeds is released once all its
+/// feeders are done, and starts after its sender's compute time.
+fn flow_done(
+    fi: u32,
+    t: f64,
+    tasks: &[Task],
+    task_flows: &[(u32, u32)],
+    flows: &[FlowSt],
+    pending: &mut [u32],
+    waiting: &mut BinaryHeap<Reverse<(u64, u32)>>,
+) {
+    let ti = flows[fi as usize].task as usize;
+    let first = task_flows[ti].0;
+    let Some(k) = tasks[ti].flows[(fi - first) as usize].feeds else { return };
+    let kf = first + k;
+    pending[kf as usize] -= 1;
+    if pending[kf as usize] == 0 {
+        let start = t + tasks[ti].flows[k as usize].delay_s;
+        waiting.push(Reverse((start.to_bits(), kf)));
+    }
 }

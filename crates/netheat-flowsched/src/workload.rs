@@ -11,9 +11,14 @@
 //! hosts of capacity `C` (one-stage; see [`generate`]).
 //!
 //! Two knobs shape the flows of a task: `flow_cv` skews their sizes and
-//! `compute_s` delays each worker's answer by an exponential compute time
-//! (one-stage and storage tasks); every simulator starts a flow at
-//! [`TaskFlow::delay_s`] after its task's arrival.
+//! `compute_s` delays each answer by an exponential compute time (a worker's,
+//! and in two-stage tasks also a mid-level aggregator's before it forwards).
+//!
+//! Flows of a task may depend on each other: a flow is *released* at its
+//! task's arrival, or, if other flows feed it ([`TaskFlow::feeds`]), when
+//! the last of them completes; it starts [`TaskFlow::delay_s`] after its
+//! release. Every simulator (engine runs, reference, SPC) follows this rule;
+//! [`check_tasks`] validates it.
 
 use crate::FlowschedError;
 use netheat_core::{HostId, LinkId, Routing};
@@ -76,10 +81,9 @@ impl WorkloadKind {
 pub enum AppKind {
     /// `fanout` workers each send one flow to the aggregator.
     OneStage,
-    /// `fanout` mid-level aggregators each collect from `fanout` workers
-    /// (all `fanout²` flows sent at once), then forward the same bytes to
-    /// the top aggregator; flows of the second stage are 1/`fanout` of the
-    /// size of a mid-level's inputs. Modelled as one wave of flows.
+    /// `fanout` mid-level aggregators each collect from `fanout` workers;
+    /// once a mid-level has all its inputs (and has computed), it forwards
+    /// 1/`fanout` of their bytes to the top aggregator.
     TwoStage,
     /// A client reads `fanout` chunks from storage servers.
     Storage,
@@ -110,9 +114,13 @@ pub struct TaskFlow {
     pub bytes: f64,
     /// Links (chosen once by a seeded ECMP hash, shared by all simulators).
     pub path: Vec<LinkId>,
-    /// Seconds after the task's arrival at which the flow starts (the
-    /// sender's compute time; 0: at arrival).
+    /// Seconds after the flow's release (its task's arrival, or the
+    /// completion of the last flow feeding it) at which it starts: the
+    /// sender's compute time (0: at once).
     pub delay_s: f64,
+    /// Index, in the same task, of the flow this one feeds (a later flow):
+    /// that flow is released when every flow feeding it has completed.
+    pub feeds: Option<u32>,
 }
 
 /// A task: flows released together at `arrival_s`.
@@ -150,10 +158,9 @@ pub struct WorkloadSpec {
     /// variation (0: the size law alone; see [`FB2010_REDUCER_CV`]). Uneven
     /// flows finish apart, so a task takes many more engine events.
     pub flow_cv: f64,
-    /// Mean compute time of a worker (seconds): each worker of a one-stage
-    /// or storage task starts its flow after an independent exponential
-    /// time of this mean (0: at once). Not available for two-stage tasks,
-    /// which are modelled as one wave of flows.
+    /// Mean compute time (seconds): each worker, and each mid-level
+    /// aggregator of a two-stage task once it has its inputs, starts its
+    /// flow after an independent exponential time of this mean (0: at once).
     pub compute_s: f64,
     /// Seed.
     pub seed: u64,
@@ -213,12 +220,6 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
     if !(spec.compute_s.is_finite() && spec.compute_s >= 0.0) {
         return Err(FlowschedError::param("compute", format!("{} s must be >= 0", spec.compute_s)));
     }
-    if spec.compute_s > 0.0 && spec.app == AppKind::TwoStage {
-        return Err(FlowschedError::param(
-            "compute",
-            "not available for two-stage tasks (modelled as one wave of flows); use one-stage or storage",
-        ));
-    }
     let skew =
         (spec.flow_cv > 0.0).then(|| SizeDist::log_normal_with_mean(1.0, (1.0 + spec.flow_cv.powi(2)).ln().sqrt()));
     let n_agg = if spec.aggregators == 0 { n_hosts } else { spec.aggregators.min(n_hosts) };
@@ -241,15 +242,7 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                 let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                 for (w, b) in workers.iter().zip(sizes) {
                     // Storage retrieval: data flows from servers to the client.
-                    flows.push(TaskFlow { src: *w, dst: agg, bytes: b, path: Vec::new(), delay_s: 0.0 });
-                }
-                // Workers compute before they answer. A stream of its own,
-                // so tasks with and without compute time are the same.
-                if spec.compute_s > 0.0 {
-                    let compute = SizeDist::Exponential { mean: spec.compute_s };
-                    for f in &mut flows {
-                        f.delay_s = compute.sample(&mut compute_rng);
-                    }
+                    flows.push(TaskFlow { src: *w, dst: agg, bytes: b, path: Vec::new(), delay_s: 0.0, feeds: None });
                 }
             }
             AppKind::TwoStage => {
@@ -258,8 +251,17 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                     pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, m, &mut workers);
                     let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                     let sum: f64 = sizes.iter().sum();
+                    // The mid-level's own flow comes right after its inputs.
+                    let up = (flows.len() + spec.fanout) as u32;
                     for (w, b) in workers.iter().zip(sizes) {
-                        flows.push(TaskFlow { src: *w, dst: m, bytes: b, path: Vec::new(), delay_s: 0.0 });
+                        flows.push(TaskFlow {
+                            src: *w,
+                            dst: m,
+                            bytes: b,
+                            path: Vec::new(),
+                            delay_s: 0.0,
+                            feeds: Some(up),
+                        });
                     }
                     flows.push(TaskFlow {
                         src: m,
@@ -267,8 +269,17 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                         bytes: (sum / spec.fanout as f64).round(),
                         path: Vec::new(),
                         delay_s: 0.0,
+                        feeds: None,
                     });
                 }
+            }
+        }
+        // Senders compute before they answer. A stream of its own, so tasks
+        // with and without compute time are the same.
+        if spec.compute_s > 0.0 {
+            let compute = SizeDist::Exponential { mean: spec.compute_s };
+            for f in &mut flows {
+                f.delay_s = compute.sample(&mut compute_rng);
             }
         }
         let bytes = flows.iter().map(|f| f.bytes).sum();
@@ -304,4 +315,49 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
         }
     }
     Ok(tasks)
+}
+
+/// Checks what every simulator relies on: each flow feeds a later flow of
+/// its own task (so dependencies cannot form a cycle), delays are finite
+/// and non-negative, and sizes are finite and non-negative.
+pub fn check_tasks(tasks: &[Task]) -> Result<(), FlowschedError> {
+    for (ti, t) in tasks.iter().enumerate() {
+        if !(t.arrival_s.is_finite() && t.arrival_s >= 0.0) {
+            return Err(FlowschedError::param(
+                "arrival",
+                format!("task {ti}: {} s must be finite and >= 0", t.arrival_s),
+            ));
+        }
+        for (j, f) in t.flows.iter().enumerate() {
+            if let Some(k) = f.feeds {
+                if k as usize <= j || k as usize >= t.flows.len() {
+                    return Err(FlowschedError::param(
+                        "feeds",
+                        format!("task {ti}, flow {j}: feeds flow {k}, which is not a later flow of the task"),
+                    ));
+                }
+            }
+            if !(f.delay_s.is_finite() && f.delay_s >= 0.0) {
+                return Err(FlowschedError::param(
+                    "delay",
+                    format!("task {ti}, flow {j}: {} s must be >= 0", f.delay_s),
+                ));
+            }
+            if !(f.bytes.is_finite() && f.bytes >= 0.0) {
+                return Err(FlowschedError::param("bytes", format!("task {ti}, flow {j}: {} must be >= 0", f.bytes)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Per flow of a task: how many flows feed it (0: released at arrival).
+pub(crate) fn feeder_counts(task: &Task) -> Vec<u32> {
+    let mut n = vec![0u32; task.flows.len()];
+    for f in &task.flows {
+        if let Some(k) = f.feeds {
+            n[k as usize] += 1;
+        }
+    }
+    n
 }

@@ -12,7 +12,7 @@ const C: f64 = 1e9;
 const MB: f64 = 1e6;
 
 fn flow(path: &[u32], bytes: f64) -> TaskFlow {
-    TaskFlow { src: 0, dst: 1, bytes, path: path.to_vec(), delay_s: 0.0 }
+    TaskFlow { src: 0, dst: 1, bytes, path: path.to_vec(), delay_s: 0.0, feeds: None }
 }
 
 fn task(at: f64, flows: Vec<TaskFlow>) -> Task {
@@ -161,7 +161,8 @@ fn heavy_task_triggers_limited_multiplexing() {
 /// next task, B, would leave C waiting behind A until 80 ms: 88 ms.)
 #[test]
 fn limited_multiplexing_is_per_receiver() {
-    let to = |dst: u32, link: u32, bytes: f64| TaskFlow { src: 0, dst, bytes, path: vec![link], delay_s: 0.0 };
+    let to =
+        |dst: u32, link: u32, bytes: f64| TaskFlow { src: 0, dst, bytes, path: vec![link], delay_s: 0.0, feeds: None };
     let tasks =
         vec![task(0.0, vec![to(1, 0, 10.0 * MB)]), task(0.0, vec![to(2, 1, MB)]), task(0.0, vec![to(1, 0, MB)])];
     let caps = [C, C];
@@ -283,6 +284,14 @@ fn engine_runs_match_reference() {
         let b = ref_tcts(&caps, &tasks, pol, 0.0);
         close(&a, &b, 1e-9);
     }
+    // Two-stage tasks with compute time at workers and mid-levels.
+    let w = WorkloadSpec { app: AppKind::TwoStage, fanout: 3, tasks: 30, load: 0.5, ..w };
+    let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
+    for pol in ["fair-share", "sff", "stf", "fifo"] {
+        let a = tcts(&caps, &tasks, pol, 0.0);
+        let b = ref_tcts(&caps, &tasks, pol, 0.0);
+        close(&a, &b, 1e-9);
+    }
 }
 
 /// Task A (1 MB whose sender computes for 4 ms) and task B (1 MB at once)
@@ -313,7 +322,7 @@ fn compute_time_delays_a_flow_in_every_simulator() {
 }
 
 #[test]
-fn compute_time_is_exponential_and_one_stage_only() {
+fn compute_time_is_exponential_for_every_sender() {
     use netheat_flowsched::experiment::build_topology;
     use netheat_flowsched::workload::generate;
     use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
@@ -330,17 +339,95 @@ fn compute_time_is_exponential_and_one_stage_only() {
         flow_cv: 0.0,
         compute_s: 2e-3,
     };
-    let topo = build_topology(&PointSpec::new(1, 2, 10, w.clone(), "fifo")).unwrap();
-    let d: Vec<f64> = generate(&w, &topo).unwrap().iter().flat_map(|t| t.flows.iter().map(|f| f.delay_s)).collect();
-    // 20,000 exponential draws: mean 2 ms (standard error 0.7%), and the
-    // share above the mean is e^-1 = 0.368.
-    let mean = d.iter().sum::<f64>() / d.len() as f64;
-    let above = d.iter().filter(|&&x| x > 2e-3).count() as f64 / d.len() as f64;
-    assert!((mean / 2e-3 - 1.0).abs() < 0.03 && (above - (-1.0f64).exp()).abs() < 0.015, "mean {mean}, above {above}");
-    let e = generate(&WorkloadSpec { app: AppKind::TwoStage, ..w.clone() }, &topo).unwrap_err().to_string();
-    assert!(e.contains("compute") && e.contains("two-stage"), "{e}");
+    let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
+    // Storage: 20,000 draws; two-stage: 2,000 tasks x 110 senders (workers
+    // and mid-level aggregators). Mean 2 ms (standard error 0.7% and
+    // 0.2%), and the share above the mean is e^-1 = 0.368.
+    for app in [AppKind::Storage, AppKind::TwoStage] {
+        let tasks = generate(&WorkloadSpec { app, ..w.clone() }, &topo).unwrap();
+        let d: Vec<f64> = tasks.iter().flat_map(|t| t.flows.iter().map(|f| f.delay_s)).collect();
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        let above = d.iter().filter(|&&x| x > 2e-3).count() as f64 / d.len() as f64;
+        assert!(
+            (mean / 2e-3 - 1.0).abs() < 0.03 && (above - (-1.0f64).exp()).abs() < 0.015,
+            "{app:?}: mean {mean}, above {above}"
+        );
+    }
     let e = generate(&WorkloadSpec { compute_s: f64::NAN, ..w }, &topo).unwrap_err().to_string();
     assert!(e.contains("compute"), "{e}");
+}
+
+/// Two-stage tasks: every mid-level aggregator's flow is fed by its
+/// `fanout` workers' flows (sent to it), and carries 1/`fanout` of their
+/// bytes to the top aggregator.
+#[test]
+fn two_stage_tasks_feed_each_mid_level_flow() {
+    use netheat_flowsched::experiment::build_topology;
+    use netheat_flowsched::workload::generate;
+    use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    let w = WorkloadSpec {
+        kind: WorkloadKind::Uniform,
+        app: AppKind::TwoStage,
+        fanout: 5,
+        load: 0.5,
+        tasks: 50,
+        aggregators: 0,
+        workers: 0,
+        batch: false,
+        seed: 3,
+        flow_cv: 0.0,
+        compute_s: 0.0,
+    };
+    let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
+    for t in generate(&w, &topo).unwrap() {
+        assert_eq!(t.flows.len(), 30);
+        let top = t.flows[5].dst;
+        for m in 0..5 {
+            let up = &t.flows[6 * m + 5];
+            assert_eq!((up.feeds, up.dst), (None, top));
+            let inputs = &t.flows[6 * m..6 * m + 5];
+            assert!(inputs.iter().all(|f| f.feeds == Some(6 * m as u32 + 5) && f.dst == up.src));
+            let sum: f64 = inputs.iter().map(|f| f.bytes).sum();
+            assert!((up.bytes - sum / 5.0).abs() <= 0.5, "{} vs {sum}/5", up.bytes);
+        }
+    }
+}
+
+/// Task A is two-stage: two 125 KB flows into a mid-level aggregator share
+/// its 1 Gbps downlink (link 0) and end at 2 ms; the mid-level computes for
+/// 1 ms, then forwards 125 KB over link 1. Task B sends 500 KB over link 1
+/// from time 0; A is first in FIFO order.
+fn two_stage_tasks() -> Vec<Task> {
+    let kb = |b: f64| b * 1e3;
+    let input = TaskFlow { feeds: Some(2), ..flow(&[0], kb(125.0)) };
+    let up = TaskFlow { delay_s: 0.001, ..flow(&[1], kb(125.0)) };
+    vec![task(0.0, vec![input.clone(), input, up]), task(0.0, vec![flow(&[1], kb(500.0))])]
+}
+
+#[test]
+fn second_stage_waits_for_its_inputs_and_compute_in_every_simulator() {
+    use netheat_flowsched::run_reference;
+    let caps = [C, C];
+    let tasks = two_stage_tasks();
+    // FIFO: B alone on link 1 sends 375 KB until A's forward flow starts at
+    // 3 ms and preempts it; A ends at 4 ms, B's last 125 KB at 5 ms.
+    close(&tcts(&caps, &tasks, "fifo", 0.0), &[0.004, 0.005], 1e-12);
+    close(&ref_tcts(&caps, &tasks, "fifo", 0.0), &[0.004, 0.005], 1e-12);
+    // Fair share: from 3 ms both have 125 KB left at 500 Mbps: 5 ms each.
+    close(&tcts(&caps, &tasks, "fair-share", 0.0), &[0.005, 0.005], 1e-12);
+    close(&ref_tcts(&caps, &tasks, "fair-share", 0.0), &[0.005, 0.005], 1e-12);
+    let o = SpcOptions { threshold: 10.0 * MB, ..SpcOptions::default() };
+    let tct: Vec<f64> = run_spc(&caps, &tasks, &o).unwrap().tasks.iter().map(|t| t.tct_s()).collect();
+    close(&tct, &[0.004, 0.005], 3.0 * o.rtt_s);
+    // A flow must feed a later flow of its own task.
+    let mut bad = two_stage_tasks();
+    bad[0].flows[2].feeds = Some(0);
+    let s = policy_by_tag("fifo", 0.0).unwrap();
+    let e = run_reference(&caps, &bad, s, 1).unwrap_err().to_string();
+    assert!(e.contains("feeds") && e.contains("task 0, flow 2"), "{e}");
+    assert!(run_spc(&caps, &bad, &o).is_err());
+    let s = policy_by_tag("fifo", 0.0).unwrap();
+    assert!(run_ideal(&caps, &bad, s, &IdealOptions::default()).is_err());
 }
 
 /// Mean over tasks of (sample variance / sample mean²) of their flow sizes:

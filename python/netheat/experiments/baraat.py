@@ -98,7 +98,8 @@ BARAAT = register_kind(
                 "compute",
                 "duration",
                 0.0,
-                "mean worker compute time before a worker answers (exponential; one-stage and storage)",
+                "mean compute time (exponential) before a worker answers, and before a two-stage "
+                "mid-level aggregator forwards once it has its inputs",
             ),
             Param("batch", "bool", False, "all tasks arrive at once (data-parallel batch)"),
             Param("batch-tasks", "int", 400, "tasks of a batch (with `batch`)"),

@@ -6,7 +6,9 @@ An experiment file (kebab-case keys) has:
   choice, default ``flow-sim``), ``seeds`` (default ``[0]``), optional
   ``description``, ``reference`` (the paper) and ``note``;
 - ``[base]``: parameters of the scenario shared by every variant;
-- ``[[variant]]``: ``name``, optional ``kind``, and parameters overriding
+- ``[[variant]]``: ``name``, optional ``kind``, optional ``where`` (swept
+  parameter -> the value or list of values at which the variant runs; by
+  default it runs at every sweep point), and parameters overriding
   ``[base]`` (no variants: one variant called ``base``);
 - ``[sweep]``: parameter -> list of values (a grid), and optionally
   ``seeds``;
@@ -46,18 +48,24 @@ from netheat.experiments.registry import (
 )
 
 EXPERIMENT_KEYS = ("name", "kind", "seeds", "description", "reference", "note")
-VARIANT_KEYS = ("name", "kind")
+VARIANT_KEYS = ("name", "kind", "where")
 METRIC_KEYS = ("name", "kind", "variant", "of", "numerator", "denominator", "where", "paper", "unit", "note")
 TOP_KEYS = ("experiment", "base", "variant", "sweep", "quick", "metric")
 
 
 @dataclass(frozen=True)
 class Variant:
-    """A named variant: its scenario kind and its raw parameters (base merged with overrides)."""
+    """A named variant: its scenario kind, its raw parameters (base merged with overrides)
+    and the sweep values it is restricted to (empty: every sweep point)."""
 
     name: str
     kind: str
     params: dict[str, Any]
+    where: dict[str, list[Any]] = field(default_factory=dict)
+
+    def runs_at(self, sweep: dict[str, Any]) -> bool:
+        """Whether the variant has a point at these sweep values."""
+        return all(sweep.get(k) in vals for k, vals in self.where.items())
 
 
 @dataclass(frozen=True)
@@ -313,6 +321,9 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
                     raise ctx.error(f"sweep.{k}", f"value {val!r}: {e}") from None
         sweep[k] = list(values)
 
+    for i, vd in enumerate(variant_docs):
+        if "where" in vd:
+            variants[i].where.update(_variant_where(ctx, f"variant[{i}].where", vd["where"], sweep))
     metric_specs = _metrics(ctx, doc, variants, sweep)
     return Experiment(
         name=name,
@@ -327,6 +338,24 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
         reference=str(exp.get("reference", "")),
         note=str(exp.get("note", "")),
     )
+
+
+def _variant_where(ctx: _Ctx, key: str, raw: Any, sweep: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """A variant's ``where``: swept parameter -> the values (a subset of the sweep's) it runs at."""
+    if not isinstance(raw, dict) or not raw:
+        raise ctx.error(key, "expected a non-empty table of swept parameters")
+    out: dict[str, list[Any]] = {}
+    for k, val in raw.items():
+        if k not in sweep:
+            raise ctx.error(f"{key}.{k}", f"not a swept parameter; swept: {known(list(sweep))}")
+        vals = val if isinstance(val, list) else [val]
+        if not vals:
+            raise ctx.error(f"{key}.{k}", "expected a value or a non-empty list of values")
+        for x in vals:
+            if x not in sweep[k]:
+                raise ctx.error(f"{key}.{k}", f"{x!r} is not one of the swept values {sweep[k]!r}")
+        out[k] = list(vals)
+    return out
 
 
 def _metrics(
@@ -348,9 +377,19 @@ def _metrics(
         ]
     out: list[MetricSpec] = []
 
-    def variant_ref(where: str, key: str, value: Any) -> str:
+    by_name = {v.name: v for v in variants}
+
+    def variant_ref(where: str, key: str, value: Any, wh: dict[str, Any]) -> str:
         if value not in names:
             raise ctx.error(f"{where}.{key}", f"unknown variant {value!r}; variants: {known(names)}")
+        # A variant restricted to some sweep values: the metric must pin
+        # them, or its mean would cover other points than its partner's.
+        for k, vals in by_name[value].where.items():
+            if k not in wh or wh[k] not in vals:
+                raise ctx.error(
+                    f"{where}.where",
+                    f"variant {value!r} runs only at {k} in {vals!r}; set `where.{k}` to one of them",
+                )
         return str(value)
 
     def value_metric(where: str, key: str, tag: Any, variant: str) -> MetricKind:
@@ -386,9 +425,9 @@ def _metrics(
                 raise ctx.error(f"{where}.where.{k}", f"{val!r} is not one of the swept values {sweep[k]!r}")
         if mk.combine is None:
             if "variant" in md:
-                var = variant_ref(where, "variant", md["variant"])
+                var = variant_ref(where, "variant", md["variant"], wh)
             elif len(names) == 1:
-                var = names[0]
+                var = variant_ref(where, "variant", names[0], wh)
             else:
                 raise ctx.error(where, f"metric {tag!r} needs `variant`; variants: {known(names)}")
             value_metric(where, "kind", tag, var)
@@ -405,8 +444,8 @@ def _metrics(
             for key in ("of", "numerator", "denominator"):
                 if key not in md:
                     raise ctx.error(where, f"metric {tag!r} needs `{key}`")
-            num = variant_ref(where, "numerator", md["numerator"])
-            den = variant_ref(where, "denominator", md["denominator"])
+            num = variant_ref(where, "numerator", md["numerator"], wh)
+            den = variant_ref(where, "denominator", md["denominator"], wh)
             of = value_metric(where, "of", md["of"], num)
             value_metric(where, "of", md["of"], den)
             unit = mk.unit or of.unit

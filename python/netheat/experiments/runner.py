@@ -122,7 +122,8 @@ def point_hash(kind: str, params: dict[str, Any], seed: int) -> str:
 
 
 def expand_points(exp: Experiment) -> list[Point]:
-    """Every point of the experiment: sweep grid x seeds x variants, in a stable order."""
+    """Every point of the experiment: sweep grid x seeds x variants (those that run at
+    the sweep point), in a stable order."""
     keys = list(exp.sweep)
     grid = list(itertools.product(*(exp.sweep[k] for k in keys))) if keys else [()]
     points: list[Point] = []
@@ -130,6 +131,8 @@ def expand_points(exp: Experiment) -> list[Point]:
         sweep = dict(zip(keys, combo, strict=True))
         for seed in exp.seeds:
             for v in exp.variants:
+                if not v.runs_at(sweep):
+                    continue
                 kind = get_kind(v.kind)
                 try:
                     params = resolve_params(kind, {**v.params, **sweep}, exp.base_dir)
