@@ -28,6 +28,15 @@
 //! its task's arrival or the completion of the last flow feeding it, plus
 //! its sender's compute time), sends one RTT later, and finishes within a
 //! round at their rate; freed capacity is reallocated at the next round.
+//!
+//! What the protocol costs against the idealized scheduler: capacity freed
+//! within a round waits for the next one, and a sender bottlenecked
+//! elsewhere keeps `delta` of headroom on its other links. Both are small
+//! when a link's work per task spans many rounds (one-stage tasks of 40
+//! flows: within 1% at paper scale), but not when flows last about one
+//! round: two-stage tasks of 4 x 20 KB per mid-level on a 40-host network
+//! come out about 1.45x slower on average at 100 us rounds, and within 1%
+//! at 1 us rounds without headroom (see the crate's tests).
 
 use crate::ideal::{assign_ids, TaskResult};
 use crate::workload::{check_tasks, feeder_counts, Task};
