@@ -61,6 +61,7 @@ def baraat_point(
     seed: int,
     app: str = "one-stage",
     fanout: int = 40,
+    mids: int = 0,
     pods: int = 30,
     racks_per_pod: int = 30,
     hosts_per_rack: int = 40,

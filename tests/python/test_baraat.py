@@ -86,6 +86,14 @@ def test_compute_time_delays_tasks_at_every_stage() -> None:
         point("fifo", compute_s=-1.0)
 
 
+def test_mids_sets_the_mid_level_aggregators_of_two_stage_tasks() -> None:
+    # 5 tasks of `mids` mid-levels, each with 4 workers and its own flow up.
+    assert point("fifo", app="two-stage")["flows"] == 5 * 4 * (4 + 1)
+    assert point("fifo", app="two-stage", mids=2)["flows"] == 5 * 2 * (4 + 1)
+    with pytest.raises(InputError, match="mids"):
+        point("fifo", mids=2)
+
+
 def test_unknown_policy_is_an_input_error() -> None:
     with pytest.raises(InputError, match="known: fair-share"):
         point("edf")

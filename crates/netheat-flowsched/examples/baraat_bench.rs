@@ -38,6 +38,7 @@ fn main() {
             kind,
             app: AppKind::OneStage,
             fanout: 40,
+            mids: 0,
             load: 0.8,
             tasks,
             aggregators: env_or("BARAAT_AGGREGATORS", 360),

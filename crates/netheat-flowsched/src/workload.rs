@@ -81,9 +81,10 @@ impl WorkloadKind {
 pub enum AppKind {
     /// `fanout` workers each send one flow to the aggregator.
     OneStage,
-    /// `fanout` mid-level aggregators each collect from `fanout` workers;
-    /// once a mid-level has all its inputs (and has computed), it forwards
-    /// 1/`fanout` of their bytes to the top aggregator.
+    /// `mids` mid-level aggregators (default `fanout`) each collect from
+    /// `fanout` workers; once a mid-level has all its inputs (and has
+    /// computed), it forwards 1/`fanout` of their bytes to the top
+    /// aggregator.
     TwoStage,
     /// A client reads `fanout` chunks from storage servers.
     Storage,
@@ -141,8 +142,12 @@ pub struct WorkloadSpec {
     pub kind: WorkloadKind,
     /// Structure.
     pub app: AppKind,
-    /// Flows per task (per stage).
+    /// Flows per task (one-stage, storage), or workers per mid-level
+    /// aggregator (two-stage).
     pub fanout: usize,
+    /// Mid-level aggregators of a two-stage task (0: `fanout`); a task has
+    /// `mids · (fanout + 1)` flows. Must be 0 for other structures.
+    pub mids: usize,
     /// Target load of the aggregators' links, in (0, 1).
     pub load: f64,
     /// Number of tasks.
@@ -211,6 +216,13 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
     if !spec.batch && (spec.load.is_nan() || spec.load <= 0.0 || spec.load >= 1.0) {
         return Err(FlowschedError::param("load", "must be in (0, 1)"));
     }
+    let n_mids = if spec.mids == 0 { spec.fanout } else { spec.mids };
+    if spec.mids > 0 && spec.app != AppKind::TwoStage {
+        return Err(FlowschedError::param("mids", "only two-stage tasks have mid-level aggregators"));
+    }
+    if n_mids + 1 > n_hosts {
+        return Err(FlowschedError::param("mids", format!("must be in 1..={}", n_hosts - 1)));
+    }
     if spec.tasks == 0 {
         return Err(FlowschedError::param("tasks", "must be at least 1"));
     }
@@ -246,7 +258,7 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                 }
             }
             AppKind::TwoStage => {
-                pick_hosts(&mut rng, n_hosts, n_hosts, spec.fanout, agg, &mut mids);
+                pick_hosts(&mut rng, n_hosts, n_hosts, n_mids, agg, &mut mids);
                 for &m in &mids {
                     pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, m, &mut workers);
                     let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);

@@ -255,6 +255,7 @@ fn engine_runs_match_reference() {
     let w = WorkloadSpec {
         kind: WorkloadKind::Uniform,
         app: AppKind::OneStage,
+        mids: 0,
         fanout: 6,
         load: 0.7,
         tasks: 60,
@@ -329,6 +330,7 @@ fn compute_time_is_exponential_for_every_sender() {
     let w = WorkloadSpec {
         kind: WorkloadKind::Bing,
         app: AppKind::Storage,
+        mids: 0,
         fanout: 10,
         load: 0.5,
         tasks: 2000,
@@ -359,7 +361,7 @@ fn compute_time_is_exponential_for_every_sender() {
 
 /// Two-stage tasks: every mid-level aggregator's flow is fed by its
 /// `fanout` workers' flows (sent to it), and carries 1/`fanout` of their
-/// bytes to the top aggregator.
+/// bytes to the top aggregator; `mids` sets how many mid-levels there are.
 #[test]
 fn two_stage_tasks_feed_each_mid_level_flow() {
     use netheat_flowsched::experiment::build_topology;
@@ -368,6 +370,7 @@ fn two_stage_tasks_feed_each_mid_level_flow() {
     let w = WorkloadSpec {
         kind: WorkloadKind::Uniform,
         app: AppKind::TwoStage,
+        mids: 0,
         fanout: 5,
         load: 0.5,
         tasks: 50,
@@ -379,18 +382,26 @@ fn two_stage_tasks_feed_each_mid_level_flow() {
         compute_s: 0.0,
     };
     let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
-    for t in generate(&w, &topo).unwrap() {
-        assert_eq!(t.flows.len(), 30);
-        let top = t.flows[5].dst;
-        for m in 0..5 {
-            let up = &t.flows[6 * m + 5];
-            assert_eq!((up.feeds, up.dst), (None, top));
-            let inputs = &t.flows[6 * m..6 * m + 5];
-            assert!(inputs.iter().all(|f| f.feeds == Some(6 * m as u32 + 5) && f.dst == up.src));
-            let sum: f64 = inputs.iter().map(|f| f.bytes).sum();
-            assert!((up.bytes - sum / 5.0).abs() <= 0.5, "{} vs {sum}/5", up.bytes);
+    // `mids` mid-levels (default `fanout`) of `fanout` workers each.
+    for mids in [0, 3] {
+        let m_n = if mids == 0 { 5 } else { mids };
+        for t in generate(&WorkloadSpec { mids, ..w.clone() }, &topo).unwrap() {
+            assert_eq!(t.flows.len(), 6 * m_n);
+            let top = t.flows[5].dst;
+            for m in 0..m_n {
+                let up = &t.flows[6 * m + 5];
+                assert_eq!((up.feeds, up.dst), (None, top));
+                let inputs = &t.flows[6 * m..6 * m + 5];
+                assert!(inputs.iter().all(|f| f.feeds == Some(6 * m as u32 + 5) && f.dst == up.src));
+                let sum: f64 = inputs.iter().map(|f| f.bytes).sum();
+                assert!((up.bytes - sum / 5.0).abs() <= 0.5, "{} vs {sum}/5", up.bytes);
+            }
         }
     }
+    let e = generate(&WorkloadSpec { app: AppKind::OneStage, mids: 3, ..w.clone() }, &topo).unwrap_err().to_string();
+    assert!(e.contains("mids") && e.contains("two-stage"), "{e}");
+    let e = generate(&WorkloadSpec { mids: 24, ..w }, &topo).unwrap_err().to_string();
+    assert!(e.contains("mids") && e.contains("1..=23"), "{e}");
 }
 
 /// Task A is two-stage: two 125 KB flows into a mid-level aggregator share
@@ -452,6 +463,7 @@ fn flow_cv_skews_the_flows_of_a_task() {
     let mut w = WorkloadSpec {
         kind: WorkloadKind::DataAnalytics,
         app: AppKind::OneStage,
+        mids: 0,
         fanout: 40,
         load: 0.5,
         tasks: 2000,
@@ -536,6 +548,7 @@ fn spc_two_stage_converges_to_ideal_fifo() {
     let w = WorkloadSpec {
         kind: WorkloadKind::Bing,
         app: AppKind::TwoStage,
+        mids: 0,
         fanout: 4,
         load: 0.6,
         tasks: 150,

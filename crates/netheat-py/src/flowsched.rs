@@ -20,7 +20,7 @@ fn to_py(py: Python<'_>, e: FlowschedError) -> PyErr {
 /// `flows`.
 #[pyfunction]
 #[pyo3(signature = (
-    *, workload, policy, load, tasks, seed, app = "one-stage", fanout = 40, pods = 30, racks_per_pod = 30,
+    *, workload, policy, load, tasks, seed, app = "one-stage", fanout = 40, mids = 0, pods = 30, racks_per_pod = 30,
     hosts_per_rack = 40, host_bps = 1e9, oversubscription = 2.0, aggregators = 360, workers = 0, batch = false,
     heavy_percentile = 0.8, lbs = 1, poll_s = 100e-6, spc = false, rtt_s = 100e-6, delta_frac = 0.02, flow_cv = 0.0, compute_s = 0.0
 ))]
@@ -34,6 +34,7 @@ pub fn baraat_point<'py>(
     seed: u64,
     app: &str,
     fanout: usize,
+    mids: usize,
     pods: usize,
     racks_per_pod: usize,
     hosts_per_rack: usize,
@@ -53,7 +54,8 @@ pub fn baraat_point<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = WorkloadKind::parse(workload).map_err(|e| to_py(py, e))?;
     let app = AppKind::parse(app).map_err(|e| to_py(py, e))?;
-    let w = WorkloadSpec { kind, app, fanout, load, tasks, aggregators, workers, batch, seed, flow_cv, compute_s };
+    let w =
+        WorkloadSpec { kind, app, fanout, mids, load, tasks, aggregators, workers, batch, seed, flow_cv, compute_s };
     let mut p = PointSpec::new(pods, racks_per_pod, hosts_per_rack, w, policy);
     p.host_bps = host_bps;
     p.oversubscription = oversubscription;

@@ -40,6 +40,7 @@ def run_baraat(params: dict[str, Any], seed: int) -> PointResult:
         seed=seed,
         app=params["app"],
         fanout=params["fanout"],
+        mids=params["mids"],
         pods=params["pods"],
         racks_per_pod=params["racks-per-pod"],
         hosts_per_rack=params["hosts-per-rack"],
@@ -82,7 +83,8 @@ BARAAT = register_kind(
             Param("policy", "str", "fifo-lm", "fair-share, sff, stf, fifo, fifo-lm or spc (SPC protocol)"),
             Param("workload", "str", "bing", "task sizes: bing, data_analytics or uniform"),
             Param("app", "str", "one-stage", "one-stage, two-stage (partition-aggregate) or storage"),
-            Param("fanout", "int", 40, "flows per task (per stage)"),
+            Param("fanout", "int", 40, "flows per task, or workers per mid-level aggregator (two-stage)"),
+            Param("mids", "int", 0, "mid-level aggregators of a two-stage task (0: fanout)"),
             Param(
                 "flow-cv",
                 "float",
