@@ -31,14 +31,18 @@
 //!
 //! After the events of one instant, only a *region* R of flows is
 //! reallocated:
-//! 1. R starts with the arriving and re-bound flows; the links of departed
-//!    flows, of re-bound flows' old paths and of capacity changes are
-//!    *touched*, as are all links of R's flows (the set T).
+//! 1. R starts with the arriving, re-bound and re-classed (priority or cap
+//!    changed) flows; the links that departed flows leave saturated (or
+//!    nearly: load at least `1 - 1e-6` of capacity), of re-bound flows' old
+//!    and new paths and of capacity changes are *event links*; they and
+//!    all links of R's flows are *touched* (the set T). A link a departed
+//!    flow leaves clearly slack only has its load lowered: no flow can be
+//!    bottlenecked on it, so nothing else there changes.
 //! 2. For every link of T a per-class summary of the flows outside R (fixed
 //!    rates) is built by scanning its flow list: load, max normalised rate,
 //!    and the tightest condition of the outside flows bottlenecked there.
 //!    A link that is clearly slack (load below `1 - 1e-6` of capacity, so
-//!    no flow can be bottlenecked on it) and was not touched by an event
+//!    no flow can be bottlenecked on it) and is not an event link
 //!    gets a *light* summary instead, without a scan: one entry for all
 //!    classes whose outside load is the link's load minus R's current rates
 //!    on it. If R's new rates would saturate it, or bottleneck an R flow on
@@ -96,7 +100,8 @@
 //!   (or whose cap is 0) gets its cap (no flow can be bottlenecked on an
 //!   unsaturated link, the new flow is capped);
 //! * a departing flow with rate 0 changes nothing; links a departing flow
-//!   leaves empty just drop to rate 0.
+//!   leaves empty just drop to rate 0, and clearly slack ones lose its rate
+//!   (a departure whose links are all slack repairs nothing).
 //!
 //! # Failures
 //! When a link drops to capacity 0, ECMP/path-index flows crossing it move to
@@ -1379,8 +1384,14 @@ impl<'r> Simulation<'r> {
         let path = std::mem::take(&mut self.flows[fi as usize].path);
         if rate > 0.0 {
             for &l in &path {
-                if self.link_flows[l as usize].is_empty() {
-                    self.set_load(l as usize, 0.0);
+                let li = l as usize;
+                if self.link_flows[li].is_empty() {
+                    self.set_load(li, 0.0);
+                } else if !self.dirty_mark[li] && self.lk[li].load < self.cap[li] * (1.0 - LIGHT_SLACK) {
+                    // Clearly slack: no flow is bottlenecked here, so the
+                    // departure changes only the load (no event link, no
+                    // scan of what may be thousands of flows).
+                    self.set_load(li, (self.lk[li].load - rate).max(0.0));
                 } else {
                     self.mark_dirty(l);
                 }
@@ -1458,8 +1469,15 @@ impl<'r> Simulation<'r> {
             Status::Done => {}
             // Not arrived yet: it arrives with the new parameters.
             Status::Pending => set(self),
-            // Off its links, changed, back on: the flow seeds a local repair.
-            Status::Active => self.move_flow(fi, set),
+            // Same path: the flow only seeds a local repair. Its links are
+            // not event links, so slack ones get light summaries (their
+            // loads include the flow's current rate, which the region
+            // subtracts); a class or cap matters only on saturated links,
+            // which are scanned in full.
+            Status::Active => {
+                set(self);
+                self.seeds.push(fi);
+            }
         }
     }
 
