@@ -195,7 +195,8 @@ fn three_task_example_ideal() {
 fn three_task_example_spc_preemption_and_work_conservation() {
     let caps = [C, C];
     let rtt = 100e-6;
-    let o = SpcOptions { rtt_s: rtt, delta_frac: 0.02, threshold: f64::INFINITY, lbs: 1, trace: true };
+    let o =
+        SpcOptions { rtt_s: rtt, delta_frac: 0.02, threshold: f64::INFINITY, lbs: 1, trace: true, skip_steady: true };
     let r = run_spc(&caps, &three_tasks(), &o).unwrap();
     // Round 0 response (rates for [rtt, 2 rtt)): T1 full; T2 gets 0 on
     // link 0; T2's demand still reserves link 1, so T3 gets 0.
@@ -571,4 +572,50 @@ fn spc_two_stage_converges_to_ideal_fifo() {
     let (coarse, fine) = (spc(1e-4, 0.02), spc(1e-6, 0.0));
     eprintln!("spc/ideal mean: {coarse} at 100 us, {fine} at 1 us without headroom");
     assert!((fine - 1.0).abs() < 0.04 && coarse > fine, "{coarse} {fine}");
+}
+
+/// Steady rounds done at once change nothing: FIFO-LM through SPC on
+/// generated one- and two-stage workloads (heavy crossings, compute time,
+/// idle stretches) gives the same completion times as computing every
+/// round.
+#[test]
+fn spc_skipping_steady_rounds_changes_nothing() {
+    use netheat_core::{LinkId, Routing};
+    use netheat_flowsched::experiment::build_topology;
+    use netheat_flowsched::policy::percentile;
+    use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    for (kind, app, compute_s) in [
+        (WorkloadKind::DataAnalytics, AppKind::OneStage, 0.0),
+        (WorkloadKind::Bing, AppKind::TwoStage, 1e-3),
+        (WorkloadKind::Bing, AppKind::Storage, 5e-4),
+    ] {
+        let w = WorkloadSpec {
+            kind,
+            app,
+            mids: 0,
+            fanout: 4,
+            load: 0.5,
+            tasks: 120,
+            aggregators: 6,
+            workers: 0,
+            batch: false,
+            seed: 4,
+            flow_cv: 0.0,
+            compute_s,
+        };
+        let topo = build_topology(&PointSpec::new(2, 2, 10, w.clone(), "fifo")).unwrap();
+        let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
+        let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
+        let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
+        let o = SpcOptions { threshold: percentile(&sizes, 0.8), ..SpcOptions::default() };
+        let fast = run_spc(&caps, &tasks, &o).unwrap();
+        let every = run_spc(&caps, &tasks, &SpcOptions { skip_steady: false, ..o }).unwrap();
+        assert_eq!(every.skipped, 0);
+        assert_eq!(fast.rounds, every.rounds);
+        eprintln!("{app:?}: {} of {} rounds skipped", fast.skipped, fast.rounds);
+        assert!(fast.skipped > 0);
+        for (a, b) in fast.tasks.iter().zip(&every.tasks) {
+            assert!((a.finish_s - b.finish_s).abs() <= 1e-12 * b.finish_s, "{app:?}: {a:?} vs {b:?}");
+        }
+    }
 }
