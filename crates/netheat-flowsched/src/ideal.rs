@@ -139,6 +139,7 @@ impl Run<'_> {
     }
     fn complete(&mut self, ctx: &mut Ctx<'_, '_>, t: usize) {
         self.finish[t] = ctx.now();
+        self.pending[t] = Vec::new();
         self.sched.task_completed(self.meta[t].id, &mut self.changes);
         self.apply(ctx);
     }

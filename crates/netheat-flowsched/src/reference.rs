@@ -47,6 +47,7 @@ impl Book {
         }
         if self.left_flows[t] == 0 {
             self.finish[t] = now;
+            self.pending[t] = Vec::new();
             return true;
         }
         false

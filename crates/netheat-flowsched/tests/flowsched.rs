@@ -303,24 +303,26 @@ fn compute_tasks() -> Vec<Task> {
     vec![task(0.0, vec![late]), task(0.0, vec![flow(&[0], MB)])]
 }
 
+/// The engine runs and the reference give `fifo` and `fair_share` (task
+/// completion times) exactly; SPC (FIFO-LM with no task heavy, i.e. FIFO)
+/// gives `fifo` within a few rounds (first request, preemption).
+fn check_every_simulator(caps: &[f64], tasks: &[Task], fifo: &[f64], fair_share: &[f64]) {
+    for (policy, want) in [("fifo", fifo), ("fair-share", fair_share)] {
+        close(&tcts(caps, tasks, policy, 0.0), want, 1e-12);
+        close(&ref_tcts(caps, tasks, policy, 0.0), want, 1e-12);
+    }
+    let o = SpcOptions { threshold: 10.0 * MB, ..SpcOptions::default() };
+    let tct: Vec<f64> = run_spc(caps, tasks, &o).unwrap().tasks.iter().map(|t| t.tct_s()).collect();
+    close(&tct, fifo, 3.0 * o.rtt_s);
+}
+
 #[test]
 fn compute_time_delays_a_flow_in_every_simulator() {
-    let caps = [C];
-    let tasks = compute_tasks();
     // FIFO: B alone sends 0.5 MB until A starts at 4 ms and preempts it;
-    // A ends at 12 ms, B's other 0.5 MB at 16 ms.
-    close(&tcts(&caps, &tasks, "fifo", 0.0), &[0.012, 0.016], 1e-12);
-    close(&ref_tcts(&caps, &tasks, "fifo", 0.0), &[0.012, 0.016], 1e-12);
-    // Fair share: B alone until 4 ms, then both at 500 Mbps: B's other
-    // 0.5 MB ends at 12 ms, A's last 0.5 MB alone at 16 ms.
-    close(&tcts(&caps, &tasks, "fair-share", 0.0), &[0.016, 0.012], 1e-12);
-    close(&ref_tcts(&caps, &tasks, "fair-share", 0.0), &[0.016, 0.012], 1e-12);
-    // SPC (FIFO-LM with no task heavy, i.e. FIFO): the same within a few
-    // RTTs (first request, preemption).
-    let o = SpcOptions { threshold: 10.0 * MB, ..SpcOptions::default() };
-    let r = run_spc(&caps, &tasks, &o).unwrap();
-    let tct: Vec<f64> = r.tasks.iter().map(|t| t.tct_s()).collect();
-    close(&tct, &[0.012, 0.016], 3.0 * o.rtt_s);
+    // A ends at 12 ms, B's other 0.5 MB at 16 ms. Fair share: B alone
+    // until 4 ms, then both at 500 Mbps: B's other 0.5 MB ends at 12 ms,
+    // A's last 0.5 MB alone at 16 ms.
+    check_every_simulator(&[C], &compute_tasks(), &[0.012, 0.016], &[0.016, 0.012]);
 }
 
 #[test]
@@ -420,24 +422,17 @@ fn two_stage_tasks() -> Vec<Task> {
 fn second_stage_waits_for_its_inputs_and_compute_in_every_simulator() {
     use netheat_flowsched::run_reference;
     let caps = [C, C];
-    let tasks = two_stage_tasks();
     // FIFO: B alone on link 1 sends 375 KB until A's forward flow starts at
-    // 3 ms and preempts it; A ends at 4 ms, B's last 125 KB at 5 ms.
-    close(&tcts(&caps, &tasks, "fifo", 0.0), &[0.004, 0.005], 1e-12);
-    close(&ref_tcts(&caps, &tasks, "fifo", 0.0), &[0.004, 0.005], 1e-12);
-    // Fair share: from 3 ms both have 125 KB left at 500 Mbps: 5 ms each.
-    close(&tcts(&caps, &tasks, "fair-share", 0.0), &[0.005, 0.005], 1e-12);
-    close(&ref_tcts(&caps, &tasks, "fair-share", 0.0), &[0.005, 0.005], 1e-12);
-    let o = SpcOptions { threshold: 10.0 * MB, ..SpcOptions::default() };
-    let tct: Vec<f64> = run_spc(&caps, &tasks, &o).unwrap().tasks.iter().map(|t| t.tct_s()).collect();
-    close(&tct, &[0.004, 0.005], 3.0 * o.rtt_s);
+    // 3 ms and preempts it; A ends at 4 ms, B's last 125 KB at 5 ms. Fair
+    // share: from 3 ms both have 125 KB left at 500 Mbps: 5 ms each.
+    check_every_simulator(&caps, &two_stage_tasks(), &[0.004, 0.005], &[0.005, 0.005]);
     // A flow must feed a later flow of its own task.
     let mut bad = two_stage_tasks();
     bad[0].flows[2].feeds = Some(0);
     let s = policy_by_tag("fifo", 0.0).unwrap();
     let e = run_reference(&caps, &bad, s, 1).unwrap_err().to_string();
     assert!(e.contains("feeds") && e.contains("task 0, flow 2"), "{e}");
-    assert!(run_spc(&caps, &bad, &o).is_err());
+    assert!(run_spc(&caps, &bad, &SpcOptions::default()).is_err());
     let s = policy_by_tag("fifo", 0.0).unwrap();
     assert!(run_ideal(&caps, &bad, s, &IdealOptions::default()).is_err());
 }
