@@ -35,18 +35,10 @@ fn main() {
     for wl in &wls {
         let kind = WorkloadKind::parse(wl).expect("workload");
         let w = WorkloadSpec {
-            kind,
-            app: AppKind::OneStage,
-            fanout: 40,
-            mids: 0,
-            load: 0.8,
-            tasks,
             aggregators: env_or("BARAAT_AGGREGATORS", 360),
             workers: env_or("BARAAT_WORKERS", 0),
-            batch: false,
-            seed: 1,
             flow_cv: std::env::var("BARAAT_FLOW_CV").ok().and_then(|v| v.parse().ok()).unwrap_or(0.0),
-            compute_s: 0.0,
+            ..WorkloadSpec::new(kind, AppKind::OneStage, tasks, 1)
         };
         let pols: Vec<String> = args
             .get(3)

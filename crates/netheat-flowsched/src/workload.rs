@@ -171,6 +171,30 @@ pub struct WorkloadSpec {
     pub seed: u64,
 }
 
+impl WorkloadSpec {
+    /// `tasks` tasks of a size law and structure with the paper's setting
+    /// for the rest (the defaults of `experiments/baraat.toml`): 40 flows
+    /// a task (per mid-level for two-stage), load 0.8 on a pool of 360
+    /// aggregators, every host a worker, Poisson arrivals, no skew, no
+    /// compute time.
+    pub fn new(kind: WorkloadKind, app: AppKind, tasks: usize, seed: u64) -> Self {
+        Self {
+            kind,
+            app,
+            fanout: 40,
+            mids: 0,
+            load: 0.8,
+            tasks,
+            aggregators: 360,
+            workers: 0,
+            batch: false,
+            flow_cv: 0.0,
+            compute_s: 0.0,
+            seed,
+        }
+    }
+}
+
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

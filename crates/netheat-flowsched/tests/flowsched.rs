@@ -254,18 +254,10 @@ fn engine_runs_match_reference() {
     use netheat_flowsched::experiment::build_topology;
     use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
     let w = WorkloadSpec {
-        kind: WorkloadKind::Uniform,
-        app: AppKind::OneStage,
-        mids: 0,
         fanout: 6,
         load: 0.7,
-        tasks: 60,
         aggregators: 3,
-        workers: 0,
-        batch: false,
-        seed: 5,
-        flow_cv: 0.0,
-        compute_s: 0.0,
+        ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::OneStage, 60, 5)
     };
     let p = PointSpec::new(1, 2, 8, w.clone(), "fifo");
     let topo = build_topology(&p).unwrap();
@@ -331,18 +323,11 @@ fn compute_time_is_exponential_for_every_sender() {
     use netheat_flowsched::workload::generate;
     use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
     let w = WorkloadSpec {
-        kind: WorkloadKind::Bing,
-        app: AppKind::Storage,
-        mids: 0,
         fanout: 10,
         load: 0.5,
-        tasks: 2000,
         aggregators: 0,
-        workers: 0,
-        batch: false,
-        seed: 9,
-        flow_cv: 0.0,
         compute_s: 2e-3,
+        ..WorkloadSpec::new(WorkloadKind::Bing, AppKind::Storage, 2000, 9)
     };
     let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
     // Storage: 20,000 draws; two-stage: 2,000 tasks x 110 senders (workers
@@ -371,18 +356,10 @@ fn two_stage_tasks_feed_each_mid_level_flow() {
     use netheat_flowsched::workload::generate;
     use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
     let w = WorkloadSpec {
-        kind: WorkloadKind::Uniform,
-        app: AppKind::TwoStage,
-        mids: 0,
         fanout: 5,
         load: 0.5,
-        tasks: 50,
         aggregators: 0,
-        workers: 0,
-        batch: false,
-        seed: 3,
-        flow_cv: 0.0,
-        compute_s: 0.0,
+        ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::TwoStage, 50, 3)
     };
     let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
     // `mids` mid-levels (default `fanout`) of `fanout` workers each.
@@ -457,18 +434,9 @@ fn flow_cv_skews_the_flows_of_a_task() {
     use netheat_flowsched::workload::{generate, FB2010_REDUCER_CV};
     use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
     let mut w = WorkloadSpec {
-        kind: WorkloadKind::DataAnalytics,
-        app: AppKind::OneStage,
-        mids: 0,
-        fanout: 40,
         load: 0.5,
-        tasks: 2000,
         aggregators: 0,
-        workers: 0,
-        batch: false,
-        seed: 3,
-        flow_cv: 0.0,
-        compute_s: 0.0,
+        ..WorkloadSpec::new(WorkloadKind::DataAnalytics, AppKind::OneStage, 2000, 3)
     };
     let topo = build_topology(&PointSpec::new(1, 2, 40, w.clone(), "fifo")).unwrap();
     // The size laws of Bing-like and data-analytics tasks give equal flows.
@@ -542,18 +510,11 @@ fn spc_two_stage_converges_to_ideal_fifo() {
     use netheat_flowsched::experiment::build_topology;
     use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
     let w = WorkloadSpec {
-        kind: WorkloadKind::Bing,
-        app: AppKind::TwoStage,
-        mids: 0,
         fanout: 4,
         load: 0.6,
-        tasks: 150,
         aggregators: 8,
-        workers: 0,
-        batch: false,
-        seed: 2,
-        flow_cv: 0.0,
         compute_s: 2e-3,
+        ..WorkloadSpec::new(WorkloadKind::Bing, AppKind::TwoStage, 150, 2)
     };
     let topo = build_topology(&PointSpec::new(2, 2, 10, w.clone(), "fifo")).unwrap();
     let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
@@ -584,20 +545,8 @@ fn spc_skipping_steady_rounds_changes_nothing() {
         (WorkloadKind::Bing, AppKind::TwoStage, 1e-3),
         (WorkloadKind::Bing, AppKind::Storage, 5e-4),
     ] {
-        let w = WorkloadSpec {
-            kind,
-            app,
-            mids: 0,
-            fanout: 4,
-            load: 0.5,
-            tasks: 120,
-            aggregators: 6,
-            workers: 0,
-            batch: false,
-            seed: 4,
-            flow_cv: 0.0,
-            compute_s,
-        };
+        let w =
+            WorkloadSpec { fanout: 4, load: 0.5, aggregators: 6, compute_s, ..WorkloadSpec::new(kind, app, 120, 4) };
         let topo = build_topology(&PointSpec::new(2, 2, 10, w.clone(), "fifo")).unwrap();
         let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
         let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
