@@ -95,12 +95,31 @@ pub struct SpcResult {
     pub skipped: u64,
 }
 
+/// A flow's request and what its links answer this round, kept apart from
+/// [`FlowSt`] in one small record so that a link's pass touches one cache
+/// line per flow.
+#[derive(Debug, Clone, Copy)]
+struct Req {
+    demand: f64,
+    nominal_min: f64,
+    offered_min: f64,
+    offered_max: f64,
+}
+
+/// An active flow in a link's list, sorted by (task id, flow); the task's
+/// index rides along so that its heavy flag is found without the flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    key: u64,
+    fi: u32,
+    ti: u32,
+}
+
 #[derive(Debug, Clone)]
 struct FlowSt {
     task: u32,
     left: f64,
     nic: f64,
-    demand: f64,
     /// Actual rate granted by the last response (used during this round).
     rate: f64,
     active: bool,
@@ -120,6 +139,7 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
     let ids = assign_ids(tasks.len(), opts.lbs);
     let mut links: Vec<u32> = Vec::new();
     let mut flows: Vec<FlowSt> = Vec::new();
+    let mut req: Vec<Req> = Vec::new();
     let mut task_flows: Vec<(u32, u32)> = Vec::with_capacity(tasks.len());
     for (ti, t) in tasks.iter().enumerate() {
         let first = flows.len() as u32;
@@ -132,13 +152,13 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                 task: ti as u32,
                 left: f.bytes,
                 nic,
-                demand: nic,
                 rate: 0.0,
                 active: false,
                 path_off: links.len() as u32,
                 path_len: f.path.len() as u32,
             });
             links.extend_from_slice(&f.path);
+            req.push(Req { demand: nic, nominal_min: 0.0, offered_min: 0.0, offered_max: 0.0 });
         }
         task_flows.push((first, flows.len() as u32));
     }
@@ -156,12 +176,10 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
     let mut waiting: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
     let mut remaining = n_tasks;
     // Per link: its active flows as (task id, flow), sorted; links with flows.
-    let mut link_flows: Vec<Vec<(u64, u32)>> = vec![Vec::new(); caps.len()];
-    let mut busy: Vec<u32> = Vec::new();
-    let mut busy_pos: Vec<u32> = vec![0; caps.len()];
-    let mut nominal_min: Vec<f64> = vec![0.0; flows.len()];
-    let mut offered_min: Vec<f64> = vec![0.0; flows.len()];
-    let mut offered_max: Vec<f64> = vec![0.0; flows.len()];
+    let mut link_flows: Vec<Vec<Entry>> = vec![Vec::new(); caps.len()];
+    // Links with flows, as a bit set: walked in link order, so the pass
+    // over them reads the per-link lists' headers front to back.
+    let mut busy: Vec<u64> = vec![0; caps.len().div_ceil(64)];
     let mut class_buf: Vec<(f64, u32)> = Vec::new();
     let mut res = SpcResult::default();
     let mut round: u64 = 0;
@@ -186,18 +204,14 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                 f.left = 0.0;
                 f.active = false;
                 f.rate = 0.0;
-                let key = (ids[ti], fi as u32);
+                let key = Entry { key: ids[ti], fi: fi as u32, ti: ti as u32 };
                 for h in 0..f.path_len {
                     let l = links[(f.path_off + h) as usize] as usize;
                     let lf = &mut link_flows[l];
                     let at = lf.partition_point(|x| *x < key);
                     lf.remove(at);
                     if lf.is_empty() {
-                        let p = busy_pos[l] as usize;
-                        busy.swap_remove(p);
-                        if p < busy.len() {
-                            busy_pos[busy[p] as usize] = p as u32;
-                        }
+                        busy[l / 64] &= !(1u64 << (l % 64));
                     }
                 }
                 active.swap_remove(k);
@@ -251,13 +265,12 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
             let f = &mut flows[fi as usize];
             f.active = true;
             active.push(fi);
-            let key = (ids[f.task as usize], fi);
+            let key = Entry { key: ids[f.task as usize], fi, ti: f.task };
             for h in 0..f.path_len {
                 let l = links[(f.path_off + h) as usize] as usize;
                 let lf = &mut link_flows[l];
                 if lf.is_empty() {
-                    busy_pos[l] = busy.len() as u32;
-                    busy.push(l as u32);
+                    busy[l / 64] |= 1u64 << (l % 64);
                 }
                 let at = lf.partition_point(|x| *x < key);
                 lf.insert(at, key);
@@ -272,57 +285,63 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         // 3. Requests: every link serves its flows (kept sorted by task id)
         //    class by class.
         for &fi in &active {
-            let f = &mut flows[fi as usize];
+            let f = &flows[fi as usize];
             let full = f.nic.min(f.left * 8.0 / rtt);
-            f.demand = f.demand.min(full);
-            nominal_min[fi as usize] = f64::INFINITY;
-            offered_min[fi as usize] = f64::INFINITY;
-            offered_max[fi as usize] = 0.0;
+            let r = &mut req[fi as usize];
+            r.demand = r.demand.min(full);
+            r.nominal_min = f64::INFINITY;
+            r.offered_min = f64::INFINITY;
+            r.offered_max = 0.0;
         }
-        for &l in &busy {
-            let lf = &link_flows[l as usize];
+        for l in busy.iter().enumerate().flat_map(|(w, &bits)| set_bits(w, bits)) {
+            let lf = &link_flows[l];
             let mut alloc = 0.0; // the allocation counter
-            let cap = caps[l as usize];
+            let cap = caps[l];
             let j = lf.len();
             let mut s = 0;
             while s < j {
                 // One class: a run of heavy tasks plus the next task.
                 let mut e = s;
                 loop {
-                    let tid = lf[e].0;
-                    while e < j && lf[e].0 == tid {
+                    let tid = lf[e].key;
+                    while e < j && lf[e].key == tid {
                         e += 1;
                     }
-                    let ti = flows[lf[e - 1].1 as usize].task as usize;
-                    if !(heavy[ti] && e < j) {
+                    if !(heavy[lf[e - 1].ti as usize] && e < j) {
                         break;
                     }
                 }
                 let mut avail = (cap - alloc).max(0.0);
                 if e == s + 1 {
-                    let fi = lf[s].1 as usize;
-                    let g = flows[fi].demand.min(avail);
+                    let r = &mut req[lf[s].fi as usize];
+                    let g = r.demand.min(avail);
                     alloc += g;
-                    nominal_min[fi] = nominal_min[fi].min(g);
-                    offered_min[fi] = offered_min[fi].min(avail);
-                    offered_max[fi] = offered_max[fi].max(avail);
+                    r.nominal_min = r.nominal_min.min(g);
+                    r.offered_min = r.offered_min.min(avail);
+                    r.offered_max = r.offered_max.max(avail);
                 } else {
                     class_buf.clear();
                     for en in &lf[s..e] {
-                        class_buf.push((flows[en.1 as usize].demand, en.1));
+                        class_buf.push((req[en.fi as usize].demand, en.fi));
                     }
                     class_buf.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                     let mut n = class_buf.len();
+                    // Once a demand reaches the equal share of what is
+                    // left, that share is the water level for the rest.
+                    let mut level = f64::NAN;
                     for &(d, fi) in &class_buf {
-                        let share = avail / n as f64;
+                        let share = if level.is_nan() { avail / n as f64 } else { level };
+                        if d >= share {
+                            level = share;
+                        }
                         let g = d.min(share);
                         avail -= g;
                         alloc += g;
                         n -= 1;
-                        let fi = fi as usize;
-                        nominal_min[fi] = nominal_min[fi].min(g);
-                        offered_min[fi] = offered_min[fi].min(share);
-                        offered_max[fi] = offered_max[fi].max(share);
+                        let r = &mut req[fi as usize];
+                        r.nominal_min = r.nominal_min.min(g);
+                        r.offered_min = r.offered_min.min(share);
+                        r.offered_max = r.offered_max.max(share);
                     }
                 }
                 s = e;
@@ -332,17 +351,18 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         let mut stable = true;
         for &fi in &active {
             let f = &mut flows[fi as usize];
-            let actual = nominal_min[fi as usize].min(f.demand);
+            let r = &mut req[fi as usize];
+            let actual = r.nominal_min.min(r.demand);
             let full = f.nic.min(f.left * 8.0 / rtt);
             // Ask for what the tightest link offers plus headroom: links
             // where the flow is not the bottleneck then keep only that much
             // for it (and hand the rest to lower classes), and the flow
             // reaches a freed bottleneck's full offer one RTT later.
-            let (lo, hi) = (offered_min[fi as usize], offered_max[fi as usize]);
+            let (lo, hi) = (r.offered_min, r.offered_max);
             let elsewhere = hi > lo * (1.0 + 1e-9) + 1e-9;
             let demand = if elsewhere { (lo + opts.delta_frac * f.nic).min(full) } else { full };
-            stable &= demand == f.demand;
-            f.demand = demand;
+            stable &= demand == r.demand;
+            r.demand = demand;
             f.rate = actual;
         }
         if opts.trace {
@@ -367,7 +387,7 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
                     // What is left stays above a round's worth of the
                     // demand (which is at least the rate): the demand is
                     // not capped by it, and no flow completes.
-                    k = k.min(((f.left - f.demand * rtt / 8.0) / b).floor() - 2.0);
+                    k = k.min(((f.left - req[fi as usize].demand * rtt / 8.0) / b).floor() - 2.0);
                     let ti = f.task as usize;
                     if !heavy[ti] {
                         task_rate[ti] += b;
@@ -408,6 +428,17 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: finish[i] })
         .collect();
     Ok(res)
+}
+
+/// The indices of the bits set in word `w` of a bit set.
+fn set_bits(w: usize, mut bits: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (bits != 0).then(|| {
+            let b = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            w * 64 + b
+        })
+    })
 }
 
 /// Flow `fi` completed at `t`: the flow it feeds is released once all its
