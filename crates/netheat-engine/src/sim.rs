@@ -51,7 +51,11 @@
 //!    carrying thousands of flows, so this removes most of the scanning.
 //! 3. Progressive filling ([`crate::maxmin`]) allocates R alone on the
 //!    capacities reduced by the outside load, recording each R flow's
-//!    bottleneck.
+//!    bottleneck. Light links are left out (unless all of a flow's links
+//!    are light): a link that does not saturate does not change progressive
+//!    filling, and one that the new rates would fill is caught by step 4.
+//!    With most of a region's links slack, the allocation then works on a
+//!    few links per flow instead of the whole path.
 //! 4. Boundary check, per link of T and class: an outside flow bottlenecked
 //!    on the link becomes invalid if the link is no longer saturated or a
 //!    flow on it now has a larger normalised rate; if an R flow is
@@ -366,7 +370,11 @@ impl Packed {
         self.prio.clear();
     }
     fn push(&mut self, f: &FlowState) {
-        self.links.extend_from_slice(&f.path);
+        self.push_links(f, |_| true);
+    }
+    /// Like [`Packed::push`], with only the links of `f` that `keep` selects.
+    fn push_links(&mut self, f: &FlowState, keep: impl Fn(LinkId) -> bool) {
+        self.links.extend(f.path.iter().copied().filter(|&l| keep(l)));
         self.off.push(self.links.len() as u32);
         self.weight.push(f.weight);
         self.cap.push(f.cap);
@@ -1778,9 +1786,21 @@ impl<'r> Simulation<'r> {
                 self.rep.rcap[l] = (self.cap[l] - out).max(0.0);
             }
             if !self.rep.reg.is_empty() {
+                // Light links leave the allocation: it cannot be bound by
+                // them (the boundary check turns one the new rates would
+                // fill into a full link, and the round repeats), and a
+                // link that does not saturate does not change progressive
+                // filling. A flow with only light links keeps them all, so
+                // that it still gets a finite rate.
                 self.packed.clear();
                 for k in 0..self.rep.reg.len() {
-                    self.packed.push(&self.flows[self.rep.reg[k] as usize]);
+                    let f = &self.flows[self.rep.reg[k] as usize];
+                    let lr = &self.rep.lr;
+                    if f.path.iter().any(|&l| lr[l as usize].light != e) {
+                        self.packed.push_links(f, |l| lr[l as usize].light != e);
+                    } else {
+                        self.packed.push(f);
+                    }
                 }
                 self.alloc.allocate(&self.rep.rcap, &self.packed, &mut self.new_rates);
                 pf_done = true;
@@ -1789,7 +1809,7 @@ impl<'r> Simulation<'r> {
                     let w = self.packed.weight[k];
                     let p = self.packed.prio[k];
                     let bn = self.alloc.bn[k];
-                    for &l in self.packed.path(k) {
+                    for &l in &self.flows[self.rep.reg[k] as usize].path {
                         let (s0, n) = self.rep.lr[l as usize].seg;
                         let seg = &mut self.rep.cls[s0 as usize..(s0 + n) as usize];
                         let st = if self.rep.lr[l as usize].light == e {
