@@ -121,6 +121,7 @@ use crate::{EngineError, Network};
 use netheat_core::{HostId, LinkId, Routing};
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Run parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -418,6 +419,27 @@ const FALLBACK_MIN: usize = 64;
 /// is widened by level (see [`Simulation::widen`]).
 const WIDEN_DIV: usize = 16;
 
+/// Hasher of the flow-id index: ids are the user's integers, often
+/// consecutive, and controllers look them up per flow and per poll, so the
+/// SplitMix64 finaliser replaces SipHash (a simulator's input is not an
+/// attacker's; the map is never iterated, so results do not depend on it).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = mix(x);
+    }
+}
+
 /// SplitMix64 finaliser: a fixed, portable hash for ECMP decisions.
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -435,7 +457,7 @@ pub struct Simulation<'r> {
     now: f64,
     running: bool,
     flows: Vec<FlowState>,
-    id_index: HashMap<u64, u32>,
+    id_index: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
     link_flows: Vec<Vec<(u32, u32)>>,
     /// Per-link load and telemetry state, together so an update touches one
     /// cache line.
@@ -599,7 +621,7 @@ impl<'r> Simulation<'r> {
             now: 0.0,
             running: false,
             flows: Vec::new(),
-            id_index: HashMap::new(),
+            id_index: HashMap::default(),
             link_flows: vec![Vec::new(); n],
             lk: vec![LinkHot { load: 0.0, tel_t: 0.0, acc: 0.0, win: NO_WINDOW }; n],
             windows,

@@ -1,7 +1,9 @@
 //! Benchmark of Baraat experiment points at the paper's scale: a 36,000-host
 //! three-tier datacenter, 10,000 one-stage partition-aggregate tasks per
 //! point (pools from `BARAAT_AGGREGATORS` / `BARAAT_WORKERS`, default 360
-//! aggregators / all hosts as workers). Prints a table of wall time, flows, and mean / p99 TCT per
+//! aggregators / all hosts as workers; `BARAAT_APP=two-stage` for two-stage
+//! tasks of 40 mid-levels x 40 workers, `BARAAT_MIDS` to change the
+//! mid-levels). Prints a table of wall time, flows, and mean / p99 TCT per
 //! policy, plus the SPC protocol against the idealized FIFO-LM.
 //!
 //! `cargo run --release -p netheat-flowsched --example baraat_bench [-- TASKS [WORKLOADS [POLICIES]]]`
@@ -27,7 +29,9 @@ fn main() {
         .get(2)
         .map(|s| s.split(',').map(String::from).collect())
         .unwrap_or_else(|| vec!["bing".into(), "data_analytics".into(), "uniform".into()]);
-    println!("36,000 hosts (30x30x40, 1 Gbps, 2:1), {tasks} one-stage tasks (40 flows), load 0.8, aggregator pool {} / worker pool {} (0 = all hosts)", env_or("BARAAT_AGGREGATORS", 360), env_or("BARAAT_WORKERS", 0));
+    let app_tag = std::env::var("BARAAT_APP").unwrap_or_else(|_| "one-stage".into());
+    let app = AppKind::parse(&app_tag).expect("BARAAT_APP");
+    println!("36,000 hosts (30x30x40, 1 Gbps, 2:1), {tasks} {app_tag} tasks (fanout 40), load 0.8, aggregator pool {} / worker pool {} (0 = all hosts)", env_or("BARAAT_AGGREGATORS", 360), env_or("BARAAT_WORKERS", 0));
     println!(
         "{:<15} {:<10} {:>9} {:>9} {:>11} {:>11}",
         "workload", "policy", "flows", "wall_s", "mean_tct_ms", "p99_tct_ms"
@@ -38,7 +42,8 @@ fn main() {
             aggregators: env_or("BARAAT_AGGREGATORS", 360),
             workers: env_or("BARAAT_WORKERS", 0),
             flow_cv: std::env::var("BARAAT_FLOW_CV").ok().and_then(|v| v.parse().ok()).unwrap_or(0.0),
-            ..WorkloadSpec::new(kind, AppKind::OneStage, tasks, 1)
+            mids: env_or("BARAAT_MIDS", 0),
+            ..WorkloadSpec::new(kind, app, tasks, 1)
         };
         let pols: Vec<String> = args
             .get(3)

@@ -153,7 +153,8 @@ impl Run<'_> {
             let mut so_far = self.bytes_done[t];
             for j in 0..self.tasks[t].flows.len() {
                 let fid = (self.base[t] + j as u64) as usize;
-                if self.done[fid] {
+                // Flows not released yet have sent nothing.
+                if self.done[fid] || !self.released[fid] {
                     continue;
                 }
                 let (s, r, t0) = self.sent[fid];
