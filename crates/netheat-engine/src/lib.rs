@@ -8,6 +8,7 @@
 //! incremental recomputation (exact local repair around each event, checked
 //! by bottleneck conditions), [`telemetry`] for per-window link utilisation.
 
+mod dheap;
 pub mod error;
 pub mod flow;
 pub mod maxmin;

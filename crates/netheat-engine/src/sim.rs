@@ -114,6 +114,7 @@
 //! stranded. Explicit-route flows are stranded with rate 0. When any link
 //! comes back from 0, stranded flows are re-examined in id order.
 
+use crate::dheap::DHeap;
 use crate::flow::{FlowRecord, FlowSpec, Route, StrandReason};
 use crate::maxmin::{max_min_rates, Allocator, FlowSet, BN_CAP, BN_NONE};
 use crate::telemetry::LinkWindows;
@@ -467,7 +468,8 @@ pub struct Simulation<'r> {
     pending_head: usize,
     pending_sorted: bool,
     events: BinaryHeap<Queued>,
-    completions: BinaryHeap<Pred>,
+    /// Completion predictions, stale ones dropped when they reach the top.
+    completions: DHeap<Pred>,
     seq: u64,
     dirty: Vec<u32>,
     dirty_mark: Vec<bool>,
@@ -629,7 +631,7 @@ impl<'r> Simulation<'r> {
             pending_head: 0,
             pending_sorted: true,
             events: BinaryHeap::new(),
-            completions: BinaryHeap::new(),
+            completions: DHeap::default(),
             seq: 0,
             dirty: Vec::new(),
             dirty_mark: vec![false; n],
