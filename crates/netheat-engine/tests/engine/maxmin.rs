@@ -128,3 +128,24 @@ fn input_errors_are_reported() {
     assert!(matches!(e, EngineError::StartBeforeNow { .. }));
     assert!(e.to_string().contains("before the current simulation time"), "{e}");
 }
+
+#[test]
+fn paths_longer_than_the_inline_positions() {
+    // Flow 0 (20 Gbit) crosses 12 links of 10G (0..12). Each link k also
+    // carries a long one-hop flow C (40 Gbit) and a short one B (10 Gbit),
+    // listed as [C, B, flow 0]. Three flows per link: 10/3 each, so every B
+    // is done at 3 s, which moves flow 0 into B's place in every list (from
+    // hop 8 on, outside the inline positions). Then 5 each: flow 0 has 10
+    // Gbit left -> 5 s; C has 20 left at 5 s, alone at 10 -> 7 s.
+    let caps = vec![10.0 * G; 12];
+    let long: Vec<LinkId> = (0..12).collect();
+    let mut flows: Vec<_> = (0..12u32).map(|k| flow(100 + u64::from(k), 4.0 * GB125, 0.0, &[k])).collect();
+    flows.extend((0..12u32).map(|k| flow(200 + u64::from(k), GB125, 0.0, &[k])));
+    flows.push(flow(0, 2.0 * GB125, 0.0, &long));
+    let r = run(caps, flows);
+    for k in 0..12 {
+        assert_close(rec(&r, 200 + k).finish_s, 3.0, 1e-9);
+        assert_close(rec(&r, 100 + k).finish_s, 7.0, 1e-9);
+    }
+    assert_close(rec(&r, 0).finish_s, 5.0, 1e-9);
+}
