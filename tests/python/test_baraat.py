@@ -99,6 +99,31 @@ def test_unknown_policy_is_an_input_error() -> None:
         point("edf")
 
 
+def test_p99_floor_is_one_for_a_lone_task_and_below_one_under_contention() -> None:
+    from netheat.experiments.baraat import BARAAT, run_baraat
+
+    base = {p.name: p.default for p in BARAAT.params}
+    small = {
+        "pods": 1,
+        "racks-per-pod": 2,
+        "hosts-per-rack": 10,
+        "aggregators": 1,
+        "fanout": 4,
+        "batch": True,
+    }
+    # Alone, a task's 4 flows share its aggregator's 1 Gbps link and take
+    # exactly its bytes over that link: the floor is the task's own time.
+    lone = run_baraat({**base, **small, "batch-tasks": 1, "policy": "fair-share"}, 3)
+    assert lone.values["p99_floor"] == pytest.approx(1.0, rel=1e-9)
+    # 40 tasks at once on that link: FIFO's p99 task waits for about 39
+    # others, so it is far above its own transfer time.
+    busy = run_baraat({**base, **small, "batch-tasks": 40, "policy": "fifo"}, 3)
+    assert busy.values["p99_floor"] < 0.2
+    # Two-stage tasks spread their bytes over mid-levels: no floor.
+    two = run_baraat({**base, **small, "batch-tasks": 2, "app": "two-stage", "mids": 2, "policy": "fifo"}, 3)
+    assert np.isnan(two.values["p99_floor"])
+
+
 EXP = """
 [experiment]
 name = "baraat-tiny"
