@@ -972,6 +972,26 @@ impl<'r> Simulation<'r> {
         })
     }
 
+    /// Bytes a flow has delivered so far (exact at the current time: a
+    /// running flow's progress since its last rate change is included);
+    /// `None` for an unknown id.
+    pub fn flow_bytes_sent(&self, flow_id: u64) -> Option<f64> {
+        self.id_index.get(&flow_id).map(|&i| {
+            let f = &self.flows[i as usize];
+            if let Some(b) = f.cancelled {
+                return b;
+            }
+            match f.status {
+                Status::Done => f.bytes,
+                Status::Pending => 0.0,
+                Status::Active => {
+                    let left = (f.left - f.rate * (self.now - f.t_last) / 8.0).max(0.0);
+                    f.bytes - left
+                }
+            }
+        })
+    }
+
     /// Current sum of flow rates on a link, bits/s.
     pub fn link_rate_bps(&self, link: LinkId) -> f64 {
         self.lk[link as usize].load
@@ -2216,5 +2236,9 @@ impl Ctx<'_, '_> {
     /// Current rate of a flow (see [`Simulation::flow_rate_bps`]).
     pub fn flow_rate_bps(&self, flow_id: u64) -> Option<f64> {
         self.sim.flow_rate_bps(flow_id)
+    }
+    /// Bytes a flow has delivered so far (see [`Simulation::flow_bytes_sent`]).
+    pub fn flow_bytes_sent(&self, flow_id: u64) -> Option<f64> {
+        self.sim.flow_bytes_sent(flow_id)
     }
 }

@@ -5,11 +5,11 @@
 //! Tasks arrive by timers. A flow enters the engine when it is released
 //! (at its task's arrival, or when the last flow feeding it completes) and
 //! starts after its sender's compute time; a task completes with its last
-//! flow. For `fifo-lm`, a poll timer every
-//! `poll_s` estimates each candidate task's bytes so far (completed flows
-//! exactly, running flows by integrating the rate seen at each poll) and
-//! reports it to the policy; only tasks larger than the threshold are
-//! polled, since smaller ones can never cross it.
+//! flow. For `fifo-lm`, a poll timer every `poll_s` reads each candidate
+//! task's exact bytes so far from the engine and reports it to the policy,
+//! so a task turns heavy at most `poll_s` after it crosses the threshold;
+//! only tasks larger than the threshold are polled, since smaller ones can
+//! never cross it.
 
 use crate::policy::{ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
 use crate::workload::{check_tasks, feeder_counts, Task};
@@ -69,8 +69,6 @@ struct Run<'a> {
     pending: Vec<Vec<u32>>,
     /// Per task: bytes of completed flows.
     bytes_done: Vec<f64>,
-    /// Per flow: bytes estimated sent (running flows), last rate seen (B/s) and when.
-    sent: Vec<(f64, f64, f64)>,
     /// Tasks polled for heavy detection (active, big enough, not yet reported heavy).
     watch: Vec<usize>,
     id_to_task: std::collections::BTreeMap<u64, usize>,
@@ -135,7 +133,6 @@ impl Run<'_> {
             self.err.get_or_insert(e.to_string());
         }
         self.released[fid as usize] = true;
-        self.sent[fid as usize] = (0.0, 0.0, now);
     }
     fn complete(&mut self, ctx: &mut Ctx<'_, '_>, t: usize) {
         self.finish[t] = ctx.now();
@@ -157,11 +154,7 @@ impl Run<'_> {
                 if self.done[fid] || !self.released[fid] {
                     continue;
                 }
-                let (s, r, t0) = self.sent[fid];
-                let s = s + r * (now - t0);
-                let r = ctx.flow_rate_bps(fid as u64).unwrap_or(0.0) / 8.0;
-                self.sent[fid] = (s, r, now);
-                so_far += s;
+                so_far += ctx.flow_bytes_sent(fid as u64).unwrap_or(0.0);
             }
             let id = self.meta[t].id;
             let th = self.sched.heavy_threshold().unwrap_or(f64::INFINITY);
@@ -246,7 +239,6 @@ pub fn run_ideal(
         left_flows: tasks.iter().map(|t| t.flows.len()).collect(),
         pending: vec![Vec::new(); tasks.len()],
         bytes_done: vec![0.0; tasks.len()],
-        sent: vec![(0.0, 0.0, 0.0); n as usize],
         watch: Vec::new(),
         id_to_task: ids.iter().enumerate().map(|(i, &id)| (id, i)).collect(),
         poll_s: opts.poll_s,

@@ -101,3 +101,35 @@ fn rebinding_moves_a_running_flow() {
     assert_close(rec(&r, 1).finish_s, 2.5, 1e-9);
     assert_close(rec(&r, 2).finish_s, 2.5, 1e-9);
 }
+
+/// Reads flow 1's bytes sent at each timer.
+struct BytesAt(Vec<(f64, Option<f64>)>);
+
+impl Controller for BytesAt {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, _: u64) {
+        self.0.push((ctx.now(), ctx.flow_bytes_sent(1)));
+    }
+}
+
+#[test]
+fn bytes_sent_are_exact_between_rate_changes() {
+    // Flow 1 (1.25 GB) starts at 0.1 s, alone on 10G until flow 2 (250 MB)
+    // joins at 0.6 s (625 MB sent); then 5G each until flow 2 is done at
+    // 1.0 s; then 10G again: flow 1 has 625 + 250 = 875 MB at 1.0 s and
+    // finishes at 1.0 + 0.3 = 1.3 s. Reads: before its start, mid-way at
+    // each rate, and after the end.
+    let mut sim = Simulation::new(Network::new(vec![10.0 * G]), None, SimConfig::default());
+    sim.add_flow(flow(1, 1.25e9, 0.1, &[0])).unwrap();
+    sim.add_flow(flow(2, 2.5e8, 0.6, &[0])).unwrap();
+    for t in [0.05, 0.35, 0.8, 1.1, 1.5] {
+        sim.schedule_timer(t, 0).unwrap();
+    }
+    let mut c = BytesAt(Vec::new());
+    let r = sim.run_with(&mut c);
+    assert_close(rec(&r, 1).finish_s, 1.3, 1e-9);
+    let want = [0.0, 0.25 * 1.25e9, 0.5 * 1.25e9 + 0.2 * 0.625e9, 8.75e8 + 0.1 * 1.25e9, 1.25e9];
+    assert_eq!(c.0.len(), 5);
+    for ((_, got), w) in c.0.iter().zip(want) {
+        assert_close(got.expect("known flow"), w, 1e-3);
+    }
+}
