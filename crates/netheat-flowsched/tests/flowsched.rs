@@ -5,7 +5,7 @@
 use netheat_flowsched::policy::{percentile, size_class, FifoLm, BACKGROUND_BASE, BACKGROUND_CLASS};
 use netheat_flowsched::{
     policy_by_tag, run_ideal, run_spc, FlowScheduler, IdealOptions, SpcOptions, Task, TaskFlow, TaskIdAllocator,
-    TaskMeta,
+    TaskMeta, WorkloadSpec,
 };
 
 const C: f64 = 1e9;
@@ -22,6 +22,16 @@ fn task(at: f64, flows: Vec<TaskFlow>) -> Task {
 fn tcts(caps: &[f64], tasks: &[Task], policy: &str, threshold: f64) -> Vec<f64> {
     let s = policy_by_tag(policy, threshold).unwrap();
     run_ideal(caps, tasks, s, &IdealOptions::default()).unwrap().iter().map(|t| t.tct_s()).collect()
+}
+
+/// Link capacities of a small three-tier datacenter (`pods` x `racks` x
+/// `hosts`, the experiment's topology builder) and the tasks of `w` on it.
+fn generated(pods: usize, racks: usize, hosts: usize, w: &WorkloadSpec) -> (Vec<f64>, Vec<Task>) {
+    use netheat_core::{LinkId, Routing};
+    use netheat_flowsched::{experiment::build_topology, workload::generate, PointSpec};
+    let topo = build_topology(&PointSpec::new(pods, racks, hosts, w.clone(), "fifo")).unwrap();
+    let caps = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
+    (caps, generate(w, &topo).unwrap())
 }
 
 fn close(got: &[f64], want: &[f64], tol: f64) {
@@ -250,19 +260,14 @@ fn reference_heavy_detection_is_exact() {
 /// generated workload (two-tier-like Clos, partition-aggregate).
 #[test]
 fn engine_runs_match_reference() {
-    use netheat_core::{LinkId, Routing};
-    use netheat_flowsched::experiment::build_topology;
-    use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    use netheat_flowsched::{AppKind, WorkloadKind, WorkloadSpec};
     let w = WorkloadSpec {
         fanout: 6,
         load: 0.7,
         aggregators: 3,
         ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::OneStage, 60, 5)
     };
-    let p = PointSpec::new(1, 2, 8, w.clone(), "fifo");
-    let topo = build_topology(&p).unwrap();
-    let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
-    let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
+    let (caps, tasks) = generated(1, 2, 8, &w);
     for pol in ["fair-share", "sff", "stf", "fifo"] {
         let a = tcts(&caps, &tasks, pol, 0.0);
         let b = ref_tcts(&caps, &tasks, pol, 0.0);
@@ -271,7 +276,7 @@ fn engine_runs_match_reference() {
     // Workers computing for 0.5 ms on average before they answer: the
     // engine's pending flows and the reference's waiting list agree.
     let w = WorkloadSpec { compute_s: 5e-4, ..w };
-    let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
+    let tasks = generated(1, 2, 8, &w).1;
     assert!(tasks.iter().flat_map(|t| &t.flows).all(|f| f.delay_s > 0.0));
     for pol in ["fair-share", "sff", "stf", "fifo"] {
         let a = tcts(&caps, &tasks, pol, 0.0);
@@ -280,7 +285,7 @@ fn engine_runs_match_reference() {
     }
     // Two-stage tasks with compute time at workers and mid-levels.
     let w = WorkloadSpec { app: AppKind::TwoStage, fanout: 3, tasks: 30, load: 0.5, ..w };
-    let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
+    let tasks = generated(1, 2, 8, &w).1;
     for pol in ["fair-share", "sff", "stf", "fifo"] {
         let a = tcts(&caps, &tasks, pol, 0.0);
         let b = ref_tcts(&caps, &tasks, pol, 0.0);
@@ -506,9 +511,7 @@ fn fb2010_reducer_cv_is_the_trace_median() {
 /// the module docs of `spc`).
 #[test]
 fn spc_two_stage_converges_to_ideal_fifo() {
-    use netheat_core::{LinkId, Routing};
-    use netheat_flowsched::experiment::build_topology;
-    use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    use netheat_flowsched::{AppKind, WorkloadKind, WorkloadSpec};
     let w = WorkloadSpec {
         fanout: 4,
         load: 0.6,
@@ -516,9 +519,7 @@ fn spc_two_stage_converges_to_ideal_fifo() {
         compute_s: 2e-3,
         ..WorkloadSpec::new(WorkloadKind::Bing, AppKind::TwoStage, 150, 2)
     };
-    let topo = build_topology(&PointSpec::new(2, 2, 10, w.clone(), "fifo")).unwrap();
-    let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
-    let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
+    let (caps, tasks) = generated(2, 2, 10, &w);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let ideal = mean(&tcts(&caps, &tasks, "fifo", 0.0));
     let spc = |rtt_s: f64, delta_frac: f64| {
@@ -536,10 +537,8 @@ fn spc_two_stage_converges_to_ideal_fifo() {
 /// round.
 #[test]
 fn spc_skipping_steady_rounds_changes_nothing() {
-    use netheat_core::{LinkId, Routing};
-    use netheat_flowsched::experiment::build_topology;
     use netheat_flowsched::policy::percentile;
-    use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    use netheat_flowsched::{AppKind, WorkloadKind, WorkloadSpec};
     for (kind, app, compute_s) in [
         (WorkloadKind::DataAnalytics, AppKind::OneStage, 0.0),
         (WorkloadKind::Bing, AppKind::TwoStage, 1e-3),
@@ -547,9 +546,7 @@ fn spc_skipping_steady_rounds_changes_nothing() {
     ] {
         let w =
             WorkloadSpec { fanout: 4, load: 0.5, aggregators: 6, compute_s, ..WorkloadSpec::new(kind, app, 120, 4) };
-        let topo = build_topology(&PointSpec::new(2, 2, 10, w.clone(), "fifo")).unwrap();
-        let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
-        let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
+        let (caps, tasks) = generated(2, 2, 10, &w);
         let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
         let o = SpcOptions { threshold: percentile(&sizes, 0.8), ..SpcOptions::default() };
         let fast = run_spc(&caps, &tasks, &o).unwrap();
@@ -570,18 +567,14 @@ fn spc_skipping_steady_rounds_changes_nothing() {
 /// reference, which finds every crossing time exactly.
 #[test]
 fn engine_fifo_lm_meets_exact_heavy_detection_as_polls_shrink() {
-    use netheat_core::{LinkId, Routing};
-    use netheat_flowsched::experiment::build_topology;
-    use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    use netheat_flowsched::{AppKind, WorkloadKind, WorkloadSpec};
     let w = WorkloadSpec {
         fanout: 6,
         load: 0.7,
         aggregators: 3,
         ..WorkloadSpec::new(WorkloadKind::DataAnalytics, AppKind::OneStage, 60, 5)
     };
-    let topo = build_topology(&PointSpec::new(1, 2, 8, w.clone(), "fifo-lm")).unwrap();
-    let tasks = netheat_flowsched::workload::generate(&w, &topo).unwrap();
-    let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
+    let (caps, tasks) = generated(1, 2, 8, &w);
     let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
     let th = percentile(&sizes, 0.8);
     let want = ref_tcts(&caps, &tasks, "fifo-lm", th);
