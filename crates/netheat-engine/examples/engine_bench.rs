@@ -147,7 +147,15 @@ fn bench(name: &str, topo: &TwoTier, flows: Vec<FlowSpec>) {
     sim.add_flows(flows).expect("valid flows");
     let r = sim.run();
     let wall = t0.elapsed().as_secs_f64();
-    eprintln!("{name}: max rounds {} widenings {}", r.stats.max_repair_rounds, r.stats.widenings);
+    eprintln!(
+        "{name}: max rounds {} widenings {} dense: entries {} instants {} mean classes {:.0} promotions {}",
+        r.stats.max_repair_rounds,
+        r.stats.widenings,
+        r.stats.dense_entries,
+        r.stats.dense_instants,
+        r.stats.dense_class_sum as f64 / r.stats.dense_instants.max(1) as f64,
+        r.stats.dense_promotions
+    );
     let s = &r.stats;
     let mean_fct = r.flows.iter().map(|f| f.fct_s).sum::<f64>() / n as f64;
     println!(

@@ -20,5 +20,5 @@ pub use error::EngineError;
 pub use flow::{FlowRecord, FlowSpec, Route, StrandReason};
 pub use maxmin::max_min_rates;
 pub use network::Network;
-pub use sim::{Controller, Ctx, NoController, SimConfig, SimResult, Simulation, Stats};
+pub use sim::{Controller, Ctx, DenseMode, NoController, SimConfig, SimResult, Simulation, Stats};
 pub use telemetry::{LinkWindows, WindowSample};

@@ -107,6 +107,25 @@
 //!   leaves empty just drop to rate 0, and clearly slack ones lose its rate
 //!   (a departure whose links are all slack repairs nothing).
 //!
+//! # Dense mode
+//! Where one event really changes a large share of all rates (thousands of
+//! flows started at once over oversubscribed uplinks: every completion
+//! shifts about a fifth of them), any method that keeps one rate per flow
+//! pays for each. After a local repair whose region covers a quarter of at
+//! least 1,000 active flows, the engine switches to *dense mode*
+//! (`dense.rs`, [`DenseMode`]): flows with the same heavy links (links not
+//! clearly slack), class and normalised cap form one class allocated as a
+//! single flow of summed weight, classes frozen by the same link share one
+//! rate and a virtual clock, and each instant is one progressive filling
+//! over the classes. Slack links are left out of the filling but keep exact
+//! loads, and one that the new rates would fill becomes heavy at once, so
+//! the allocation is the same max-min one. Anything but arrivals and
+//! completions (capacity changes, timers, re-binds, priority, cap or
+//! cancellation changes) hands every flow its rate back and the next repair
+//! reallocates everything; short stays make re-entry wait for more dense
+//! repairs. Property tests compare dense mode with the local repair on
+//! every random case above.
+//!
 //! # Failures
 //! When a link drops to capacity 0, ECMP/path-index flows crossing it move to
 //! the first path (in index order after their current one) whose links all
@@ -124,6 +143,23 @@ use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod dense;
+use dense::{Dense, DenseCtl};
+
+/// When the engine may switch to dense mode (see [`crate::sim`]'s
+/// "Dense mode" section).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DenseMode {
+    /// After local repairs that cover a quarter of at least 1,000 active
+    /// flows (the default).
+    #[default]
+    Auto,
+    /// Never: every instant is a local repair.
+    Off,
+    /// Whenever flows are active and no link is down (tests).
+    Always,
+}
+
 /// Run parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimConfig {
@@ -138,11 +174,13 @@ pub struct SimConfig {
     /// against a from-scratch max-min computation and capacity limits, and
     /// panic on a violation. Slow; for tests.
     pub check_invariants: bool,
+    /// When to use dense mode (grouped rates for dense cascades).
+    pub dense: DenseMode,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        Self { window_s: 1.0, seed: 0, end_s: None, check_invariants: false }
+        Self { window_s: 1.0, seed: 0, end_s: None, check_invariants: false, dense: DenseMode::Auto }
     }
 }
 
@@ -189,6 +227,15 @@ pub struct Stats {
     /// Regions widened at once to every reachable flow at or above their
     /// lowest level (dense cascades).
     pub widenings: u64,
+    /// Times the engine switched to dense mode.
+    pub dense_entries: u64,
+    /// Instants allocated in dense mode (one progressive filling over the
+    /// classes each).
+    pub dense_instants: u64,
+    /// Sum over dense instants of the number of classes allocated.
+    pub dense_class_sum: u64,
+    /// Light links made heavy in dense mode.
+    pub dense_promotions: u64,
 }
 
 /// Everything a run produces.
@@ -525,6 +572,13 @@ pub struct Simulation<'r> {
     seeds: Vec<u32>,
     rep: Repair,
     hot: Vec<Hot>,
+    /// Dense-mode state while the engine is in it.
+    dense: Option<Box<Dense>>,
+    dense_ctl: DenseCtl,
+    /// Flows reallocated by the last repair or component recomputation.
+    last_region: usize,
+    /// The next repair must recompute every flow (after dense mode).
+    full_repair: bool,
 }
 
 /// No window is being accumulated.
@@ -686,6 +740,10 @@ impl<'r> Simulation<'r> {
             seeds: Vec::new(),
             hot: Vec::new(),
             rep: Repair { lr: vec![LinkRep::default(); n], rcap: vec![0.0; n], ..Repair::default() },
+            dense: None,
+            dense_ctl: DenseCtl::default(),
+            last_region: 0,
+            full_repair: false,
         }
     }
 
@@ -965,7 +1023,7 @@ impl<'r> Simulation<'r> {
         self.id_index.get(&flow_id).map(|&i| {
             let f = &self.flows[i as usize];
             if f.status == Status::Active {
-                f.rate
+                self.dense_flow(i).map_or(f.rate, |x| x.0)
             } else {
                 0.0
             }
@@ -985,7 +1043,10 @@ impl<'r> Simulation<'r> {
                 Status::Done => f.bytes,
                 Status::Pending => 0.0,
                 Status::Active => {
-                    let left = (f.left - f.rate * (self.now - f.t_last) / 8.0).max(0.0);
+                    let left = match self.dense_flow(i) {
+                        Some((_, left)) => left,
+                        None => (f.left - f.rate * (self.now - f.t_last) / 8.0).max(0.0),
+                    };
                     f.bytes - left
                 }
             }
@@ -1041,15 +1102,27 @@ impl<'r> Simulation<'r> {
             loop {
                 if let Some(fi) = self.pop_completion_at(t) {
                     self.stats.events += 1;
-                    self.complete_flow(fi);
+                    if self.dense.is_none() {
+                        self.complete_flow(fi);
+                    }
                     self.notify_complete(c, fi);
                     continue;
                 }
                 let Some(ev) = self.pop_event_at(t) else { break };
                 self.stats.events += 1;
+                if self.dense.is_some() && !matches!(ev, Ev::Arrival(_)) {
+                    self.dense_leave();
+                }
                 self.apply(ev, c);
             }
-            self.repair();
+            if self.dense.is_some() {
+                self.dense_recompute();
+            } else {
+                self.repair();
+                if self.dense_should_enter() {
+                    self.dense_enter();
+                }
+            }
         }
         self.running = false;
         if t_end_s.is_finite() && t_end_s > self.now {
@@ -1071,6 +1144,7 @@ impl<'r> Simulation<'r> {
     /// Ends the run at the current time: flushes telemetry and returns the
     /// records.
     pub fn finish(mut self) -> SimResult {
+        self.dense_leave();
         let end = self.now;
         for l in 0..self.cap.len() {
             self.integrate(l);
@@ -1120,6 +1194,16 @@ impl<'r> Simulation<'r> {
     }
 
     fn next_time(&mut self) -> Option<f64> {
+        if self.dense.is_some() {
+            let mut t = self.dense_next_time().unwrap_or(f64::INFINITY);
+            if let Some(q) = self.events.peek() {
+                t = t.min(q.t);
+            }
+            if let Some(&(pt, _, _)) = self.pending.get(self.pending_head) {
+                t = t.min(pt);
+            }
+            return (t < f64::INFINITY).then_some(t);
+        }
         while let Some(p) = self.completions.peek() {
             let f = &self.flows[p.flow as usize];
             if f.status != Status::Active || f.ver != p.ver {
@@ -1142,6 +1226,9 @@ impl<'r> Simulation<'r> {
     }
 
     fn pop_completion_at(&mut self, t: f64) -> Option<u32> {
+        if self.dense.is_some() {
+            return self.dense_pop_completion(t);
+        }
         while let Some(p) = self.completions.peek() {
             let p = *p;
             let f = &self.flows[p.flow as usize];
@@ -1192,7 +1279,8 @@ impl<'r> Simulation<'r> {
                 if self.flows[fi as usize].status == Status::Done {
                     return; // cancelled before it started
                 }
-                if self.activate(fi) {
+                let done = if self.dense.is_some() { self.dense_arrive(fi) } else { self.activate(fi) };
+                if done {
                     self.notify_complete(c, fi);
                 }
             }
@@ -1387,15 +1475,7 @@ impl<'r> Simulation<'r> {
             return true;
         }
         self.n_active += 1;
-        match f.kind {
-            RouteKind::Explicit => self.update_strand(fi),
-            RouteKind::Ecmp => {
-                let r = self.routing.expect("validated");
-                let k = self.ecmp_pick(r, &self.flows[fi as usize]);
-                self.route_flow(fi, k);
-            }
-            RouteKind::Index(k) => self.route_flow(fi, k),
-        }
+        self.route_new(fi);
         self.attach(fi);
         // Exact shortcuts (see module docs).
         let f = &self.flows[fi as usize];
@@ -1433,6 +1513,19 @@ impl<'r> Simulation<'r> {
             None => self.seeds.push(fi),
         }
         false
+    }
+
+    /// Chooses a starting flow's path (ECMP hash, path index or explicit).
+    fn route_new(&mut self, fi: u32) {
+        match self.flows[fi as usize].kind {
+            RouteKind::Explicit => self.update_strand(fi),
+            RouteKind::Ecmp => {
+                let r = self.routing.expect("validated");
+                let k = self.ecmp_pick(r, &self.flows[fi as usize]);
+                self.route_flow(fi, k);
+            }
+            RouteKind::Index(k) => self.route_flow(fi, k),
+        }
     }
 
     fn predict(&mut self, fi: u32) {
@@ -1809,6 +1902,21 @@ impl<'r> Simulation<'r> {
     /// Reallocates after the events of one instant by exact local repair
     /// (see module docs), falling back to the connected component.
     fn repair(&mut self) {
+        if self.full_repair {
+            // Back from dense mode: reallocate everything once.
+            self.full_repair = false;
+            for k in 0..self.dirty.len() {
+                let l = self.dirty[k] as usize;
+                self.dirty_mark[l] = false;
+            }
+            self.dirty.clear();
+            self.seeds.clear();
+            let links: Vec<u32> =
+                (0..self.cap.len() as u32).filter(|&l| !self.link_flows[l as usize].is_empty()).collect();
+            self.recompute_component(&links);
+            return;
+        }
+        self.last_region = 0;
         if self.dirty.is_empty() && self.seeds.is_empty() {
             return;
         }
@@ -1952,6 +2060,7 @@ impl<'r> Simulation<'r> {
         self.stats.repair_rounds += rounds;
         self.stats.max_repair_rounds = self.stats.max_repair_rounds.max(rounds);
         let n = self.rep.reg.len() as u64;
+        self.last_region = self.rep.reg.len();
         if n > 0 {
             self.stats.recomputations += 1;
             self.stats.repairs += 1;
@@ -2072,6 +2181,7 @@ impl<'r> Simulation<'r> {
             }
         }
         let now = self.now;
+        self.last_region = self.comp_flows.len();
         if !self.comp_flows.is_empty() {
             self.stats.recomputations += 1;
             let n = self.comp_flows.len() as u64;

@@ -310,6 +310,7 @@ pub fn run_simulation<'py>(
     stats.set_item("stranded", s.stranded)?;
     stats.set_item("events", s.events)?;
     stats.set_item("recomputations", s.recomputations)?;
+    stats.set_item("dense_instants", s.dense_instants)?;
     stats.set_item("reroutes", s.reroutes)?;
     stats.set_item("end_s", res.end_s)?;
     stats.set_item("windows", n_windows)?;

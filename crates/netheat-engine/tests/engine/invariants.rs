@@ -11,20 +11,20 @@ use super::*;
 use proptest::prelude::*;
 
 /// (path, bytes, start, priority, weight, cap).
-type CaseFlow = (Vec<u32>, f64, f64, i32, f64, Option<f64>);
+pub(super) type CaseFlow = (Vec<u32>, f64, f64, i32, f64, Option<f64>);
 
 #[derive(Debug, Clone)]
-struct Case {
-    caps: Vec<f64>,
-    flows: Vec<CaseFlow>,
-    changes: Vec<(f64, usize, u8)>,
+pub(super) struct Case {
+    pub(super) caps: Vec<f64>,
+    pub(super) flows: Vec<CaseFlow>,
+    pub(super) changes: Vec<(f64, usize, u8)>,
 }
 
 fn mask_path(mask: u8, nl: usize) -> Vec<u32> {
     (0..nl as u32).filter(|l| mask & (1 << l) != 0).collect()
 }
 
-fn case() -> impl Strategy<Value = Case> {
+pub(super) fn case() -> impl Strategy<Value = Case> {
     (2usize..6).prop_flat_map(|nl| {
         let caps = prop::collection::vec(prop::sample::select(vec![1.0, 2.0, 5.0, 10.0]), nl);
         let flow = (
@@ -48,7 +48,7 @@ fn case() -> impl Strategy<Value = Case> {
 
 /// Larger cases: 10-30 links, 30-200 flows on 1-4 distinct random links,
 /// so many flows share links and regions of the local repair grow.
-fn large_case() -> impl Strategy<Value = Case> {
+pub(super) fn large_case() -> impl Strategy<Value = Case> {
     (10usize..30).prop_flat_map(|nl| {
         let caps = prop::collection::vec(prop::sample::select(vec![1.0, 2.0, 5.0, 10.0]), nl);
         let flow = (
@@ -82,7 +82,12 @@ fn large_case() -> impl Strategy<Value = Case> {
 }
 
 fn simulate(c: &Case) -> SimResult {
-    let cfg = SimConfig { check_invariants: true, window_s: 0.5, ..SimConfig::default() };
+    simulate_mode(c, netheat_engine::DenseMode::Auto)
+}
+
+/// Runs a case with invariant checks and the given dense mode.
+pub(super) fn simulate_mode(c: &Case, dense: netheat_engine::DenseMode) -> SimResult {
+    let cfg = SimConfig { check_invariants: true, window_s: 0.5, dense, ..SimConfig::default() };
     let mut sim = Simulation::new(Network::new(c.caps.clone()), None, cfg);
     for (i, (path, bytes, start, prio, w, cap)) in c.flows.iter().enumerate() {
         let (bytes, start, prio, w, cap) = (*bytes, *start, *prio, *w, *cap);

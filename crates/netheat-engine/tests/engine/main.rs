@@ -2,6 +2,7 @@
 
 mod changes;
 mod controller;
+mod dense;
 mod failures;
 mod invariants;
 mod maxmin;

@@ -1,0 +1,1011 @@
+//! Dense mode: the event loop for stretches where one event moves a large
+//! share of all rates (many flows sharing many saturated links, e.g. an
+//! incast or a batch of thousands of flows started at once).
+//!
+//! There the local repair pays for every flow whose rate changes (about
+//! 1,000 of 5,000 per completion in the 10,000-flow benchmark), and so would
+//! any method that keeps one rate per flow. Dense mode keeps one rate per
+//! *group* of flows instead:
+//!
+//! * **Heavy and light links.** A link is *light* while its load stays
+//!   below `1 - LIGHT_SLACK` of its capacity: no flow can be bottlenecked on
+//!   it, so it does not change the max-min allocation and is left out of it.
+//!   Its exact load is still kept, from each flow's rate change, and the
+//!   moment the new rates would bring it to that level it becomes *heavy*
+//!   (promotion) and the allocation is redone. All other links are heavy.
+//! * **Classes.** Flows with the same heavy links, priority class and
+//!   normalised cap (`cap / weight`) are interchangeable for weighted max-min
+//!   fairness: they get the same normalised rate. A class is allocated as one
+//!   flow of weight `W` (the sum of its members' weights).
+//! * **Groups and virtual clocks.** Every class is frozen by one heavy link
+//!   (or by its cap) in progressive filling, and all classes frozen by link
+//!   `l` share `l`'s level. Each group keeps a virtual clock `V` (normalised
+//!   bits served so far); a class's service is `V + off`, and a member
+//!   finishes when the service reaches its threshold (its start service plus
+//!   `bytes · 8 / weight`). A rate change is then one update per *group*, and
+//!   a class moving to another group changes its offset only.
+//!
+//! Each instant runs progressive filling over the classes (not the flows),
+//! so its cost is the number of (class, heavy link) pairs, independent of how
+//! many flow rates change. The allocation is the exact weighted, capped,
+//! prioritised max-min one: the classes partition the flows by everything
+//! the allocation depends on, and every light link is checked against its
+//! exact new load.
+//!
+//! The engine enters dense mode after a local repair whose region covered a
+//! quarter of at least [`DENSE_MIN_ACTIVE`] active flows, and leaves it
+//! (handing every flow its rate, bottleneck and remaining bytes, then
+//! recomputing the whole allocation once) as soon as anything other than an
+//! arrival or a completion happens: a capacity change, a timer, a re-bind, a
+//! priority, cap or cancellation event. After a short stay it waits for
+//! twice as many dense repairs before entering again, so timers every few
+//! events do not make it switch back and forth.
+
+use super::{Simulation, Status, LIGHT_SLACK};
+use crate::dheap::DHeap;
+use crate::maxmin::{BN_CAP, BN_NONE};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+const NONE: u32 = u32::MAX;
+
+/// Fewest active flows for which dense mode is entered (below, the local
+/// repair is cheap whatever the cascade).
+pub(super) const DENSE_MIN_ACTIVE: usize = 1000;
+/// On entry, a link at or above this utilisation is heavy (the margin keeps
+/// links that are nearly full from being promoted at the next event).
+const HEAVY_AT: f64 = 0.9;
+/// A stay in dense mode shorter than this many instants doubles the number
+/// of dense repairs needed to enter again.
+const SHORT_STAY: u64 = 64;
+
+/// A member of a class: its finishing service (normalised bits) and index.
+#[derive(Clone, Copy, Debug)]
+struct Mem {
+    thr: f64,
+    fi: u32,
+}
+impl PartialEq for Mem {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Mem {}
+impl PartialOrd for Mem {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Mem {
+    // Reversed: `BinaryHeap` pops the smallest threshold first.
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.thr.total_cmp(&self.thr).then(o.fi.cmp(&self.fi))
+    }
+}
+
+/// Next completion of a group, invalid once the group's version moved on.
+#[derive(Clone, Copy, Debug)]
+struct GPred {
+    t: f64,
+    g: u32,
+    ver: u32,
+}
+impl PartialEq for GPred {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for GPred {}
+impl PartialOrd for GPred {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for GPred {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.t.total_cmp(&self.t).then(o.g.cmp(&self.g)).then(o.ver.cmp(&self.ver))
+    }
+}
+
+/// A saturation level in progressive filling: a link, or (ids from the
+/// number of links on) a class's cap.
+#[derive(Clone, Copy, Debug)]
+struct LKey {
+    k: f64,
+    id: u32,
+}
+impl PartialEq for LKey {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for LKey {}
+impl PartialOrd for LKey {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for LKey {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.k.total_cmp(&self.k).then(o.id.cmp(&self.id))
+    }
+}
+
+#[derive(Debug, Default)]
+struct Class {
+    key: Vec<u32>,
+    prio: i32,
+    /// Normalised cap (`cap / weight`), infinite without one.
+    kappa: f64,
+    /// Heavy links, sorted.
+    links: Vec<u32>,
+    /// Position in each link's class list.
+    lpos: Vec<u32>,
+    /// Sum of the members' weights.
+    w: f64,
+    n: u32,
+    mem: BinaryHeap<Mem>,
+    /// The members' light links with their weights, each member's entries
+    /// contiguous; a finished member's weights are zeroed, and the vector is
+    /// rebuilt when such dead entries outnumber the live ones.
+    light: Vec<(u32, u32, f64)>,
+    dead: u32,
+    group: u32,
+    gpos: u32,
+    /// Service = group clock + `off`.
+    off: f64,
+    level: f64,
+    new_group: u32,
+    new_level: f64,
+    frozen: u32,
+    live_pos: u32,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Group {
+    /// The link whose saturation sets the level, or `NONE` for a class's
+    /// cap group.
+    link: u32,
+    level: f64,
+    /// Virtual clock at time `t`.
+    v: f64,
+    t: f64,
+    classes: Vec<u32>,
+    ver: u32,
+    min_cls: u32,
+    mark: u32,
+}
+
+/// State of dense mode (see the module docs).
+#[derive(Debug, Default)]
+pub(super) struct Dense {
+    nl: usize,
+    heavy: Vec<bool>,
+    link_cls: Vec<Vec<u32>>,
+    cls: Vec<Class>,
+    free: Vec<u32>,
+    live: Vec<u32>,
+    /// Lookup only (never iterated), so results do not depend on hashing.
+    index: HashMap<Vec<u32>, u32>,
+    prio_count: BTreeMap<i32, u32>,
+    /// Groups: one per (link, priority class) that froze classes, and one
+    /// per class slot for its cap.
+    grp: Vec<Group>,
+    /// Per link, its groups by priority class.
+    lgrp: Vec<Vec<(i32, u32)>>,
+    /// Per class slot, its cap group.
+    cap_g: Vec<u32>,
+    preds: DHeap<GPred>,
+    /// Per flow: class, finishing service, first light entry.
+    fc: Vec<u32>,
+    fthr: Vec<f64>,
+    flight: Vec<u32>,
+    epoch: u32,
+    lstamp: Vec<u32>,
+    pstamp: Vec<u32>,
+    pepoch: u32,
+    rem: Vec<f64>,
+    wsum: Vec<f64>,
+    ucnt: Vec<u32>,
+    flinks: Vec<u32>,
+    seglinks: Vec<u32>,
+    heap: BinaryHeap<LKey>,
+    order: Vec<u32>,
+    dl: Vec<f64>,
+    dstamp: Vec<u32>,
+    dtouched: Vec<u32>,
+    gepoch: u32,
+    gdirty: Vec<u32>,
+    changed: Vec<u32>,
+    /// Light links whose load a flow joining a class raised this instant
+    /// (checked even when the class's level does not change).
+    joined: Vec<u32>,
+    instants: u64,
+}
+
+/// Entry bookkeeping kept across stays in dense mode.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DenseCtl {
+    /// Consecutive local repairs dense enough to enter.
+    pub(super) streak: u64,
+    /// Dense repairs needed before entering.
+    pub(super) need: u64,
+}
+
+impl Default for DenseCtl {
+    fn default() -> Self {
+        Self { streak: 0, need: 1 }
+    }
+}
+
+impl Dense {
+    fn new(nl: usize) -> Self {
+        Self {
+            nl,
+            heavy: vec![false; nl],
+            link_cls: vec![Vec::new(); nl],
+            lgrp: vec![Vec::new(); nl],
+            lstamp: vec![0; nl],
+            pstamp: vec![0; nl],
+            rem: vec![0.0; nl],
+            wsum: vec![0.0; nl],
+            ucnt: vec![0; nl],
+            dl: vec![0.0; nl],
+            dstamp: vec![0; nl],
+            ..Self::default()
+        }
+    }
+
+    fn grow_flows(&mut self, n: usize) {
+        if self.fc.len() < n {
+            self.fc.resize(n, NONE);
+            self.fthr.resize(n, 0.0);
+            self.flight.resize(n, 0);
+        }
+    }
+
+    /// Virtual clock of group `g` at `now`.
+    fn gv(&self, g: u32, now: f64) -> f64 {
+        let gr = &self.grp[g as usize];
+        gr.v + gr.level * (now - gr.t)
+    }
+
+    fn advance(&mut self, g: u32, now: f64) {
+        let v = self.gv(g, now);
+        let gr = &mut self.grp[g as usize];
+        gr.v = v;
+        gr.t = now;
+    }
+
+    /// Service of class `c` at `now`.
+    fn service(&self, c: u32, now: f64) -> f64 {
+        let cl = &self.cls[c as usize];
+        if cl.group == NONE {
+            cl.off
+        } else {
+            self.gv(cl.group, now) + cl.off
+        }
+    }
+
+    /// The group of classes that link `l` freezes in priority class `p`.
+    fn link_group(&mut self, l: u32, p: i32) -> u32 {
+        if let Some(&(_, g)) = self.lgrp[l as usize].iter().find(|e| e.0 == p) {
+            return g;
+        }
+        let g = self.grp.len() as u32;
+        self.grp.push(Group { link: l, min_cls: NONE, ..Group::default() });
+        self.lgrp[l as usize].push((p, g));
+        g
+    }
+
+    /// Invalidates group `g`'s prediction (its classes, their members or
+    /// its level changed) and queues it for a new one.
+    fn mark_group(&mut self, g: u32) {
+        if g == NONE {
+            return;
+        }
+        let gr = &mut self.grp[g as usize];
+        gr.ver = gr.ver.wrapping_add(1);
+        if gr.mark != self.gepoch {
+            gr.mark = self.gepoch;
+            self.gdirty.push(g);
+        }
+    }
+
+    fn class_of(&mut self, prio: i32, kappa: f64, heavy_links: &[u32]) -> u32 {
+        let kb = kappa.to_bits();
+        let mut key = Vec::with_capacity(3 + heavy_links.len());
+        key.extend_from_slice(&[prio as u32, kb as u32, (kb >> 32) as u32]);
+        key.extend_from_slice(heavy_links);
+        key[3..].sort_unstable();
+        if let Some(&c) = self.index.get(&key) {
+            return c;
+        }
+        let c = match self.free.pop() {
+            Some(c) => c,
+            None => {
+                self.cls.push(Class::default());
+                self.cap_g.push(self.grp.len() as u32);
+                self.grp.push(Group { link: NONE, min_cls: NONE, ..Group::default() });
+                (self.cls.len() - 1) as u32
+            }
+        };
+        let links = key[3..].to_vec();
+        let mut lpos = Vec::with_capacity(links.len());
+        for &l in &links {
+            lpos.push(self.link_cls[l as usize].len() as u32);
+            self.link_cls[l as usize].push(c);
+        }
+        *self.prio_count.entry(prio).or_insert(0) += 1;
+        self.index.insert(key.clone(), c);
+        let live_pos = self.live.len() as u32;
+        self.live.push(c);
+        let cg = self.cap_g[c as usize] as usize;
+        self.grp[cg] = Group { link: NONE, min_cls: NONE, ver: self.grp[cg].ver.wrapping_add(1), ..Group::default() };
+        self.cls[c as usize] =
+            Class { key, prio, kappa, links, lpos, group: NONE, new_group: NONE, live_pos, ..Class::default() };
+        c
+    }
+
+    /// Removes an empty class.
+    fn drop_class(&mut self, c: u32) {
+        let cl = std::mem::take(&mut self.cls[c as usize]);
+        for (i, &l) in cl.links.iter().enumerate() {
+            let list = &mut self.link_cls[l as usize];
+            let p = cl.lpos[i] as usize;
+            list.swap_remove(p);
+            if let Some(&moved) = list.get(p) {
+                let mc = &mut self.cls[moved as usize];
+                let k = mc.links.iter().position(|&x| x == l).expect("class lists its links");
+                mc.lpos[k] = p as u32;
+            }
+        }
+        if cl.group != NONE {
+            self.leave_group(c, cl.group, cl.gpos);
+        }
+        let p = cl.live_pos as usize;
+        self.live.swap_remove(p);
+        if let Some(&moved) = self.live.get(p) {
+            self.cls[moved as usize].live_pos = p as u32;
+        }
+        if let Some(n) = self.prio_count.get_mut(&cl.prio) {
+            *n -= 1;
+            if *n == 0 {
+                self.prio_count.remove(&cl.prio);
+            }
+        }
+        self.index.remove(&cl.key);
+        self.free.push(c);
+    }
+
+    fn leave_group(&mut self, _c: u32, g: u32, gpos: u32) {
+        let list = &mut self.grp[g as usize].classes;
+        let p = gpos as usize;
+        list.swap_remove(p);
+        if let Some(&moved) = list.get(p) {
+            self.cls[moved as usize].gpos = p as u32;
+        }
+        self.mark_group(g);
+    }
+
+    fn join_group(&mut self, c: u32, g: u32) {
+        self.cls[c as usize].gpos = self.grp[g as usize].classes.len() as u32;
+        self.grp[g as usize].classes.push(c);
+        self.cls[c as usize].group = g;
+        self.mark_group(g);
+    }
+
+    /// Recomputes group `g`'s next completion.
+    fn repredict(&mut self, g: u32, now: f64, done_eps: impl Fn(u32) -> (f64, f64)) {
+        let gr = &self.grp[g as usize];
+        let mut best = (f64::INFINITY, NONE, NONE);
+        for &c in &gr.classes {
+            let cl = &self.cls[c as usize];
+            if let Some(m) = cl.mem.peek() {
+                let k = m.thr - cl.off;
+                if k < best.0 || (k == best.0 && c < best.1) {
+                    best = (k, c, m.fi);
+                }
+            }
+        }
+        let v = self.gv(g, now);
+        let gr = &mut self.grp[g as usize];
+        gr.ver = gr.ver.wrapping_add(1);
+        gr.min_cls = best.1;
+        if best.1 == NONE || gr.level <= 0.0 {
+            return;
+        }
+        let (w, eps) = done_eps(best.2);
+        let left = best.0 - v;
+        let t = if left * w / 8.0 <= eps { now } else { now + left / gr.level };
+        let ver = gr.ver;
+        self.preds.push(GPred { t: t.max(now), g, ver });
+    }
+
+    /// Drops invalid predictions from the top; the next valid one.
+    fn peek_pred(&mut self) -> Option<GPred> {
+        while let Some(p) = self.preds.peek() {
+            if self.grp[p.g as usize].ver != p.ver {
+                self.preds.pop();
+            } else {
+                return Some(*p);
+            }
+        }
+        None
+    }
+}
+
+impl Simulation<'_> {
+    /// Whether to switch to dense mode after the local repair just done.
+    pub(super) fn dense_should_enter(&mut self) -> bool {
+        use super::DenseMode;
+        let ok = match self.cfg.dense {
+            DenseMode::Off => return false,
+            DenseMode::Always => self.n_active > 0,
+            DenseMode::Auto => {
+                if self.n_active >= DENSE_MIN_ACTIVE && 4 * self.last_region >= self.n_active {
+                    self.dense_ctl.streak += 1;
+                } else {
+                    self.dense_ctl.streak = 0;
+                }
+                self.dense_ctl.streak >= self.dense_ctl.need
+            }
+        };
+        ok && self.stranded.is_empty() && self.cap.iter().all(|&c| c > 0.0)
+    }
+
+    /// Switches to dense mode at the current time (after a repair: every
+    /// active flow has its max-min rate and bottleneck).
+    pub(super) fn dense_enter(&mut self) {
+        let nl = self.cap.len();
+        let mut d = Box::new(Dense::new(nl));
+        d.grow_flows(self.flows.len());
+        for l in 0..nl {
+            d.heavy[l] = self.lk[l].load >= HEAVY_AT * self.cap[l];
+        }
+        let active: Vec<u32> =
+            (0..self.flows.len() as u32).filter(|&i| self.flows[i as usize].status == Status::Active).collect();
+        for &fi in &active {
+            let f = &self.flows[fi as usize];
+            if (f.bn as usize) < nl {
+                d.heavy[f.bn as usize] = true;
+            }
+        }
+        for &fi in &active {
+            let f = &self.flows[fi as usize];
+            if f.cap.is_infinite() && !f.path.iter().any(|&l| d.heavy[l as usize]) {
+                for &l in &f.path {
+                    d.heavy[l as usize] = true;
+                }
+            }
+        }
+        let now = self.now;
+        d.gepoch = 1;
+        for &fi in &active {
+            let f = &self.flows[fi as usize];
+            let left = (f.left - f.rate * (now - f.t_last) / 8.0).max(0.0);
+            let r = left * 8.0 / f.weight;
+            self.dense_join(&mut d, fi, r);
+        }
+        self.completions = DHeap::default();
+        self.stats.dense_entries += 1;
+        self.dense_ctl.streak = 0;
+        d.instants = 0;
+        self.dense = Some(d);
+        self.dense_recompute_inner(true);
+    }
+
+    /// Puts active flow `fi` into the class of its heavy links, with `r`
+    /// normalised bits left to send.
+    fn dense_join(&mut self, d: &mut Dense, fi: u32, r: f64) {
+        let now = self.now;
+        let f = &self.flows[fi as usize];
+        let mut hl: Vec<u32> = Vec::with_capacity(f.path.len());
+        hl.extend(f.path.iter().copied().filter(|&l| d.heavy[l as usize]));
+        let kappa = f.cap / f.weight;
+        let (prio, w) = (f.prio, f.weight);
+        let c = d.class_of(prio, kappa, &hl);
+        let thr = d.service(c, now) + r;
+        d.fc[fi as usize] = c;
+        d.fthr[fi as usize] = thr;
+        let cl = &mut d.cls[c as usize];
+        cl.mem.push(Mem { thr, fi });
+        cl.w += w;
+        cl.n += 1;
+        d.flight[fi as usize] = cl.light.len() as u32;
+        let level = cl.level;
+        for &l in &self.flows[fi as usize].path {
+            if !d.heavy[l as usize] {
+                cl.light.push((l, fi, w));
+            }
+        }
+        if level > 0.0 {
+            for h in 0..self.flows[fi as usize].path.len() {
+                let l = self.flows[fi as usize].path[h] as usize;
+                if !d.heavy[l] {
+                    self.set_load(l, self.lk[l].load + w * level);
+                    d.joined.push(l as u32);
+                }
+            }
+        }
+        let g = d.cls[c as usize].group;
+        d.mark_group(g);
+    }
+
+    /// Takes active flow `fi` out of its class (its light links lose its
+    /// rate); returns the normalised bits it has left. Drops the class when
+    /// it empties.
+    fn dense_unjoin(&mut self, d: &mut Dense, fi: u32, popped: bool) -> f64 {
+        let now = self.now;
+        let c = d.fc[fi as usize];
+        d.fc[fi as usize] = NONE;
+        let r = d.fthr[fi as usize] - d.service(c, now);
+        let w = self.flows[fi as usize].weight;
+        let cl = &mut d.cls[c as usize];
+        if !popped {
+            cl.mem.retain(|m| m.fi != fi);
+        }
+        cl.w -= w;
+        cl.n -= 1;
+        let level = cl.level;
+        let mut k = d.flight[fi as usize] as usize;
+        while k < cl.light.len() && cl.light[k].1 == fi {
+            let l = cl.light[k].0 as usize;
+            if cl.light[k].2 > 0.0 {
+                cl.light[k].2 = 0.0;
+                cl.dead += 1;
+                if level > 0.0 {
+                    let nl = (self.lk[l].load - w * level).max(0.0);
+                    self.set_load(l, nl);
+                }
+            }
+            k += 1;
+        }
+        let (g, n, rebuild) = (cl.group, cl.n, cl.dead as usize * 2 > cl.light.len());
+        d.mark_group(g);
+        if n == 0 {
+            d.drop_class(c);
+        } else if rebuild {
+            let cl = &d.cls[c as usize];
+            // Rebuild the light entries from the live members.
+            let mut light: Vec<(u32, u32, f64)> = Vec::with_capacity(cl.light.len() - cl.dead as usize);
+            let mut starts = Vec::new();
+            for e in cl.light.iter().filter(|e| e.2 > 0.0) {
+                if light.last().is_none_or(|p| p.1 != e.1) {
+                    starts.push((e.1, light.len() as u32));
+                }
+                light.push(*e);
+            }
+            for (f, k) in starts {
+                d.flight[f as usize] = k;
+            }
+            let cl = &mut d.cls[c as usize];
+            cl.light = light;
+            cl.dead = 0;
+        }
+        r
+    }
+
+    /// Makes light link `l` heavy: every flow on it moves to the class that
+    /// now includes `l`.
+    fn dense_promote(&mut self, d: &mut Dense, l: u32) {
+        d.heavy[l as usize] = true;
+        self.stats.dense_promotions += 1;
+        let on: Vec<u32> = self.link_flows[l as usize].iter().map(|e| e.0).collect();
+        for fi in on {
+            if d.fc.get(fi as usize).is_none_or(|&c| c == NONE) {
+                continue;
+            }
+            let r = self.dense_unjoin(d, fi, false);
+            self.dense_join(d, fi, r);
+        }
+    }
+
+    /// Next completion time in dense mode.
+    pub(super) fn dense_next_time(&mut self) -> Option<f64> {
+        self.dense.as_mut().and_then(|d| d.peek_pred()).map(|p| p.t)
+    }
+
+    /// Completes the next flow due at `t`, if any, and returns it.
+    pub(super) fn dense_pop_completion(&mut self, t: f64) -> Option<u32> {
+        let mut d = self.dense.take().expect("dense mode");
+        let out = self.dense_pop_inner(&mut d, t);
+        self.dense = Some(d);
+        out
+    }
+
+    fn dense_pop_inner(&mut self, d: &mut Dense, t: f64) -> Option<u32> {
+        let p = d.peek_pred()?;
+        if p.t > t {
+            return None;
+        }
+        d.preds.pop();
+        let now = self.now;
+        d.advance(p.g, now);
+        let c = d.grp[p.g as usize].min_cls;
+        let m = d.cls[c as usize].mem.pop().expect("predicted class has members");
+        let fi = m.fi;
+        self.dense_unjoin(d, fi, true);
+        // The flow itself, as in the local engine's completion.
+        let f = &mut self.flows[fi as usize];
+        f.status = Status::Done;
+        f.finish_s = now;
+        f.left = 0.0;
+        f.rate = 0.0;
+        self.hot[fi as usize].rate = 0.0;
+        self.stats.flows_completed += 1;
+        self.n_active -= 1;
+        self.detach(fi);
+        let path = std::mem::take(&mut self.flows[fi as usize].path);
+        for &l in &path {
+            if self.link_flows[l as usize].is_empty() {
+                self.set_load(l as usize, 0.0);
+            }
+        }
+        self.flows[fi as usize].pos = super::Positions::default();
+        let flows = &self.flows;
+        let eps = |f: u32| (flows[f as usize].weight, flows[f as usize].done_eps());
+        d.repredict(p.g, now, eps);
+        Some(fi)
+    }
+
+    /// Starts flow `fi` in dense mode; true if it completed at once.
+    pub(super) fn dense_arrive(&mut self, fi: u32) -> bool {
+        let mut d = self.dense.take().expect("dense mode");
+        let done = self.dense_arrive_inner(&mut d, fi);
+        self.dense = Some(d);
+        done
+    }
+
+    fn dense_arrive_inner(&mut self, d: &mut Dense, fi: u32) -> bool {
+        let now = self.now;
+        let f = &mut self.flows[fi as usize];
+        f.status = Status::Active;
+        f.t_last = now;
+        f.left = f.bytes;
+        f.rate = 0.0;
+        if f.src == f.dst || f.bytes == 0.0 {
+            f.status = Status::Done;
+            f.finish_s = now;
+            f.left = 0.0;
+            self.stats.flows_completed += 1;
+            return true;
+        }
+        self.n_active += 1;
+        self.route_new(fi);
+        self.attach(fi);
+        d.grow_flows(self.flows.len());
+        let f = &self.flows[fi as usize];
+        if f.cap.is_infinite() && !f.path.iter().any(|&l| d.heavy[l as usize]) {
+            let path = f.path.clone();
+            for l in path {
+                if !d.heavy[l as usize] {
+                    self.dense_promote(d, l);
+                }
+            }
+        }
+        let r = self.flows[fi as usize].bytes * 8.0 / self.flows[fi as usize].weight;
+        self.dense_join(d, fi, r);
+        false
+    }
+
+    /// Rate and bytes left of an active flow in dense mode.
+    pub(super) fn dense_flow(&self, fi: u32) -> Option<(f64, f64)> {
+        let d = self.dense.as_ref()?;
+        let c = *d.fc.get(fi as usize)?;
+        if c == NONE {
+            return None;
+        }
+        let w = self.flows[fi as usize].weight;
+        let left = ((d.fthr[fi as usize] - d.service(c, self.now)) * w / 8.0).max(0.0);
+        Some((w * d.cls[c as usize].level, left))
+    }
+
+    /// Leaves dense mode now: every active flow gets its rate, bottleneck
+    /// and bytes left, link loads are re-summed, and the next repair
+    /// recomputes the whole allocation.
+    pub(super) fn dense_leave(&mut self) {
+        let Some(d) = self.dense.take() else { return };
+        let now = self.now;
+        let nl = self.cap.len();
+        for &c in &d.live {
+            let cl = &d.cls[c as usize];
+            let s = d.service(c, now);
+            let bn = match cl.group {
+                NONE => BN_NONE,
+                g if d.grp[g as usize].link != NONE => d.grp[g as usize].link,
+                _ => BN_CAP,
+            };
+            for m in cl.mem.iter() {
+                let fi = m.fi as usize;
+                let f = &mut self.flows[fi];
+                f.left = ((d.fthr[fi] - s) * f.weight / 8.0).max(0.0);
+                f.t_last = now;
+                f.rate = f.weight * cl.level;
+                f.bn = bn;
+                self.hot[fi].rate = f.rate;
+                self.hot[fi].bn = bn;
+            }
+        }
+        self.link_acc.iter_mut().for_each(|x| *x = 0.0);
+        let mut ids: Vec<u32> = d.live.iter().flat_map(|&c| d.cls[c as usize].mem.iter().map(|m| m.fi)).collect();
+        ids.sort_unstable();
+        for &fi in &ids {
+            let f = &self.flows[fi as usize];
+            for &l in &f.path {
+                self.link_acc[l as usize] += f.rate;
+            }
+        }
+        for l in 0..nl {
+            self.set_load(l, self.link_acc[l]);
+        }
+        for &fi in &ids {
+            self.predict(fi);
+        }
+        self.full_repair = true;
+        if d.instants < SHORT_STAY {
+            self.dense_ctl.need = (self.dense_ctl.need * 2).min(1 << 20);
+        } else {
+            self.dense_ctl.need = 1;
+        }
+        self.dense_ctl.streak = 0;
+    }
+
+    /// Reallocates at the end of an instant in dense mode.
+    pub(super) fn dense_recompute(&mut self) {
+        self.dense_recompute_inner(false);
+    }
+
+    fn dense_recompute_inner(&mut self, full: bool) {
+        let mut d = self.dense.take().expect("dense mode");
+        let now = self.now;
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            assert!(rounds <= self.cap.len() + 2, "dense mode: promotions do not settle");
+            self.dense_fill(&mut d);
+            // New loads of light links: changed classes' members only, or
+            // every member on entry.
+            d.epoch += 1;
+            let e = d.epoch;
+            d.dtouched.clear();
+            d.changed.clear();
+            for i in 0..d.live.len() {
+                let c = d.live[i] as usize;
+                let cl = &d.cls[c];
+                if cl.new_group != cl.group || cl.new_level != cl.level {
+                    d.changed.push(c as u32);
+                }
+                let delta = if full { cl.new_level } else { cl.new_level - cl.level };
+                if delta == 0.0 && !full {
+                    continue;
+                }
+                for &(l, _, w) in &cl.light {
+                    if w == 0.0 {
+                        continue; // a finished member
+                    }
+                    let li = l as usize;
+                    if d.dstamp[li] != e {
+                        d.dstamp[li] = e;
+                        d.dl[li] = if full { 0.0 } else { self.lk[li].load };
+                        d.dtouched.push(l);
+                    }
+                    d.dl[li] += w * delta;
+                }
+            }
+            for k in 0..d.joined.len() {
+                let li = d.joined[k] as usize;
+                if d.dstamp[li] != e && !full {
+                    d.dstamp[li] = e;
+                    d.dl[li] = self.lk[li].load;
+                    d.dtouched.push(li as u32);
+                }
+            }
+            let viol: Vec<u32> = d
+                .dtouched
+                .iter()
+                .copied()
+                .filter(|&l| !d.heavy[l as usize] && d.dl[l as usize] > self.cap[l as usize] * (1.0 - LIGHT_SLACK))
+                .collect();
+            if viol.is_empty() {
+                break;
+            }
+            for l in viol {
+                self.dense_promote(&mut d, l);
+            }
+        }
+        // Commit the light loads.
+        d.joined.clear();
+        if full {
+            for l in 0..self.cap.len() {
+                if !d.heavy[l] && d.dstamp[l] != d.epoch {
+                    self.set_load(l, 0.0);
+                }
+            }
+        }
+        for k in 0..d.dtouched.len() {
+            let l = d.dtouched[k] as usize;
+            if d.heavy[l] {
+                continue;
+            }
+            let v = if self.link_flows[l].is_empty() { 0.0 } else { d.dl[l].max(0.0) };
+            self.set_load(l, v);
+        }
+        // Heavy loads from the filling.
+        for k in 0..d.flinks.len() {
+            let l = d.flinks[k] as usize;
+            self.set_load(l, (self.cap[l] - d.rem[l]).max(0.0));
+        }
+        // Groups: advance every clock that changes, move classes, set levels.
+        for i in 0..d.changed.len() {
+            let c = d.changed[i] as usize;
+            let (g0, g1) = (d.cls[c].group, d.cls[c].new_group);
+            if g0 != NONE {
+                d.advance(g0, now);
+            }
+            d.advance(g1, now);
+        }
+        let mut moved_members = 0u64;
+        for i in 0..d.changed.len() {
+            let c = d.changed[i];
+            let (g0, g1, lv) = {
+                let cl = &d.cls[c as usize];
+                (cl.group, cl.new_group, cl.new_level)
+            };
+            moved_members += u64::from(d.cls[c as usize].n);
+            if g0 != g1 {
+                let s = d.service(c, now);
+                if g0 != NONE {
+                    let gpos = d.cls[c as usize].gpos;
+                    d.leave_group(c, g0, gpos);
+                }
+                d.join_group(c, g1);
+                d.cls[c as usize].off = s - d.grp[g1 as usize].v;
+            }
+            d.cls[c as usize].level = lv;
+            if d.grp[g1 as usize].level != lv {
+                d.grp[g1 as usize].level = lv;
+                d.mark_group(g1);
+            }
+        }
+        let flows = &self.flows;
+        let eps = |f: u32| (flows[f as usize].weight, flows[f as usize].done_eps());
+        for i in 0..d.gdirty.len() {
+            let g = d.gdirty[i];
+            d.repredict(g, now, eps);
+        }
+        d.gdirty.clear();
+        d.gepoch = d.gepoch.wrapping_add(1);
+        d.instants += 1;
+        self.stats.dense_instants += 1;
+        self.stats.dense_class_sum += d.live.len() as u64;
+        self.stats.rate_changes += moved_members;
+        let check = self.cfg.check_invariants;
+        self.dense = Some(d);
+        if check {
+            let ids: Vec<u32> =
+                (0..self.flows.len() as u32).filter(|&i| self.flows[i as usize].status == Status::Active).collect();
+            for fi in ids {
+                let (rate, _) = self.dense_flow(fi).expect("active flows have a class");
+                self.flows[fi as usize].rate = rate;
+            }
+            if let Err(msg) = self.verify() {
+                panic!("invariant violated in dense mode at t={}: {msg}", self.now);
+            }
+        }
+    }
+
+    /// Progressive filling over the classes, priority by priority: sets
+    /// every class's `new_group`/`new_level`, and `rem` of the heavy links.
+    fn dense_fill(&mut self, d: &mut Dense) {
+        d.epoch += 1;
+        let e = d.epoch;
+        let nl = d.nl as u32;
+        d.order.clear();
+        d.order.extend_from_slice(&d.live);
+        if d.prio_count.len() > 1 {
+            let cls = &d.cls;
+            d.order.sort_unstable_by_key(|&c| (cls[c as usize].prio, c));
+        }
+        d.flinks.clear();
+        for i in 0..d.order.len() {
+            let c = d.order[i] as usize;
+            for &l in &d.cls[c].links {
+                let li = l as usize;
+                if d.lstamp[li] != e {
+                    d.lstamp[li] = e;
+                    d.rem[li] = self.cap[li];
+                    d.flinks.push(l);
+                }
+            }
+        }
+        let mut i = 0;
+        while i < d.order.len() {
+            let p = d.cls[d.order[i] as usize].prio;
+            let mut j = if d.prio_count.len() == 1 { d.order.len() } else { i };
+            while j < d.order.len() && d.cls[d.order[j] as usize].prio == p {
+                j += 1;
+            }
+            d.pepoch += 1;
+            let pe = d.pepoch;
+            d.seglinks.clear();
+            d.heap.clear();
+            for k in i..j {
+                let c = d.order[k];
+                let cl = &d.cls[c as usize];
+                for &l in &cl.links {
+                    let li = l as usize;
+                    if d.pstamp[li] != pe {
+                        d.pstamp[li] = pe;
+                        d.wsum[li] = 0.0;
+                        d.ucnt[li] = 0;
+                        d.seglinks.push(l);
+                    }
+                    d.wsum[li] += cl.w;
+                    d.ucnt[li] += 1;
+                }
+                if cl.kappa.is_finite() {
+                    d.heap.push(LKey { k: cl.kappa, id: nl + c });
+                }
+            }
+            for k in 0..d.seglinks.len() {
+                let l = d.seglinks[k];
+                let li = l as usize;
+                d.heap.push(LKey { k: d.rem[li].max(0.0) / d.wsum[li], id: l });
+            }
+            let mut pops = 0usize;
+            while let Some(top) = d.heap.pop() {
+                pops += 1;
+                debug_assert!(pops < 100 * (d.seglinks.len() + j - i) + 1000, "filling loops: {top:?}");
+                if top.id >= nl {
+                    let c = top.id - nl;
+                    if d.cls[c as usize].frozen != e {
+                        let g = d.cap_g[c as usize];
+                        freeze(d, c, top.k, g, e);
+                    }
+                    continue;
+                }
+                let li = top.id as usize;
+                if d.ucnt[li] == 0 {
+                    continue;
+                }
+                let k = d.rem[li].max(0.0) / d.wsum[li];
+                // Keys only rise as classes freeze elsewhere: a stale
+                // entry is below the true one.
+                if k > top.k {
+                    d.heap.push(LKey { k, id: top.id });
+                    continue;
+                }
+                let lg = d.link_group(top.id, p);
+                let mut q = 0;
+                while q < d.link_cls[li].len() {
+                    let c = d.link_cls[li][q];
+                    q += 1;
+                    let cl = &d.cls[c as usize];
+                    if cl.frozen == e || cl.prio != p {
+                        continue;
+                    }
+                    let x = k.min(cl.kappa);
+                    let g = if x < k { d.cap_g[c as usize] } else { lg };
+                    freeze(d, c, x, g, e);
+                }
+            }
+            i = j;
+        }
+    }
+}
+
+/// Freezes class `c` at normalised level `x` in group `g`.
+fn freeze(d: &mut Dense, c: u32, x: f64, g: u32, e: u32) {
+    let cl = &mut d.cls[c as usize];
+    cl.frozen = e;
+    cl.new_level = x;
+    cl.new_group = g;
+    let w = cl.w;
+    for &m in &cl.links {
+        let mi = m as usize;
+        d.rem[mi] -= w * x;
+        d.wsum[mi] -= w;
+        d.ucnt[mi] -= 1;
+    }
+}

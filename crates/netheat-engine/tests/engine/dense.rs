@@ -1,0 +1,210 @@
+//! Dense mode (classes of flows with one rate per bottleneck group) gives
+//! the same allocation and completion times as the local repair.
+
+use super::*;
+use netheat_engine::DenseMode;
+
+fn run_mode(caps: Vec<f64>, flows: Vec<FlowSpec>, dense: DenseMode) -> SimResult {
+    let cfg = SimConfig { check_invariants: true, dense, ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::new(caps), None, cfg);
+    sim.add_flows(flows).unwrap();
+    sim.run()
+}
+
+/// The hand-computed case: three flows of 1, 2 and 3 x 1.25 GB on
+/// one 10 Gbps link finish at 3, 5 and 6 s; in dense mode all three form
+/// one class whose members finish by the class's virtual clock.
+#[test]
+fn one_class_on_one_link_finishes_at_3_5_6() {
+    let fl = vec![flow(0, 1.25e9, 0.0, &[0]), flow(1, 2.5e9, 0.0, &[0]), flow(2, 3.75e9, 0.0, &[0])];
+    let r = run_mode(vec![10.0 * G], fl, DenseMode::Always);
+    assert!(r.stats.dense_instants > 0, "{:?}", r.stats);
+    assert_close(rec(&r, 0).finish_s, 3.0, 1e-9);
+    assert_close(rec(&r, 1).finish_s, 5.0, 1e-9);
+    assert_close(rec(&r, 2).finish_s, 6.0, 1e-9);
+}
+
+/// Dense mode and the local repair agree on every flow's completion time,
+/// bytes and every link's carried bytes per window; dense mode is checked
+/// against a from-scratch allocation after every instant
+/// (`check_invariants`) and leaves for the local repair at each capacity
+/// change, then comes back.
+fn same_as_local(c: &super::invariants::Case) -> Result<(), proptest::test_runner::TestCaseError> {
+    use proptest::prelude::*;
+    let a = super::invariants::simulate_mode(c, DenseMode::Off);
+    let b = super::invariants::simulate_mode(c, DenseMode::Always);
+    prop_assert_eq!(a.stats.dense_instants, 0);
+    if c.changes.is_empty() {
+        prop_assert!(b.stats.dense_instants > 0);
+    }
+    for (x, y) in a.flows.iter().zip(&b.flows) {
+        let tol = 1e-9 * x.finish_s.abs().max(1.0);
+        prop_assert_eq!(x.finished(), y.finished(), "flow {}", x.id);
+        if x.finished() {
+            prop_assert!((x.finish_s - y.finish_s).abs() <= tol, "flow {}: {} vs {}", x.id, x.finish_s, y.finish_s);
+        }
+        prop_assert!((x.bytes_delivered - y.bytes_delivered).abs() <= 1e-6 * x.bytes.max(1.0));
+    }
+    for l in 0..c.caps.len() as u32 {
+        let (p, q) = (a.link_windows.total_bytes(l), b.link_windows.total_bytes(l));
+        prop_assert!((p - q).abs() <= 1e-6 * p.max(1.0), "link {}: {} vs {}", l, p, q);
+    }
+    Ok(())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn small_cases_match_the_local_repair(c in super::invariants::case()) {
+        same_as_local(&c)?;
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn large_cases_match_the_local_repair(c in super::invariants::large_case()) {
+        same_as_local(&c)?;
+    }
+}
+
+/// A two-tier-like network: `racks x hosts` hosts with 1 Gbps links and one
+/// 2:1-oversubscribed uplink and downlink per rack; explicit routes.
+fn two_tier_flows(racks: u32, hosts: u32, n: u64, seed: u64) -> (Vec<f64>, Vec<FlowSpec>) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let nh = racks * hosts;
+    let mut caps = vec![G; 2 * nh as usize];
+    caps.extend(std::iter::repeat_n(hosts as f64 * G / 2.0, 2 * racks as usize));
+    let mut flows = Vec::new();
+    for i in 0..n {
+        let s = rng.gen_range(0..nh);
+        let mut d = rng.gen_range(0..nh - 1);
+        if d >= s {
+            d += 1;
+        }
+        let (rs, rd) = (s / hosts, d / hosts);
+        let path: Vec<u32> = if rs == rd { vec![s, nh + d] } else { vec![s, 2 * nh + rs, 2 * nh + racks + rd, nh + d] };
+        let start = if i < n * 9 / 10 { 0.0 } else { rng.gen_range(0.0..0.02) };
+        let mut f = FlowSpec::new(i, s, d, rng.gen_range(1e4..2e6), start, Route::Explicit(path));
+        if i % 5 == 0 {
+            f = f.with_weight(2.0);
+        }
+        if i % 17 == 0 {
+            f = f.with_rate_cap(0.02 * G);
+        }
+        if i % 97 == 0 {
+            f = f.with_priority(-1);
+        }
+        flows.push(f);
+    }
+    (caps, flows)
+}
+
+fn run_batch(dense: DenseMode, check: bool) -> SimResult {
+    let (caps, flows) = two_tier_flows(16, 8, 1500, 3);
+    let cfg = SimConfig { check_invariants: check, dense, window_s: 0.005, ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::new(caps), None, cfg);
+    sim.add_flows(flows).unwrap();
+    sim.run()
+}
+
+/// With the default (`Auto`), 1,500 flows started at once on an
+/// oversubscribed two-tier network switch the engine to dense mode after
+/// the first repair; completion times, delivered bytes and every link's
+/// bytes in every 5 ms window equal those of the local repair alone.
+#[test]
+fn auto_mode_takes_a_dense_batch_and_changes_nothing() {
+    let off = run_batch(DenseMode::Off, false);
+    let auto = run_batch(DenseMode::Auto, false);
+    assert_eq!(off.stats.dense_entries, 0);
+    assert_eq!(auto.stats.dense_entries, 1, "{:?}", auto.stats);
+    assert!(auto.stats.dense_instants > 1000, "{:?}", auto.stats);
+    assert!(auto.flows.iter().all(|f| f.finished()));
+    for (x, y) in off.flows.iter().zip(&auto.flows) {
+        assert!(
+            (x.finish_s - y.finish_s).abs() <= 1e-9 * x.finish_s,
+            "flow {}: {} vs {}",
+            x.id,
+            x.finish_s,
+            y.finish_s
+        );
+    }
+    let (a, b): (Vec<_>, Vec<_>) = (off.link_windows.iter().collect(), auto.link_windows.iter().collect());
+    assert_eq!(a.len(), b.len());
+    for (p, q) in a.iter().zip(&b) {
+        assert_eq!((p.link, p.window), (q.link, q.window));
+        assert!((p.bytes - q.bytes).abs() <= 1e-6 * p.bytes.max(1.0), "{p:?} vs {q:?}");
+    }
+    // The same run checked against a from-scratch allocation at every
+    // instant (slower), and bit-for-bit repeatable.
+    let checked = run_batch(DenseMode::Auto, true);
+    for (x, y) in auto.flows.iter().zip(&checked.flows) {
+        assert_eq!(x.finish_s.to_bits(), y.finish_s.to_bits());
+    }
+}
+
+/// Reads a flow's rate and progress and a link's load at a timer, then
+/// moves another flow to a higher priority class and caps a third.
+struct Probe(Vec<(f64, f64, f64)>);
+impl netheat_engine::Controller for Probe {
+    fn on_flow_complete(&mut self, ctx: &mut netheat_engine::Ctx<'_, '_>, flow: &FlowRecord) {
+        // Completions do not make the engine leave dense mode: these
+        // queries read the classes' clocks.
+        if flow.id % 100 == 1 && ctx.flow_rate_bps(3).unwrap() > 0.0 {
+            let rate = ctx.flow_rate_bps(3).unwrap();
+            let sent = ctx.flow_bytes_sent(3).unwrap();
+            self.0.push((rate, sent, ctx.link_rate_bps(2 * 128 + 1)));
+        }
+    }
+    fn on_timer(&mut self, ctx: &mut netheat_engine::Ctx<'_, '_>, token: u64) {
+        let rate = ctx.flow_rate_bps(3).unwrap();
+        let sent = ctx.flow_bytes_sent(3).unwrap();
+        self.0.push((rate, sent, ctx.link_rate_bps(2 * 128 + 1)));
+        if token == 0 {
+            ctx.set_priority(7, -5).unwrap();
+            ctx.set_rate_cap(11, Some(0.01 * G)).unwrap();
+        }
+    }
+}
+
+/// In dense mode, rate and progress queries answer from the classes'
+/// virtual clocks, and a priority or cap change makes the engine leave
+/// dense mode (every flow gets its rate back) and come back: both give the
+/// same answers and completion times as the local repair.
+#[test]
+fn queries_and_changes_in_dense_mode_match_the_local_repair() {
+    let run = |dense| {
+        let (caps, flows) = two_tier_flows(16, 8, 1500, 5);
+        let cfg = SimConfig { check_invariants: true, dense, ..SimConfig::default() };
+        let mut sim = Simulation::new(Network::new(caps), None, cfg);
+        sim.add_flows(flows).unwrap();
+        sim.schedule_timer(0.004, 0).unwrap();
+        sim.schedule_timer(0.009, 1).unwrap();
+        let mut p = Probe(Vec::new());
+        let r = sim.run_with(&mut p);
+        (r, p.0)
+    };
+    let (off, po) = run(DenseMode::Off);
+    let (on, pd) = run(DenseMode::Always);
+    assert!(on.stats.dense_entries >= 2, "{:?}", on.stats);
+    assert!(po.len() > 2, "{po:?}");
+    assert_eq!(po.len(), pd.len());
+    for (a, b) in po.iter().zip(&pd) {
+        assert!(a.0 > 0.0 && a.1 > 0.0 && a.2 > 0.0, "{a:?}");
+        assert_close(b.0, a.0, 1e-6 * a.0);
+        assert_close(b.1, a.1, 1e-6 * a.1);
+        assert_close(b.2, a.2, 1e-6 * a.2);
+    }
+    for (x, y) in off.flows.iter().zip(&on.flows) {
+        assert!(
+            (x.finish_s - y.finish_s).abs() <= 1e-9 * x.finish_s,
+            "flow {}: {} vs {}",
+            x.id,
+            x.finish_s,
+            y.finish_s
+        );
+    }
+}
