@@ -173,6 +173,10 @@ struct Group {
     classes: Vec<u32>,
     ver: u32,
     min_cls: u32,
+    /// Smallest `threshold - offset` over the classes (in clock units, so
+    /// a level change leaves it valid), when `min_ok`.
+    min_key: f64,
+    min_ok: bool,
     mark: u32,
 }
 
@@ -298,6 +302,15 @@ impl Dense {
         g
     }
 
+    /// Like [`Dense::mark_group`], when the group's classes or their
+    /// members changed (its earliest finishing member must be found again).
+    fn touch_group(&mut self, g: u32) {
+        if g != NONE {
+            self.grp[g as usize].min_ok = false;
+            self.mark_group(g);
+        }
+    }
+
     /// Invalidates group `g`'s prediction (its classes, their members or
     /// its level changed) and queues it for a new one.
     fn mark_group(&mut self, g: u32) {
@@ -385,26 +398,29 @@ impl Dense {
         if let Some(&moved) = list.get(p) {
             self.cls[moved as usize].gpos = p as u32;
         }
-        self.mark_group(g);
+        self.touch_group(g);
     }
 
     fn join_group(&mut self, c: u32, g: u32) {
         self.cls[c as usize].gpos = self.grp[g as usize].classes.len() as u32;
         self.grp[g as usize].classes.push(c);
         self.cls[c as usize].group = g;
-        self.mark_group(g);
+        self.touch_group(g);
     }
 
     /// Recomputes group `g`'s next completion.
     fn repredict(&mut self, g: u32, now: f64, done_eps: impl Fn(u32) -> (f64, f64)) {
         let gr = &self.grp[g as usize];
-        let mut best = (f64::INFINITY, NONE, NONE);
-        for &c in &gr.classes {
-            let cl = &self.cls[c as usize];
-            if let Some(m) = cl.mem.peek() {
-                let k = m.thr - cl.off;
-                if k < best.0 || (k == best.0 && c < best.1) {
-                    best = (k, c, m.fi);
+        let mut best = (gr.min_key, gr.min_cls);
+        if !gr.min_ok {
+            best = (f64::INFINITY, NONE);
+            for &c in &gr.classes {
+                let cl = &self.cls[c as usize];
+                if let Some(m) = cl.mem.peek() {
+                    let k = m.thr - cl.off;
+                    if k < best.0 || (k == best.0 && c < best.1) {
+                        best = (k, c);
+                    }
                 }
             }
         }
@@ -412,10 +428,13 @@ impl Dense {
         let gr = &mut self.grp[g as usize];
         gr.ver = gr.ver.wrapping_add(1);
         gr.min_cls = best.1;
+        gr.min_key = best.0;
+        gr.min_ok = true;
         if best.1 == NONE || gr.level <= 0.0 {
             return;
         }
-        let (w, eps) = done_eps(best.2);
+        let fi = self.cls[best.1 as usize].mem.peek().expect("the earliest class has members").fi;
+        let (w, eps) = done_eps(fi);
         let left = best.0 - v;
         let t = if left * w / 8.0 <= eps { now } else { now + left / gr.level };
         let ver = gr.ver;
@@ -529,7 +548,7 @@ impl Simulation<'_> {
             }
         }
         let g = d.cls[c as usize].group;
-        d.mark_group(g);
+        d.touch_group(g);
     }
 
     /// Takes active flow `fi` out of its class (its light links lose its
@@ -562,7 +581,7 @@ impl Simulation<'_> {
             k += 1;
         }
         let (g, n, rebuild) = (cl.group, cl.n, cl.dead as usize * 2 > cl.light.len());
-        d.mark_group(g);
+        d.touch_group(g);
         if n == 0 {
             d.drop_class(c);
         } else if rebuild {
