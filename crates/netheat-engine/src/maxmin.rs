@@ -22,8 +22,8 @@
 //! unsaturated link on its path, so no link is allocated above capacity
 //! (beyond float rounding of ~1e-15 relative).
 
+use crate::dheap::heap_order;
 use netheat_core::LinkId;
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// Remaining capacity below this fraction of capacity counts as saturated.
@@ -45,24 +45,9 @@ struct Entry {
     link: u32,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the lowest level (then
-    // lowest link id, for determinism) on top.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.level.total_cmp(&self.level).then(o.link.cmp(&self.link))
-    }
-}
+// Reversed: BinaryHeap is a max-heap and we want the lowest level (then
+// lowest link id, for determinism) on top.
+heap_order!(Entry, |a, b| b.level.total_cmp(&a.level).then(b.link.cmp(&a.link)));
 
 #[derive(Clone, Copy, Default, Debug)]
 struct LinkScratch {

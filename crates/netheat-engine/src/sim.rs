@@ -133,13 +133,13 @@
 //! stranded. Explicit-route flows are stranded with rate 0. When any link
 //! comes back from 0, stranded flows are re-examined in id order.
 
+use crate::dheap::heap_order;
 use crate::dheap::DHeap;
 use crate::flow::{FlowRecord, FlowSpec, Route, StrandReason};
 use crate::maxmin::{max_min_rates, Allocator, FlowSet, BN_CAP, BN_NONE};
 use crate::telemetry::LinkWindows;
 use crate::{EngineError, Network};
 use netheat_core::{HostId, LinkId, Routing};
-use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -390,23 +390,8 @@ struct Queued {
     seq: u64,
     ev: Ev,
 }
-impl PartialEq for Queued {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Queued {}
-impl PartialOrd for Queued {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Queued {
-    // Reversed for a min-heap on (t, seq).
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.t.total_cmp(&self.t).then(o.seq.cmp(&self.seq))
-    }
-}
+// Reversed for a min-heap on (t, seq).
+heap_order!(Queued, |a, b| b.t.total_cmp(&a.t).then(b.seq.cmp(&a.seq)));
 
 #[derive(Debug, Clone, Copy)]
 struct Pred {
@@ -414,22 +399,7 @@ struct Pred {
     flow: u32,
     ver: u32,
 }
-impl PartialEq for Pred {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Pred {}
-impl PartialOrd for Pred {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Pred {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.t.total_cmp(&self.t).then(o.flow.cmp(&self.flow)).then(o.ver.cmp(&self.ver))
-    }
-}
+heap_order!(Pred, |a, b| b.t.total_cmp(&a.t).then(b.flow.cmp(&a.flow)).then(b.ver.cmp(&a.ver)));
 
 /// The component's flows copied into contiguous arrays while the BFS visits
 /// them, so the allocator streams through memory instead of chasing each
@@ -1458,8 +1428,9 @@ impl<'r> Simulation<'r> {
         }
     }
 
-    /// Starts a flow. Returns true if it completed at once.
-    fn activate(&mut self, fi: u32) -> bool {
+    /// Marks a flow started, routes it and puts it on its links' lists;
+    /// returns true if it completed at once (no bytes, or to itself).
+    fn start_flow(&mut self, fi: u32) -> bool {
         let now = self.now;
         let f = &mut self.flows[fi as usize];
         f.status = Status::Active;
@@ -1477,6 +1448,14 @@ impl<'r> Simulation<'r> {
         self.n_active += 1;
         self.route_new(fi);
         self.attach(fi);
+        false
+    }
+
+    /// Starts a flow. Returns true if it completed at once.
+    fn activate(&mut self, fi: u32) -> bool {
+        if self.start_flow(fi) {
+            return true;
+        }
         // Exact shortcuts (see module docs).
         let f = &self.flows[fi as usize];
         let short = if f.path.iter().all(|&l| self.link_flows[l as usize].len() == 1) {

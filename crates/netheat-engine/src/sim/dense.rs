@@ -42,9 +42,9 @@
 //! events do not make it switch back and forth.
 
 use super::{Simulation, Status, LIGHT_SLACK};
+use crate::dheap::heap_order;
 use crate::dheap::DHeap;
 use crate::maxmin::{BN_CAP, BN_NONE};
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 const NONE: u32 = u32::MAX;
@@ -65,23 +65,8 @@ struct Mem {
     thr: f64,
     fi: u32,
 }
-impl PartialEq for Mem {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Mem {}
-impl PartialOrd for Mem {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Mem {
-    // Reversed: `BinaryHeap` pops the smallest threshold first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.thr.total_cmp(&self.thr).then(o.fi.cmp(&self.fi))
-    }
-}
+// Reversed: `BinaryHeap` pops the smallest threshold first.
+heap_order!(Mem, |a, b| b.thr.total_cmp(&a.thr).then(b.fi.cmp(&a.fi)));
 
 /// Next completion of a group, invalid once the group's version moved on.
 #[derive(Clone, Copy, Debug)]
@@ -90,22 +75,7 @@ struct GPred {
     g: u32,
     ver: u32,
 }
-impl PartialEq for GPred {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for GPred {}
-impl PartialOrd for GPred {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for GPred {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.t.total_cmp(&self.t).then(o.g.cmp(&self.g)).then(o.ver.cmp(&self.ver))
-    }
-}
+heap_order!(GPred, |a, b| b.t.total_cmp(&a.t).then(b.g.cmp(&a.g)).then(b.ver.cmp(&a.ver)));
 
 /// A saturation level in progressive filling: a link, or (ids from the
 /// number of links on) a class's cap.
@@ -114,22 +84,7 @@ struct LKey {
     k: f64,
     id: u32,
 }
-impl PartialEq for LKey {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for LKey {}
-impl PartialOrd for LKey {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for LKey {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.k.total_cmp(&self.k).then(o.id.cmp(&self.id))
-    }
-}
+heap_order!(LKey, |a, b| b.k.total_cmp(&a.k).then(b.id.cmp(&a.id)));
 
 #[derive(Debug, Default)]
 struct Class {
@@ -677,22 +632,9 @@ impl Simulation<'_> {
     }
 
     fn dense_arrive_inner(&mut self, d: &mut Dense, fi: u32) -> bool {
-        let now = self.now;
-        let f = &mut self.flows[fi as usize];
-        f.status = Status::Active;
-        f.t_last = now;
-        f.left = f.bytes;
-        f.rate = 0.0;
-        if f.src == f.dst || f.bytes == 0.0 {
-            f.status = Status::Done;
-            f.finish_s = now;
-            f.left = 0.0;
-            self.stats.flows_completed += 1;
+        if self.start_flow(fi) {
             return true;
         }
-        self.n_active += 1;
-        self.route_new(fi);
-        self.attach(fi);
         d.grow_flows(self.flows.len());
         let f = &self.flows[fi as usize];
         if f.cap.is_infinite() && !f.path.iter().any(|&l| d.heavy[l as usize]) {

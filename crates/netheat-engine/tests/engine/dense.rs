@@ -103,6 +103,16 @@ fn two_tier_flows(racks: u32, hosts: u32, n: u64, seed: u64) -> (Vec<f64>, Vec<F
     (caps, flows)
 }
 
+/// Every flow finishes at the same time in both runs, within 1e-9
+/// relative.
+#[track_caller]
+fn assert_same_finish(a: &SimResult, b: &SimResult) {
+    for (x, y) in a.flows.iter().zip(&b.flows) {
+        let tol = 1e-9 * x.finish_s;
+        assert!((x.finish_s - y.finish_s).abs() <= tol, "flow {}: {} vs {}", x.id, x.finish_s, y.finish_s);
+    }
+}
+
 fn run_batch(dense: DenseMode, check: bool) -> SimResult {
     let (caps, flows) = two_tier_flows(16, 8, 1500, 3);
     let cfg = SimConfig { check_invariants: check, dense, window_s: 0.005, ..SimConfig::default() };
@@ -123,15 +133,7 @@ fn auto_mode_takes_a_dense_batch_and_changes_nothing() {
     assert_eq!(auto.stats.dense_entries, 1, "{:?}", auto.stats);
     assert!(auto.stats.dense_instants > 1000, "{:?}", auto.stats);
     assert!(auto.flows.iter().all(|f| f.finished()));
-    for (x, y) in off.flows.iter().zip(&auto.flows) {
-        assert!(
-            (x.finish_s - y.finish_s).abs() <= 1e-9 * x.finish_s,
-            "flow {}: {} vs {}",
-            x.id,
-            x.finish_s,
-            y.finish_s
-        );
-    }
+    assert_same_finish(&off, &auto);
     let (a, b): (Vec<_>, Vec<_>) = (off.link_windows.iter().collect(), auto.link_windows.iter().collect());
     assert_eq!(a.len(), b.len());
     for (p, q) in a.iter().zip(&b) {
@@ -198,13 +200,5 @@ fn queries_and_changes_in_dense_mode_match_the_local_repair() {
         assert_close(b.1, a.1, 1e-6 * a.1);
         assert_close(b.2, a.2, 1e-6 * a.2);
     }
-    for (x, y) in off.flows.iter().zip(&on.flows) {
-        assert!(
-            (x.finish_s - y.finish_s).abs() <= 1e-9 * x.finish_s,
-            "flow {}: {} vs {}",
-            x.id,
-            x.finish_s,
-            y.finish_s
-        );
-    }
+    assert_same_finish(&off, &on);
 }
