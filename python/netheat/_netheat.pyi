@@ -42,6 +42,7 @@ def run_simulation(
     workload: str | None = None,
     data_dir: str | None = None,
     extra_roots: list[str] = ...,
+    dense: str = "auto",
 ) -> dict[str, Any]: ...
 def generate_workload(
     topology: Topology,

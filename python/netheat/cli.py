@@ -117,6 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--seed", type=int, default=0, help="seed of the workload generators and the ECMP hash (default: 0)"
     )
+    sim.add_argument(
+        "--dense",
+        choices=["auto", "off", "always"],
+        default="auto",
+        help=(
+            "dense mode, one rate per bottleneck group of flow classes for batches where one event moves "
+            "many rates: auto (default), off or always; the allocation is the same"
+        ),
+    )
     sim.set_defaults(func=_simulate)
 
     demo = sub.add_parser("demo", help="run the demo scenario and write an HTML report")

@@ -226,6 +226,7 @@ def simulate(
     *,
     workload: str | Path | None = None,
     data_dir: str | Path | None = None,
+    dense: str = "auto",
 ) -> SimulationResult:
     """Simulate flows on a datacenter with exact max-min sharing.
 
@@ -237,7 +238,10 @@ def simulate(
     ``data_dir``, else ``$NETHEAT_DATA``, else ``../shared/data``).
     ``window`` is the link-utilization window (a duration string such as
     ``"30s"`` or seconds). Flows are routed by a per-flow ECMP hash (seeded
-    by ``seed``) over the shortest-path set.
+    by ``seed``) over the shortest-path set. ``dense`` is ``"auto"`` (switch to
+    dense mode, one rate per bottleneck group of flow classes, where one
+    event moves many rates), ``"off"`` or ``"always"``; the allocation is the
+    same either way (see ``docs/architecture.md``).
     """
     from netheat.data import _arg, _roots
 
@@ -249,13 +253,22 @@ def simulate(
     try:
         if workload is not None:
             raw = run_simulation(
-                topology, None, None, window_s, seed, bar, os.fspath(workload), _arg(data_dir), _roots()
+                topology,
+                None,
+                None,
+                window_s,
+                seed,
+                bar,
+                os.fspath(workload),
+                _arg(data_dir),
+                _roots(),
+                dense=dense,
             )
         elif isinstance(flows, dict):
-            raw = run_simulation(topology, None, flows, window_s, seed, bar)
+            raw = run_simulation(topology, None, flows, window_s, seed, bar, dense=dense)
         else:
             assert flows is not None
-            raw = run_simulation(topology, os.fspath(flows), None, window_s, seed, bar)
+            raw = run_simulation(topology, os.fspath(flows), None, window_s, seed, bar, dense=dense)
     finally:
         bar.close()
     wall = time.perf_counter() - t0
@@ -329,6 +342,7 @@ def simulate_cli(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty(),
         workload=args.workload,
         data_dir=args.data_dir,
+        dense=args.dense,
     )
     out = res.write(args.out)
     print(summary_text(res))

@@ -217,6 +217,24 @@ def test_cli_writes_tables(tmp_path: Path) -> None:
     assert flows.schema.metadata[b"netheat_version"]
 
 
+def test_dense_mode_gives_the_same_answer(tmp_path: Path) -> None:
+    # Forced dense mode (one class per heavy-link set, one rate per
+    # bottleneck group) gives the hand-computed 3, 5, 6 s and the same link
+    # utilization as the local repair; `off` never enters it.
+    topo = Topology.from_toml(DC)
+    csv = write(tmp_path, "f.csv", THREE)
+    off = simulate(topo, csv, dense="off")
+    on = simulate(topo, csv, dense="always")
+    assert off.stats["dense_instants"] == 0
+    assert on.stats["dense_instants"] > 0
+    assert on.flows.column("finish_s").to_pylist() == pytest.approx([3.0, 5.0, 6.0], rel=1e-9)
+    u_off = off.links.column("utilization").to_numpy()
+    u_on = on.links.column("utilization").to_numpy()
+    assert np.allclose(u_off, u_on, rtol=1e-9, atol=1e-12)
+    with pytest.raises(InputError, match="unknown dense mode `sometimes`; known: auto, off, always"):
+        simulate(topo, csv, dense="sometimes")
+
+
 def test_bad_arguments() -> None:
     topo = Topology.from_toml(DC)
     with pytest.raises(InputError, match="invalid duration"):

@@ -160,6 +160,22 @@ pub enum DenseMode {
     Always,
 }
 
+impl DenseMode {
+    /// The tags [`DenseMode::parse`] accepts.
+    pub const TAGS: [&'static str; 3] = ["auto", "off", "always"];
+
+    /// Parses `auto`, `off` or `always`; an unknown tag is an error that
+    /// lists the known ones.
+    pub fn parse(tag: &str) -> Result<Self, String> {
+        match tag {
+            "auto" => Ok(Self::Auto),
+            "off" => Ok(Self::Off),
+            "always" => Ok(Self::Always),
+            _ => Err(format!("unknown dense mode `{tag}`; known: {}", Self::TAGS.join(", "))),
+        }
+    }
+}
+
 /// Run parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimConfig {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use netheat_core::Routing;
 use std::path::PathBuf;
 
-use netheat_engine::{FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_engine::{DenseMode, FlowSpec, Network, Route, SimConfig, Simulation};
 use netheat_workloads::{read_flows_csv, DagRunner, FlowRow, TaskDag, WorkloadError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -166,7 +166,7 @@ pub fn generate_workload<'py>(
 /// file; returns `{"flows": {col: (dtype, bytes)}, "links": {...},
 /// "tasks": {...}, "stats": {...}, "notes": [..]}`.
 #[pyfunction]
-#[pyo3(signature = (topology, flows_csv, flows, window_s, seed, progress, workload = None, data_dir = None, extra_roots = Vec::new()))]
+#[pyo3(signature = (topology, flows_csv, flows, window_s, seed, progress, workload = None, data_dir = None, extra_roots = Vec::new(), dense = "auto"))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_simulation<'py>(
     py: Python<'py>,
@@ -179,10 +179,12 @@ pub fn run_simulation<'py>(
     workload: Option<String>,
     data_dir: Option<PathBuf>,
     extra_roots: Vec<PathBuf>,
+    dense: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     if !(window_s.is_finite() && window_s > 0.0) {
         return Err(errors::input(py, format!("the window must be a positive duration, got {window_s} s")));
     }
+    let dense = DenseMode::parse(dense).map_err(|e| errors::input(py, e))?;
     let topo = topology.inner.clone();
     let mut tasks: Vec<(f64, usize, TaskDag)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
@@ -218,7 +220,7 @@ pub fn run_simulation<'py>(
     let cb = progress.as_ref().map(|p| p.clone_ref(py));
     let outcome = py.allow_threads(move || -> Result<_, String> {
         let routing: &dyn Routing = &*topo;
-        let cfg = SimConfig { window_s, seed, ..SimConfig::default() };
+        let cfg = SimConfig { window_s, seed, dense, ..SimConfig::default() };
         let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
         for e in topo.events() {
             sim.schedule_capacity(e.time_s, e.link, e.capacity_bps).map_err(|e| e.to_string())?;
