@@ -148,13 +148,14 @@ fn bench(name: &str, topo: &TwoTier, flows: Vec<FlowSpec>) {
     let r = sim.run();
     let wall = t0.elapsed().as_secs_f64();
     eprintln!(
-        "{name}: max rounds {} widenings {} dense: entries {} instants {} mean classes {:.0} promotions {}",
+        "{name}: max rounds {} widenings {} dense: entries {} instants {} mean classes {:.0} promotions {} cost exits {}",
         r.stats.max_repair_rounds,
         r.stats.widenings,
         r.stats.dense_entries,
         r.stats.dense_instants,
         r.stats.dense_class_sum as f64 / r.stats.dense_instants.max(1) as f64,
-        r.stats.dense_promotions
+        r.stats.dense_promotions,
+        r.stats.dense_cost_exits
     );
     let s = &r.stats;
     let mean_fct = r.flows.iter().map(|f| f.fct_s).sum::<f64>() / n as f64;

@@ -119,11 +119,13 @@
 //! rate and a virtual clock, and each instant is one progressive filling
 //! over the classes. Slack links are left out of the filling but keep exact
 //! loads, and one that the new rates would fill becomes heavy at once, so
-//! the allocation is the same max-min one. Anything but arrivals and
-//! completions (capacity changes, timers, re-binds, priority, cap or
-//! cancellation changes) hands every flow its rate back and the next repair
+//! the allocation is the same max-min one. Anything but arrivals,
+//! completions, timers and group callbacks (capacity changes, re-binds,
+//! priority, cap or cancellation changes) hands every flow its rate back and the next repair
 //! reallocates everything; short stays make re-entry wait for more dense
-//! repairs. Property tests compare dense mode with the local repair on
+//! repairs. Dense mode also leaves when its work per instant (classes and
+//! their links) outgrows what local repairs would pay for the rates that
+//! change, i.e. where classes barely aggregate. Property tests compare dense mode with the local repair on
 //! every random case above.
 //!
 //! # Failures
@@ -252,6 +254,12 @@ pub struct Stats {
     pub dense_class_sum: u64,
     /// Light links made heavy in dense mode.
     pub dense_promotions: u64,
+    /// Stays in dense mode ended because its work per instant outgrew what
+    /// local repairs would pay (flow classes that barely aggregate).
+    pub dense_cost_exits: u64,
+    /// Dense repairs after which dense mode was not entered because its
+    /// classes would not aggregate enough to pay.
+    pub dense_declined: u64,
 }
 
 /// Everything a run produces.
@@ -1096,7 +1104,9 @@ impl<'r> Simulation<'r> {
                 }
                 let Some(ev) = self.pop_event_at(t) else { break };
                 self.stats.events += 1;
-                if self.dense.is_some() && !matches!(ev, Ev::Arrival(_)) {
+                // Timers and group callbacks change no rate by themselves
+                // (what a controller does in them arrives as events).
+                if self.dense.is_some() && !matches!(ev, Ev::Arrival(_) | Ev::Timer(_) | Ev::Group(_)) {
                     self.dense_leave();
                 }
                 self.apply(ev, c);

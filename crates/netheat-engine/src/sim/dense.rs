@@ -36,10 +36,18 @@
 //! quarter of at least [`DENSE_MIN_ACTIVE`] active flows, and leaves it
 //! (handing every flow its rate, bottleneck and remaining bytes, then
 //! recomputing the whole allocation once) as soon as anything other than an
-//! arrival or a completion happens: a capacity change, a timer, a re-bind, a
-//! priority, cap or cancellation event. After a short stay it waits for
-//! twice as many dense repairs before entering again, so timers every few
-//! events do not make it switch back and forth.
+//! arrival, a completion, a timer or a group callback happens: a capacity
+//! change, a re-bind, a priority, cap or cancellation event. (Timers and
+//! callbacks change no rate themselves; what a controller does in them
+//! arrives as such events, flows it adds as arrivals.) After a short stay
+//! it waits for twice as many dense repairs before entering again, so a
+//! controller that changes priorities every few events does not make it
+//! switch back and forth. It also leaves when it does not pay: where
+//! classes barely aggregate (every flow bottlenecked on its own links), an
+//! instant costs about the number of flows while a local repair would pay
+//! only for the few rates that change, so when its mean work per instant
+//! exceeds [`LOCAL_PER_CHANGE`] times its mean number of changed rates it
+//! hands the (exact) allocation back to the local repair.
 
 use super::{Simulation, Status, LIGHT_SLACK};
 use crate::dheap::heap_order;
@@ -58,6 +66,14 @@ const HEAVY_AT: f64 = 0.9;
 /// A stay in dense mode shorter than this many instants doubles the number
 /// of dense repairs needed to enter again.
 const SHORT_STAY: u64 = 64;
+/// A local repair pays about this many times more per changed rate than
+/// dense mode per (class, link) pair (measured on the engine benchmarks:
+/// ~250 ns against ~25 ns). When dense mode's mean work per instant exceeds
+/// this times its mean number of changed rates (plus a constant), classes
+/// barely aggregate and the engine goes back to local repairs.
+const LOCAL_PER_CHANGE: f64 = 8.0;
+/// Instants before dense mode judges its own cost.
+const JUDGE_AFTER: u64 = 4;
 
 /// A member of a class: its finishing service (normalised bits) and index.
 #[derive(Clone, Copy, Debug)]
@@ -179,6 +195,12 @@ pub(super) struct Dense {
     /// Light links whose load a flow joining a class raised this instant
     /// (checked even when the class's level does not change).
     joined: Vec<u32>,
+    /// (class, heavy link) pairs in the last filling.
+    incidences: usize,
+    /// Running means of dense mode's work per instant and of the rates it
+    /// changed (what a local repair would at least have paid).
+    work_avg: f64,
+    chg_avg: f64,
     instants: u64,
 }
 
@@ -425,7 +447,67 @@ impl Simulation<'_> {
                 self.dense_ctl.streak >= self.dense_ctl.need
             }
         };
-        ok && self.stranded.is_empty() && self.cap.iter().all(|&c| c > 0.0)
+        if !(ok && self.stranded.is_empty() && self.cap.iter().all(|&c| c > 0.0)) {
+            return false;
+        }
+        if self.cfg.dense == DenseMode::Auto {
+            // Would it pay? About three units of work per class and
+            // instant, against LOCAL_PER_CHANGE per rate a repair changes.
+            let active = self.active_flows();
+            let heavy = self.dense_heavy_links(&active);
+            let classes = self.count_classes(&active, &heavy);
+            if 3.0 * classes as f64 > LOCAL_PER_CHANGE * self.last_region as f64 {
+                self.dense_ctl.streak = 0;
+                self.dense_ctl.need = (self.dense_ctl.need * 2).min(1 << 20);
+                self.stats.dense_declined += 1;
+                return false;
+            }
+        }
+        true
+    }
+
+    fn active_flows(&self) -> Vec<u32> {
+        (0..self.flows.len() as u32).filter(|&i| self.flows[i as usize].status == Status::Active).collect()
+    }
+
+    /// Heavy links on entry: loaded to [`HEAVY_AT`], bottlenecks of some
+    /// flow, and every link of an uncapped flow that would have none.
+    fn dense_heavy_links(&self, active: &[u32]) -> Vec<bool> {
+        let nl = self.cap.len();
+        let mut heavy: Vec<bool> = (0..nl).map(|l| self.lk[l].load >= HEAVY_AT * self.cap[l]).collect();
+        for &fi in active {
+            let f = &self.flows[fi as usize];
+            if (f.bn as usize) < nl {
+                heavy[f.bn as usize] = true;
+            }
+        }
+        for &fi in active {
+            let f = &self.flows[fi as usize];
+            if f.cap.is_infinite() && !f.path.iter().any(|&l| heavy[l as usize]) {
+                for &l in &f.path {
+                    heavy[l as usize] = true;
+                }
+            }
+        }
+        heavy
+    }
+
+    /// Number of distinct classes (by a 64-bit hash of each flow's key).
+    fn count_classes(&self, active: &[u32], heavy: &[bool]) -> usize {
+        let mut seen = std::collections::HashSet::with_capacity(active.len());
+        let mut links: Vec<u32> = Vec::new();
+        for &fi in active {
+            let f = &self.flows[fi as usize];
+            links.clear();
+            links.extend(f.path.iter().copied().filter(|&l| heavy[l as usize]));
+            links.sort_unstable();
+            let mut h = super::mix(f.prio as u32 as u64 ^ (f.cap / f.weight).to_bits().rotate_left(17));
+            for &l in &links {
+                h = super::mix(h ^ u64::from(l));
+            }
+            seen.insert(h);
+        }
+        seen.len()
     }
 
     /// Switches to dense mode at the current time (after a repair: every
@@ -434,25 +516,8 @@ impl Simulation<'_> {
         let nl = self.cap.len();
         let mut d = Box::new(Dense::new(nl));
         d.grow_flows(self.flows.len());
-        for l in 0..nl {
-            d.heavy[l] = self.lk[l].load >= HEAVY_AT * self.cap[l];
-        }
-        let active: Vec<u32> =
-            (0..self.flows.len() as u32).filter(|&i| self.flows[i as usize].status == Status::Active).collect();
-        for &fi in &active {
-            let f = &self.flows[fi as usize];
-            if (f.bn as usize) < nl {
-                d.heavy[f.bn as usize] = true;
-            }
-        }
-        for &fi in &active {
-            let f = &self.flows[fi as usize];
-            if f.cap.is_infinite() && !f.path.iter().any(|&l| d.heavy[l as usize]) {
-                for &l in &f.path {
-                    d.heavy[l as usize] = true;
-                }
-            }
-        }
+        let active = self.active_flows();
+        d.heavy = self.dense_heavy_links(&active);
         let now = self.now;
         d.gepoch = 1;
         for &fi in &active {
@@ -465,6 +530,7 @@ impl Simulation<'_> {
         self.stats.dense_entries += 1;
         self.dense_ctl.streak = 0;
         d.instants = 0;
+        d.chg_avg = self.last_region as f64;
         self.dense = Some(d);
         self.dense_recompute_inner(true);
     }
@@ -841,8 +907,27 @@ impl Simulation<'_> {
         self.stats.dense_instants += 1;
         self.stats.dense_class_sum += d.live.len() as u64;
         self.stats.rate_changes += moved_members;
+        let work = (d.live.len() + d.incidences + d.dtouched.len()) as f64;
+        if d.instants == 1 {
+            d.work_avg = work;
+            d.chg_avg = d.chg_avg.max(moved_members as f64);
+        } else {
+            d.work_avg += (work - d.work_avg) / 8.0;
+            d.chg_avg += (moved_members as f64 - d.chg_avg) / 8.0;
+        }
+        let costly = self.cfg.dense == super::DenseMode::Auto
+            && d.instants >= JUDGE_AFTER
+            && d.work_avg > LOCAL_PER_CHANGE * d.chg_avg + 4096.0;
         let check = self.cfg.check_invariants;
         self.dense = Some(d);
+        if costly {
+            // Every rate is exact at the end of an instant: no full repair.
+            self.stats.dense_cost_exits += 1;
+            self.dense_leave();
+            self.full_repair = false;
+            self.dense_ctl.need = (self.dense_ctl.need * 2).min(1 << 20);
+            return;
+        }
         if check {
             let ids: Vec<u32> =
                 (0..self.flows.len() as u32).filter(|&i| self.flows[i as usize].status == Status::Active).collect();
@@ -869,8 +954,10 @@ impl Simulation<'_> {
             d.order.sort_unstable_by_key(|&c| (cls[c as usize].prio, c));
         }
         d.flinks.clear();
+        d.incidences = 0;
         for i in 0..d.order.len() {
             let c = d.order[i] as usize;
+            d.incidences += d.cls[c].links.len();
             for &l in &d.cls[c].links {
                 let li = l as usize;
                 if d.lstamp[li] != e {

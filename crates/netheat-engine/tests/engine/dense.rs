@@ -202,3 +202,34 @@ fn queries_and_changes_in_dense_mode_match_the_local_repair() {
     }
     assert_same_finish(&off, &on);
 }
+
+/// A burst of 1,000 equal flows on one shared link makes `Auto` enter
+/// dense mode; 3,000 long flows, each bottlenecked on its own link (so every
+/// class holds one flow and a completion changes no other rate), make it
+/// costlier than local repairs, and the engine leaves after a few instants.
+/// Completion times equal those of the local repair throughout.
+#[test]
+fn auto_mode_leaves_when_classes_do_not_aggregate() {
+    let run = |dense| {
+        let n_long = 3000u32;
+        // Link 0: shared by the burst; links 1..=n_long: one per long flow;
+        // link n_long + 1: crossed by every long flow, never full.
+        let mut caps = vec![10.0 * G];
+        caps.extend(std::iter::repeat_n(G, n_long as usize));
+        caps.push(1e4 * G);
+        let mut flows: Vec<FlowSpec> = (0..1000).map(|i| flow(i, 1e5, 0.0, &[0])).collect();
+        for i in 0..n_long {
+            flows.push(flow(1000 + u64::from(i), 1e6 + 1e3 * f64::from(i), 0.0, &[1 + i, n_long + 1]));
+        }
+        let cfg = SimConfig { dense, ..SimConfig::default() };
+        let mut sim = Simulation::new(Network::new(caps), None, cfg);
+        sim.add_flows(flows).unwrap();
+        sim.run()
+    };
+    let (off, auto) = (run(DenseMode::Off), run(DenseMode::Auto));
+    assert_eq!(auto.stats.dense_entries, 1, "{:?}", auto.stats);
+    assert_eq!(auto.stats.dense_cost_exits, 1, "{:?}", auto.stats);
+    assert!(auto.stats.dense_instants < 64, "{:?}", auto.stats);
+    assert!(auto.flows.iter().all(|f| f.finished()));
+    assert_same_finish(&off, &auto);
+}
