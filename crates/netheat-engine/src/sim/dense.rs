@@ -72,6 +72,8 @@ const SHORT_STAY: u64 = 64;
 /// this times its mean number of changed rates (plus a constant), classes
 /// barely aggregate and the engine goes back to local repairs.
 const LOCAL_PER_CHANGE: f64 = 8.0;
+/// Active flows sampled to estimate the number of classes before entering.
+const SAMPLE: usize = 4096;
 /// Instants before dense mode judges its own cost.
 const JUDGE_AFTER: u64 = 4;
 
@@ -453,12 +455,9 @@ impl Simulation<'_> {
         if self.cfg.dense == DenseMode::Auto {
             // Would it pay? About three units of work per class and
             // instant, against LOCAL_PER_CHANGE per rate a repair changes.
-            let active = self.active_flows();
-            let heavy = self.dense_heavy_links(&active);
-            let classes = self.count_classes(&active, &heavy);
-            if 3.0 * classes as f64 > LOCAL_PER_CHANGE * self.last_region as f64 {
+            if 3.0 * self.estimate_classes() > LOCAL_PER_CHANGE * self.last_region as f64 {
                 self.dense_ctl.streak = 0;
-                self.dense_ctl.need = (self.dense_ctl.need * 2).min(1 << 20);
+                self.dense_ctl.need = (self.dense_ctl.need * 4).min(1 << 20);
                 self.stats.dense_declined += 1;
                 return false;
             }
@@ -492,14 +491,26 @@ impl Simulation<'_> {
         heavy
     }
 
-    /// Number of distinct classes (by a 64-bit hash of each flow's key).
-    fn count_classes(&self, active: &[u32], heavy: &[bool]) -> usize {
-        let mut seen = std::collections::HashSet::with_capacity(active.len());
+    /// Estimated number of classes: distinct keys (64-bit hashes) among at
+    /// most [`SAMPLE`] active flows taken at an even stride, scaled to all
+    /// active flows, with links loaded to [`HEAVY_AT`] as the heavy ones. A
+    /// sample shows less sharing than the whole, so this errs towards not
+    /// entering.
+    fn estimate_classes(&self) -> f64 {
+        let stride = (self.flows.len() / SAMPLE.max(1)).max(1);
+        let mut seen = std::collections::HashSet::with_capacity(SAMPLE);
         let mut links: Vec<u32> = Vec::new();
-        for &fi in active {
-            let f = &self.flows[fi as usize];
+        let mut n = 0usize;
+        for fi in (0..self.flows.len()).step_by(stride) {
+            let f = &self.flows[fi];
+            if f.status != Status::Active {
+                continue;
+            }
+            n += 1;
             links.clear();
-            links.extend(f.path.iter().copied().filter(|&l| heavy[l as usize]));
+            links.extend(
+                f.path.iter().copied().filter(|&l| self.lk[l as usize].load >= HEAVY_AT * self.cap[l as usize]),
+            );
             links.sort_unstable();
             let mut h = super::mix(f.prio as u32 as u64 ^ (f.cap / f.weight).to_bits().rotate_left(17));
             for &l in &links {
@@ -507,7 +518,10 @@ impl Simulation<'_> {
             }
             seen.insert(h);
         }
-        seen.len()
+        if n == 0 {
+            return 0.0;
+        }
+        seen.len() as f64 / n as f64 * self.n_active as f64
     }
 
     /// Switches to dense mode at the current time (after a repair: every
