@@ -233,3 +233,73 @@ fn auto_mode_leaves_when_classes_do_not_aggregate() {
     assert!(auto.flows.iter().all(|f| f.finished()));
     assert_same_finish(&off, &auto);
 }
+
+/// Adds a follow-up flow when a flow of the batch completes, adds flows and
+/// registers a group from a timer, and records group completions: flows a
+/// controller adds are arrivals, and timers and group callbacks keep the
+/// engine in dense mode.
+struct Chain {
+    next: u64,
+    path_of: Vec<Vec<u32>>,
+    groups: Vec<(u64, f64)>,
+}
+impl netheat_engine::Controller for Chain {
+    fn on_flow_complete(&mut self, ctx: &mut netheat_engine::Ctx<'_, '_>, flow: &FlowRecord) {
+        if flow.id.is_multiple_of(3) && flow.id < 1500 {
+            let p = self.path_of[flow.id as usize].clone();
+            let f = FlowSpec::new(self.next, flow.src, flow.dst, 2e5, ctx.now(), Route::Explicit(p));
+            self.next += 1;
+            ctx.add_flow(f).unwrap();
+        }
+    }
+    fn on_timer(&mut self, ctx: &mut netheat_engine::Ctx<'_, '_>, token: u64) {
+        let mut ids = Vec::new();
+        for k in 0..50u64 {
+            let p = self.path_of[(token * 50 + k) as usize].clone();
+            let f = FlowSpec::new(self.next, 0, 1, 3e5, ctx.now(), Route::Explicit(p));
+            ids.push(self.next);
+            self.next += 1;
+            ctx.add_flow(f).unwrap();
+        }
+        ctx.register_group(token, &ids).unwrap();
+        if token < 9 {
+            ctx.schedule_timer(ctx.now() + 0.002, token + 1).unwrap();
+        }
+    }
+    fn on_group_complete(&mut self, ctx: &mut netheat_engine::Ctx<'_, '_>, group: u64) {
+        self.groups.push((group, ctx.now()));
+    }
+}
+
+#[test]
+fn controller_arrivals_timers_and_groups_in_dense_mode() {
+    let run = |dense| {
+        let (caps, flows) = two_tier_flows(16, 8, 1500, 9);
+        let path_of = flows
+            .iter()
+            .map(|f| match &f.route {
+                Route::Explicit(p) => p.clone(),
+                _ => unreachable!(),
+            })
+            .collect();
+        let cfg = SimConfig { check_invariants: true, dense, ..SimConfig::default() };
+        let mut sim = Simulation::new(Network::new(caps), None, cfg);
+        sim.add_flows(flows).unwrap();
+        sim.schedule_timer(0.001, 0).unwrap();
+        let mut c = Chain { next: 10_000, path_of, groups: Vec::new() };
+        let r = sim.run_with(&mut c);
+        (r, c.groups)
+    };
+    let (off, go) = run(DenseMode::Off);
+    let (on, gd) = run(DenseMode::Always);
+    assert_eq!(on.stats.dense_entries, 1, "timers and callbacks keep dense mode: {:?}", on.stats);
+    assert_eq!(off.flows.len(), on.flows.len());
+    assert!(off.flows.len() > 2000);
+    assert_same_finish(&off, &on);
+    assert_eq!(go.len(), gd.len());
+    assert!(go.len() >= 5);
+    for (a, b) in go.iter().zip(&gd) {
+        assert_eq!(a.0, b.0);
+        assert_close(b.1, a.1, 1e-9 * a.1);
+    }
+}
