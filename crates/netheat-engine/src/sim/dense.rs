@@ -239,6 +239,7 @@ impl Dense {
         }
     }
 
+    /// Per-flow arrays cover flow indices `0..n`.
     fn grow_flows(&mut self, n: usize) {
         if self.fc.len() < n {
             self.fc.resize(n, NONE);
@@ -253,6 +254,7 @@ impl Dense {
         gr.v + gr.level * (now - gr.t)
     }
 
+    /// Brings group `g`'s clock to `now` (before its level changes).
     fn advance(&mut self, g: u32, now: f64) {
         let v = self.gv(g, now);
         let gr = &mut self.grp[g as usize];
@@ -304,6 +306,8 @@ impl Dense {
         }
     }
 
+    /// The class of key (priority, normalised cap, heavy links), created
+    /// empty (no group, level 0) if it does not exist.
     fn class_of(&mut self, prio: i32, kappa: f64, heavy_links: &[u32]) -> u32 {
         let kb = kappa.to_bits();
         let mut key = Vec::with_capacity(3 + heavy_links.len());
@@ -353,7 +357,7 @@ impl Dense {
             }
         }
         if cl.group != NONE {
-            self.leave_group(c, cl.group, cl.gpos);
+            self.leave_group(cl.group, cl.gpos);
         }
         let p = cl.live_pos as usize;
         self.live.swap_remove(p);
@@ -370,7 +374,8 @@ impl Dense {
         self.free.push(c);
     }
 
-    fn leave_group(&mut self, _c: u32, g: u32, gpos: u32) {
+    /// Removes the class at position `gpos` of group `g`'s list.
+    fn leave_group(&mut self, g: u32, gpos: u32) {
         let list = &mut self.grp[g as usize].classes;
         let p = gpos as usize;
         list.swap_remove(p);
@@ -380,6 +385,7 @@ impl Dense {
         self.touch_group(g);
     }
 
+    /// Appends class `c` to group `g`'s list.
     fn join_group(&mut self, c: u32, g: u32) {
         self.cls[c as usize].gpos = self.grp[g as usize].classes.len() as u32;
         self.grp[g as usize].classes.push(c);
@@ -797,6 +803,9 @@ impl Simulation<'_> {
         self.dense_recompute_inner(false);
     }
 
+    /// One instant's allocation: filling, light-link check (promoting and
+    /// refilling as needed), loads, group clocks and moves, predictions.
+    /// `full` (on entry) sums light loads from scratch.
     fn dense_recompute_inner(&mut self, full: bool) {
         let mut d = self.dense.take().expect("dense mode");
         let now = self.now;
@@ -898,7 +907,7 @@ impl Simulation<'_> {
                 let s = d.service(c, now);
                 if g0 != NONE {
                     let gpos = d.cls[c as usize].gpos;
-                    d.leave_group(c, g0, gpos);
+                    d.leave_group(g0, gpos);
                 }
                 d.join_group(c, g1);
                 d.cls[c as usize].off = s - d.grp[g1 as usize].v;
