@@ -112,7 +112,8 @@
 //! flows started at once over oversubscribed uplinks: every completion
 //! shifts about a fifth of them), any method that keeps one rate per flow
 //! pays for each. After a local repair whose region covers a quarter of at
-//! least 1,000 active flows, the engine switches to *dense mode*
+//! least 1,000 active flows, if a sample of the flows says their classes
+//! aggregate enough to pay, the engine switches to *dense mode*
 //! (`dense.rs`, [`DenseMode`]): flows with the same heavy links (links not
 //! clearly slack), class and normalised cap form one class allocated as a
 //! single flow of summed weight, classes frozen by the same link share one
@@ -121,12 +122,13 @@
 //! loads, and one that the new rates would fill becomes heavy at once, so
 //! the allocation is the same max-min one. Anything but arrivals,
 //! completions, timers and group callbacks (capacity changes, re-binds,
-//! priority, cap or cancellation changes) hands every flow its rate back and the next repair
-//! reallocates everything; short stays make re-entry wait for more dense
-//! repairs. Dense mode also leaves when its work per instant (classes and
-//! their links) outgrows what local repairs would pay for the rates that
-//! change, i.e. where classes barely aggregate. Property tests compare dense mode with the local repair on
-//! every random case above.
+//! priority, cap or cancellation changes) hands every flow its rate back
+//! and the next repair reallocates everything; short stays make re-entry
+//! wait for more dense repairs. Dense mode also leaves when its work per
+//! instant (classes and their links) outgrows what local repairs would pay
+//! for the rates that change, i.e. where classes barely aggregate. Property
+//! tests compare dense mode with the local repair on every random case
+//! above.
 //!
 //! # Failures
 //! When a link drops to capacity 0, ECMP/path-index flows crossing it move to
@@ -153,7 +155,8 @@ use dense::{Dense, DenseCtl};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DenseMode {
     /// After local repairs that cover a quarter of at least 1,000 active
-    /// flows (the default).
+    /// flows, when the flows' classes aggregate enough to pay; left again
+    /// when they stop paying (the default).
     #[default]
     Auto,
     /// Never: every instant is a local repair.
@@ -1107,7 +1110,7 @@ impl<'r> Simulation<'r> {
                 // Timers and group callbacks change no rate by themselves
                 // (what a controller does in them arrives as events).
                 if self.dense.is_some() && !matches!(ev, Ev::Arrival(_) | Ev::Timer(_) | Ev::Group(_)) {
-                    self.dense_leave();
+                    self.dense_leave(true);
                 }
                 self.apply(ev, c);
             }
@@ -1140,7 +1143,7 @@ impl<'r> Simulation<'r> {
     /// Ends the run at the current time: flushes telemetry and returns the
     /// records.
     pub fn finish(mut self) -> SimResult {
-        self.dense_leave();
+        self.dense_leave(false);
         let end = self.now;
         for l in 0..self.cap.len() {
             self.integrate(l);
@@ -1552,7 +1555,10 @@ impl<'r> Simulation<'r> {
         }
     }
 
-    fn complete_flow(&mut self, fi: u32) {
+    /// Marks a running flow finished now and takes it off its links' lists
+    /// (finished flows keep no path: saves memory on long runs); returns
+    /// its path and the rate it had.
+    fn end_flow(&mut self, fi: u32) -> (Vec<LinkId>, f64) {
         let now = self.now;
         let f = &mut self.flows[fi as usize];
         f.status = Status::Done;
@@ -1565,7 +1571,13 @@ impl<'r> Simulation<'r> {
         self.n_active -= 1;
         self.detach(fi);
         self.stranded.remove(&fi);
-        let path = std::mem::take(&mut self.flows[fi as usize].path);
+        let f = &mut self.flows[fi as usize];
+        f.pos = Positions::default();
+        (std::mem::take(&mut f.path), rate)
+    }
+
+    fn complete_flow(&mut self, fi: u32) {
+        let (path, rate) = self.end_flow(fi);
         if rate > 0.0 {
             for &l in &path {
                 let li = l as usize;
@@ -1581,8 +1593,6 @@ impl<'r> Simulation<'r> {
                 }
             }
         }
-        // Finished flows keep no path: saves memory on long runs.
-        self.flows[fi as usize].pos = Positions::default();
     }
 
     fn set_capacity_now(&mut self, link: LinkId, cap: f64) {

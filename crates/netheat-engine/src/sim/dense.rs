@@ -33,7 +33,8 @@
 //! exact new load.
 //!
 //! The engine enters dense mode after a local repair whose region covered a
-//! quarter of at least [`DENSE_MIN_ACTIVE`] active flows, and leaves it
+//! quarter of at least [`DENSE_MIN_ACTIVE`] active flows, when the classes
+//! of a sample of [`SAMPLE`] active flows say it would pay, and leaves it
 //! (handing every flow its rate, bottleneck and remaining bytes, then
 //! recomputing the whole allocation once) as soon as anything other than an
 //! arrival, a completion, a timer or a group callback happens: a capacity
@@ -59,7 +60,7 @@ const NONE: u32 = u32::MAX;
 
 /// Fewest active flows for which dense mode is entered (below, the local
 /// repair is cheap whatever the cascade).
-pub(super) const DENSE_MIN_ACTIVE: usize = 1000;
+const DENSE_MIN_ACTIVE: usize = 1000;
 /// On entry, a link at or above this utilisation is heavy (the margin keeps
 /// links that are nearly full from being promoted at the next event).
 const HEAVY_AT: f64 = 0.9;
@@ -503,7 +504,7 @@ impl Simulation<'_> {
     /// sample shows less sharing than the whole, so this errs towards not
     /// entering.
     fn estimate_classes(&self) -> f64 {
-        let stride = (self.flows.len() / SAMPLE.max(1)).max(1);
+        let stride = (self.flows.len() / SAMPLE).max(1);
         let mut seen = std::collections::HashSet::with_capacity(SAMPLE);
         let mut links: Vec<u32> = Vec::new();
         let mut n = 0usize;
@@ -686,23 +687,14 @@ impl Simulation<'_> {
         let m = d.cls[c as usize].mem.pop().expect("predicted class has members");
         let fi = m.fi;
         self.dense_unjoin(d, fi, true);
-        // The flow itself, as in the local engine's completion.
-        let f = &mut self.flows[fi as usize];
-        f.status = Status::Done;
-        f.finish_s = now;
-        f.left = 0.0;
-        f.rate = 0.0;
-        self.hot[fi as usize].rate = 0.0;
-        self.stats.flows_completed += 1;
-        self.n_active -= 1;
-        self.detach(fi);
-        let path = std::mem::take(&mut self.flows[fi as usize].path);
+        // Light links already lost its rate; heavy ones get theirs from the
+        // next filling, except those it leaves empty.
+        let (path, _) = self.end_flow(fi);
         for &l in &path {
             if self.link_flows[l as usize].is_empty() {
                 self.set_load(l as usize, 0.0);
             }
         }
-        self.flows[fi as usize].pos = super::Positions::default();
         let flows = &self.flows;
         let eps = |f: u32| (flows[f as usize].weight, flows[f as usize].done_eps());
         d.repredict(p.g, now, eps);
@@ -749,9 +741,10 @@ impl Simulation<'_> {
     }
 
     /// Leaves dense mode now: every active flow gets its rate, bottleneck
-    /// and bytes left, link loads are re-summed, and the next repair
+    /// and bytes left, and link loads are re-summed. With `reallocate` (the
+    /// instant's events are not all allocated yet) the next repair
     /// recomputes the whole allocation.
-    pub(super) fn dense_leave(&mut self) {
+    pub(super) fn dense_leave(&mut self, reallocate: bool) {
         let Some(d) = self.dense.take() else { return };
         let now = self.now;
         let nl = self.cap.len();
@@ -789,7 +782,7 @@ impl Simulation<'_> {
         for &fi in &ids {
             self.predict(fi);
         }
-        self.full_repair = true;
+        self.full_repair = reallocate;
         if d.instants < SHORT_STAY {
             self.dense_ctl.need = (self.dense_ctl.need * 2).min(1 << 20);
         } else {
@@ -946,15 +939,12 @@ impl Simulation<'_> {
         if costly {
             // Every rate is exact at the end of an instant: no full repair.
             self.stats.dense_cost_exits += 1;
-            self.dense_leave();
-            self.full_repair = false;
+            self.dense_leave(false);
             self.dense_ctl.need = (self.dense_ctl.need * 2).min(1 << 20);
             return;
         }
         if check {
-            let ids: Vec<u32> =
-                (0..self.flows.len() as u32).filter(|&i| self.flows[i as usize].status == Status::Active).collect();
-            for fi in ids {
+            for fi in self.active_flows() {
                 let (rate, _) = self.dense_flow(fi).expect("active flows have a class");
                 self.flows[fi as usize].rate = rate;
             }
