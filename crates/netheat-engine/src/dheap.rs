@@ -78,6 +78,13 @@ impl<T: Ord + Copy> DHeap<T> {
         Some(top)
     }
 
+    /// Replaces the greatest element by `x` (one sift instead of a pop and
+    /// a push). The heap must not be empty.
+    pub(crate) fn replace_top(&mut self, x: T) {
+        self.v[0] = x;
+        self.sift_down(0);
+    }
+
     /// Keeps only the elements for which `keep` holds.
     pub(crate) fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
         self.v.retain(keep);

@@ -4,10 +4,12 @@
 //! # Exactness
 //! Rates change only at events, so each flow's remaining bytes are stored as
 //! of its last rate change (`left`, `t_last`) and updated lazily. Completion
-//! times are predicted when a rate changes and kept in a heap; an entry is
-//! stale (lazily dropped) when the flow's rate version moved on. A popped,
-//! valid prediction *is* the completion: the flow's rate has not changed since
-//! the prediction, so no remaining-bytes comparison with an epsilon is needed
+//! times are predicted when a rate changes and kept in a heap. A flow has at
+//! most one valid entry (older ones are stale and dropped at the top): a
+//! flow that speeds up gets a new, earlier entry, while one that slows down
+//! keeps its entry, which is moved to the current prediction when it reaches
+//! the top. A valid entry at the top that equals the flow's prediction *is*
+//! the completion: no remaining-bytes comparison with an epsilon is needed
 //! there; a flow whose remainder is below `max(1e-6 B, 1e-12·size)` when its
 //! rate changes is completed at once.
 //!
@@ -339,7 +341,15 @@ struct FlowState {
     rate: f64,
     left: f64,
     t_last: f64,
+    /// Version of the flow's valid entry in the prediction heap.
     ver: u32,
+    /// Predicted completion time at the current rate (infinite at rate 0).
+    pred: f64,
+    /// Time of the valid heap entry (infinite if none). It is at most
+    /// `pred`: a flow that slows down keeps its earlier entry, which is
+    /// moved to `pred` when it reaches the top (one heap operation instead
+    /// of a push now and a stale pop later).
+    entry_t: f64,
     finish_s: f64,
     /// Bottleneck of the current rate: a link id, [`BN_CAP`] or [`BN_NONE`].
     bn: u32,
@@ -879,6 +889,8 @@ impl<'r> Simulation<'r> {
             left: f.bytes,
             t_last: f.start_s,
             ver: 0,
+            pred: f64::INFINITY,
+            entry_t: f64::INFINITY,
             finish_s: f64::NAN,
             bn: BN_NONE,
             cancelled: None,
@@ -1203,11 +1215,8 @@ impl<'r> Simulation<'r> {
             }
             return (t < f64::INFINITY).then_some(t);
         }
-        while let Some(p) = self.completions.peek() {
-            let f = &self.flows[p.flow as usize];
-            if f.status != Status::Active || f.ver != p.ver {
-                self.completions.pop();
-            } else {
+        while let Some(&p) = self.completions.peek() {
+            if !self.settle_top(p) {
                 break;
             }
         }
@@ -1228,11 +1237,8 @@ impl<'r> Simulation<'r> {
         if self.dense.is_some() {
             return self.dense_pop_completion(t);
         }
-        while let Some(p) = self.completions.peek() {
-            let p = *p;
-            let f = &self.flows[p.flow as usize];
-            if f.status != Status::Active || f.ver != p.ver {
-                self.completions.pop();
+        while let Some(&p) = self.completions.peek() {
+            if self.settle_top(p) {
                 continue;
             }
             if p.t <= t {
@@ -1242,6 +1248,28 @@ impl<'r> Simulation<'r> {
             return None;
         }
         None
+    }
+
+    /// Handles the top prediction `p` if it is not due as it stands: drops
+    /// a stale one, and moves the entry of a flow that slowed down to its
+    /// current prediction. Returns whether the top changed.
+    fn settle_top(&mut self, p: Pred) -> bool {
+        let f = &mut self.flows[p.flow as usize];
+        if f.status != Status::Active || f.ver != p.ver {
+            self.completions.pop();
+            return true;
+        }
+        if f.pred > p.t {
+            if f.pred.is_finite() {
+                f.entry_t = f.pred;
+                self.completions.replace_top(Pred { t: f.pred, ..p });
+            } else {
+                f.entry_t = f64::INFINITY;
+                self.completions.pop();
+            }
+            return true;
+        }
+        false
     }
 
     fn pop_event_at(&mut self, t: f64) -> Option<Ev> {
@@ -1539,10 +1567,17 @@ impl<'r> Simulation<'r> {
     fn predict(&mut self, fi: u32) {
         let now = self.now;
         let f = &mut self.flows[fi as usize];
-        f.ver = f.ver.wrapping_add(1);
-        if f.rate > 0.0 {
-            let t = if f.left <= f.done_eps() { now } else { now + f.left * 8.0 / f.rate };
-            self.completions.push(Pred { t: t.max(now), flow: fi, ver: f.ver });
+        if f.rate <= 0.0 {
+            f.pred = f64::INFINITY;
+            return;
+        }
+        let t = if f.left <= f.done_eps() { now } else { now + f.left * 8.0 / f.rate };
+        f.pred = t.max(now);
+        // A valid entry at or before the new time stays (see `entry_t`).
+        if f.pred < f.entry_t {
+            f.ver = f.ver.wrapping_add(1);
+            f.entry_t = f.pred;
+            self.completions.push(Pred { t: f.pred, flow: fi, ver: f.ver });
             // Stale predictions are dropped lazily at the top; compact when
             // they dominate so the heap stays O(active flows).
             if self.completions.len() > 4 * self.n_active + 1024 {

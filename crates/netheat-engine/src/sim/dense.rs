@@ -548,6 +548,9 @@ impl Simulation<'_> {
             self.dense_join(&mut d, fi, r);
         }
         self.completions = DHeap::default();
+        for &fi in &active {
+            self.flows[fi as usize].entry_t = f64::INFINITY;
+        }
         self.stats.dense_entries += 1;
         self.dense_ctl.streak = 0;
         d.instants = 0;
