@@ -11,6 +11,7 @@
 mod dheap;
 pub mod error;
 pub mod flow;
+mod hops;
 pub mod maxmin;
 pub mod network;
 pub mod sim;

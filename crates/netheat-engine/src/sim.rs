@@ -142,6 +142,7 @@
 use crate::dheap::heap_order;
 use crate::dheap::DHeap;
 use crate::flow::{FlowRecord, FlowSpec, Route, StrandReason};
+use crate::hops::Hops;
 use crate::maxmin::{max_min_rates, Allocator, FlowSet, BN_CAP, BN_NONE};
 use crate::telemetry::LinkWindows;
 use crate::{EngineError, Network};
@@ -317,32 +318,26 @@ enum Status {
 enum RouteKind {
     Explicit,
     Ecmp,
-    Index(usize),
+    Index(u32),
 }
 
 #[derive(Debug)]
+// Laid out by hand in 256 bytes: the first 64 hold what completions,
+// predictions and repairs read, the next 96 the path and list positions,
+// the rest what only records and routing need. (Aligning it to cache lines
+// as well was slower: a growing vector of over-aligned elements is copied
+// on every reallocation instead of being remapped.)
+#[repr(C)]
 struct FlowState {
-    id: u64,
-    src: HostId,
-    dst: HostId,
-    bytes: f64,
-    start_s: f64,
-    weight: f64,
-    cap: f64,
+    /// Version of the flow's valid entry in the prediction heap.
+    ver: u32,
+    /// Bottleneck of the current rate: a link id, [`BN_CAP`] or [`BN_NONE`].
+    bn: u32,
     prio: i32,
-    task_id: Option<u64>,
-    kind: RouteKind,
-    path: Vec<LinkId>,
-    /// Position of this flow in `link_flows[path[h]]`.
-    pos: Positions,
-    path_id: Option<u32>,
     status: Status,
-    stranded: Option<StrandReason>,
     rate: f64,
     left: f64,
     t_last: f64,
-    /// Version of the flow's valid entry in the prediction heap.
-    ver: u32,
     /// Predicted completion time at the current rate (infinite at rate 0).
     pred: f64,
     /// Time of the valid heap entry (infinite if none). It is at most
@@ -350,12 +345,28 @@ struct FlowState {
     /// moved to `pred` when it reaches the top (one heap operation instead
     /// of a push now and a stale pop later).
     entry_t: f64,
+    bytes: f64,
+    path: Hops,
+    /// Position of this flow in `link_flows[path[h]]`.
+    pos: Positions,
+    weight: f64,
+    cap: f64,
+    id: u64,
+    src: HostId,
+    dst: HostId,
+    start_s: f64,
     finish_s: f64,
-    /// Bottleneck of the current rate: a link id, [`BN_CAP`] or [`BN_NONE`].
-    bn: u32,
-    /// Bytes delivered when the flow was cancelled (`None`: not cancelled).
-    cancelled: Option<f64>,
+    /// Bytes delivered when the flow was cancelled (NaN: not cancelled).
+    cancelled: f64,
+    task_id: Option<u64>,
+    kind: RouteKind,
+    path_id: Option<u32>,
+    stranded: Option<StrandReason>,
 }
+
+// 256 bytes on 64-bit targets (see above).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<FlowState>() == 256);
 
 /// Hops whose list positions a flow keeps inline (a three-tier path has
 /// 6): the moved entry's position is then updated in the flow's state
@@ -529,6 +540,49 @@ impl Hasher for IdHasher {
     }
 }
 
+/// Flow id -> flow index. Callers mostly number their flows 0, 1, 2, ...:
+/// such ids live in a plain vector (4 bytes per id, no hashing); an id far
+/// beyond the number of flows goes to a hash map instead, so memory stays
+/// proportional to the flows whatever the ids.
+#[derive(Default)]
+struct IdIndex {
+    dense: Vec<u32>,
+    sparse: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+}
+
+impl IdIndex {
+    const FREE: u32 = u32::MAX;
+    /// Ids below `2 * flows + DENSE_SLACK` go to the vector.
+    const DENSE_SLACK: u64 = 1 << 16;
+
+    fn get(&self, id: u64) -> Option<u32> {
+        if let Some(&i) = self.dense.get(id as usize) {
+            if i != Self::FREE {
+                return Some(i);
+            }
+        }
+        if self.sparse.is_empty() {
+            None
+        } else {
+            self.sparse.get(&id).copied()
+        }
+    }
+
+    /// Adds a new id (not present) for flow index `idx`, with `flows` flows.
+    fn insert(&mut self, id: u64, idx: u32, flows: usize) {
+        if id < 2 * flows as u64 + Self::DENSE_SLACK {
+            let i = id as usize;
+            if i >= self.dense.len() {
+                let n = (i + 1).max(self.dense.len() * 3 / 2);
+                self.dense.resize(n, Self::FREE);
+            }
+            self.dense[i] = idx;
+        } else {
+            self.sparse.insert(id, idx);
+        }
+    }
+}
+
 /// SplitMix64 finaliser: a fixed, portable hash for ECMP decisions.
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -546,7 +600,7 @@ pub struct Simulation<'r> {
     now: f64,
     running: bool,
     flows: Vec<FlowState>,
-    id_index: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    id_index: IdIndex,
     link_flows: Vec<Vec<(u32, u32)>>,
     /// Per-link load and telemetry state, together so an update touches one
     /// cache line.
@@ -718,7 +772,7 @@ impl<'r> Simulation<'r> {
             now: 0.0,
             running: false,
             flows: Vec::new(),
-            id_index: HashMap::default(),
+            id_index: IdIndex::default(),
             link_flows: vec![Vec::new(); n],
             lk: vec![LinkHot { load: 0.0, tel_t: 0.0, acc: 0.0, win: NO_WINDOW }; n],
             windows,
@@ -818,7 +872,7 @@ impl<'r> Simulation<'r> {
     }
 
     fn flow_index(&self, id: u64) -> Result<u32, EngineError> {
-        self.id_index.get(&id).copied().ok_or(EngineError::UnknownFlow(id))
+        self.id_index.get(id).ok_or(EngineError::UnknownFlow(id))
     }
 
     fn push_event(&mut self, t: f64, ev: Ev) {
@@ -861,14 +915,14 @@ impl<'r> Simulation<'r> {
             }
             Route::PathIndex(k) => {
                 self.check_path_index(id, f.src, f.dst, Some(k))?;
-                (RouteKind::Index(k), Vec::new())
+                (RouteKind::Index(k as u32), Vec::new())
             }
         };
-        if self.id_index.contains_key(&id) {
+        if self.id_index.get(id).is_some() {
             return Err(EngineError::DuplicateFlowId(id));
         }
         let idx = self.flows.len() as u32;
-        self.id_index.insert(id, idx);
+        self.id_index.insert(id, idx, self.flows.len());
         self.flows.push(FlowState {
             id,
             src: f.src,
@@ -880,7 +934,7 @@ impl<'r> Simulation<'r> {
             prio: f.priority,
             task_id: f.task_id,
             kind,
-            path,
+            path: Hops::from(path),
             pos: Positions::default(),
             path_id: None,
             status: Status::Pending,
@@ -893,7 +947,7 @@ impl<'r> Simulation<'r> {
             entry_t: f64::INFINITY,
             finish_s: f64::NAN,
             bn: BN_NONE,
-            cancelled: None,
+            cancelled: f64::NAN,
         });
         self.flow_seen.push(0);
         self.rep.viol_seen.push(0);
@@ -1029,7 +1083,7 @@ impl<'r> Simulation<'r> {
     /// Current rate of a flow in bits/s (0 unless running); `None` for an
     /// unknown id.
     pub fn flow_rate_bps(&self, flow_id: u64) -> Option<f64> {
-        self.id_index.get(&flow_id).map(|&i| {
+        self.id_index.get(flow_id).map(|i| {
             let f = &self.flows[i as usize];
             if f.status == Status::Active {
                 self.dense_flow(i).map_or(f.rate, |x| x.0)
@@ -1043,10 +1097,10 @@ impl<'r> Simulation<'r> {
     /// running flow's progress since its last rate change is included);
     /// `None` for an unknown id.
     pub fn flow_bytes_sent(&self, flow_id: u64) -> Option<f64> {
-        self.id_index.get(&flow_id).map(|&i| {
+        self.id_index.get(flow_id).map(|i| {
             let f = &self.flows[i as usize];
-            if let Some(b) = f.cancelled {
-                return b;
+            if !f.cancelled.is_nan() {
+                return f.cancelled;
             }
             match f.status {
                 Status::Done => f.bytes,
@@ -1199,7 +1253,11 @@ impl<'r> Simulation<'r> {
             task_id: f.task_id,
             priority: f.prio,
             path_id: f.path_id,
-            bytes_delivered: f.cancelled.unwrap_or(if done { f.bytes } else { 0.0 }),
+            bytes_delivered: match (f.cancelled.is_nan(), done) {
+                (false, _) => f.cancelled,
+                (true, true) => f.bytes,
+                (true, false) => 0.0,
+            },
             stranded: f.stranded,
         }
     }
@@ -1464,8 +1522,7 @@ impl<'r> Simulation<'r> {
             }
         };
         let f = &mut self.flows[fi as usize];
-        f.path.clear();
-        f.path.extend_from_slice(&buf);
+        f.path.set(&buf);
         f.path_id = Some(kk as u32);
         self.path_buf = buf;
         self.update_strand(fi);
@@ -1560,7 +1617,7 @@ impl<'r> Simulation<'r> {
                 let k = self.ecmp_pick(r, &self.flows[fi as usize]);
                 self.route_flow(fi, k);
             }
-            RouteKind::Index(k) => self.route_flow(fi, k),
+            RouteKind::Index(k) => self.route_flow(fi, k as usize),
         }
     }
 
@@ -1593,7 +1650,7 @@ impl<'r> Simulation<'r> {
     /// Marks a running flow finished now and takes it off its links' lists
     /// (finished flows keep no path: saves memory on long runs); returns
     /// its path and the rate it had.
-    fn end_flow(&mut self, fi: u32) -> (Vec<LinkId>, f64) {
+    fn end_flow(&mut self, fi: u32) -> (Hops, f64) {
         let now = self.now;
         let f = &mut self.flows[fi as usize];
         f.status = Status::Done;
@@ -1719,7 +1776,7 @@ impl<'r> Simulation<'r> {
             Status::Pending => {
                 let f = &mut self.flows[fi as usize];
                 f.status = Status::Done;
-                f.cancelled = Some(0.0);
+                f.cancelled = 0.0;
             }
             Status::Active => {
                 let f = &self.flows[fi as usize];
@@ -1729,7 +1786,7 @@ impl<'r> Simulation<'r> {
                 self.stats.flows_completed -= 1;
                 let f = &mut self.flows[fi as usize];
                 f.finish_s = f64::NAN;
-                f.cancelled = Some(sent);
+                f.cancelled = sent;
             }
         }
     }
@@ -1740,13 +1797,13 @@ impl<'r> Simulation<'r> {
         }
         match to {
             RebindTo::Path(k) => {
-                self.flows[fi as usize].kind = RouteKind::Index(k);
+                self.flows[fi as usize].kind = RouteKind::Index(k as u32);
                 self.move_flow(fi, |s| s.route_flow(fi, k));
             }
             RebindTo::Explicit(p) => self.move_flow(fi, |s| {
                 let f = &mut s.flows[fi as usize];
                 f.kind = RouteKind::Explicit;
-                f.path = p;
+                f.path = Hops::from(p);
                 f.path_id = None;
                 s.update_strand(fi);
             }),
@@ -2283,7 +2340,7 @@ impl<'r> Simulation<'r> {
             .iter()
             .map(|&i| {
                 let f = &self.flows[i];
-                (f.path.clone(), f.weight, f.cap, f.prio)
+                (f.path.to_vec(), f.weight, f.cap, f.prio)
             })
             .collect();
         let expect = max_min_rates(&self.cap, &spec);
@@ -2400,5 +2457,30 @@ impl Ctx<'_, '_> {
     /// Bytes a flow has delivered so far (see [`Simulation::flow_bytes_sent`]).
     pub fn flow_bytes_sent(&self, flow_id: u64) -> Option<f64> {
         self.sim.flow_bytes_sent(flow_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdIndex;
+
+    #[test]
+    fn id_index_small_and_far_ids() {
+        let mut ix = IdIndex::default();
+        // In order, out of order, and one far beyond the flow count.
+        let ids = [0u64, 5, 3, 1 << 40, 70_000, 2];
+        for (k, &id) in ids.iter().enumerate() {
+            assert_eq!(ix.get(id), None);
+            ix.insert(id, k as u32, k);
+        }
+        for (k, &id) in ids.iter().enumerate() {
+            assert_eq!(ix.get(id), Some(k as u32), "id {id}");
+        }
+        // 70,000 is beyond 2 * 4 + 65,536 flows: in the map, like 2^40.
+        assert_eq!(ix.sparse.len(), 2);
+        assert!(ix.dense.len() < 100);
+        assert_eq!(ix.get(4), None);
+        assert_eq!(ix.get(69_999), None);
+        assert_eq!(ix.get(u64::MAX), None);
     }
 }

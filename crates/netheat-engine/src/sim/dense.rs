@@ -720,7 +720,7 @@ impl Simulation<'_> {
         let f = &self.flows[fi as usize];
         if f.cap.is_infinite() && !f.path.iter().any(|&l| d.heavy[l as usize]) {
             let path = f.path.clone();
-            for l in path {
+            for &l in &path {
                 if !d.heavy[l as usize] {
                     self.dense_promote(d, l);
                 }
