@@ -53,6 +53,7 @@
 use super::{Simulation, Status, LIGHT_SLACK};
 use crate::dheap::heap_order;
 use crate::dheap::DHeap;
+use crate::hops::Hops;
 use crate::maxmin::{BN_CAP, BN_NONE};
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
@@ -105,34 +106,37 @@ struct LKey {
 }
 heap_order!(LKey, |a, b| b.k.total_cmp(&a.k).then(b.id.cmp(&a.id)));
 
+// Laid out by hand: every instant's filling and group pass read the first
+// 96 bytes of every class; the rest changes only when members come and go.
 #[derive(Debug, Default)]
+#[repr(C)]
 struct Class {
-    key: Vec<u32>,
+    frozen: u32,
     prio: i32,
+    group: u32,
+    new_group: u32,
     /// Normalised cap (`cap / weight`), infinite without one.
     kappa: f64,
-    /// Heavy links, sorted.
-    links: Vec<u32>,
-    /// Position in each link's class list.
-    lpos: Vec<u32>,
     /// Sum of the members' weights.
     w: f64,
+    level: f64,
+    new_level: f64,
+    /// Heavy links, sorted (inline: filling reads them for every class).
+    links: Hops,
+    /// Service = group clock + `off`.
+    off: f64,
     n: u32,
-    mem: BinaryHeap<Mem>,
+    gpos: u32,
     /// The members' light links with their weights, each member's entries
     /// contiguous; a finished member's weights are zeroed, and the vector is
     /// rebuilt when such dead entries outnumber the live ones.
     light: Vec<(u32, u32, f64)>,
     dead: u32,
-    group: u32,
-    gpos: u32,
-    /// Service = group clock + `off`.
-    off: f64,
-    level: f64,
-    new_group: u32,
-    new_level: f64,
-    frozen: u32,
     live_pos: u32,
+    mem: BinaryHeap<Mem>,
+    key: Vec<u32>,
+    /// Position in each link's class list.
+    lpos: Vec<u32>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -327,7 +331,7 @@ impl Dense {
                 (self.cls.len() - 1) as u32
             }
         };
-        let links = key[3..].to_vec();
+        let links = Hops::from(&key[3..]);
         let mut lpos = Vec::with_capacity(links.len());
         for &l in &links {
             lpos.push(self.link_cls[l as usize].len() as u32);
