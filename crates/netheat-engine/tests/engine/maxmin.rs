@@ -67,6 +67,19 @@ fn late_arrival() {
 }
 
 #[test]
+fn a_flow_that_slows_down_and_speeds_up_again() {
+    // f1 (10 Gbit) alone at 10G would finish at 1.0. f2 (2 Gbit) arrives at
+    // 0.2: both at 5G, f2 done at 0.6; f1 has sent 2 + 2 = 4 Gbit, 6 left
+    // alone at 10G -> 1.2. f1 keeps its heap entry for 1.0 while it is
+    // slower; that entry must move to 1.2 when it reaches the top.
+    let g = GB125 / 10.0;
+    let r = run(vec![10.0 * G], vec![flow(1, 10.0 * g, 0.0, &[0]), flow(2, 2.0 * g, 0.2, &[0])]);
+    assert_close(rec(&r, 2).finish_s, 0.6, 1e-9);
+    assert_close(rec(&r, 1).finish_s, 1.2, 1e-9);
+    assert_eq!(r.stats.events, 4);
+}
+
+#[test]
 fn weights_split_two_to_one() {
     // Weight 2 vs 1: 20/3 and 10/3 Gbps. f1 (10 Gbit) done at 1.5; f2 sent 5,
     // then 10G for 0.5 s -> 2.0.
