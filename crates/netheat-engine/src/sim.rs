@@ -147,7 +147,7 @@ use crate::maxmin::{max_min_rates, Allocator, FlowSet, BN_CAP, BN_NONE};
 use crate::telemetry::LinkWindows;
 use crate::{EngineError, Network};
 use netheat_core::{HostId, LinkId, Routing};
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeSet, BinaryHeap, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 mod dense;
@@ -610,6 +610,11 @@ pub struct Simulation<'r> {
     pending_head: usize,
     pending_sorted: bool,
     events: BinaryHeap<Queued>,
+    /// Events for the current time queued while its instant runs (flows a
+    /// controller adds to start now): every event already queued for this
+    /// time has a smaller sequence number, so a FIFO keeps them in
+    /// `(time, sequence)` order without the heap.
+    now_lane: VecDeque<Queued>,
     /// Completion predictions, stale ones dropped when they reach the top.
     completions: DHeap<Pred>,
     seq: u64,
@@ -780,6 +785,7 @@ impl<'r> Simulation<'r> {
             pending_head: 0,
             pending_sorted: true,
             events: BinaryHeap::new(),
+            now_lane: VecDeque::new(),
             completions: DHeap::default(),
             seq: 0,
             dirty: Vec::new(),
@@ -876,7 +882,12 @@ impl<'r> Simulation<'r> {
     }
 
     fn push_event(&mut self, t: f64, ev: Ev) {
-        self.events.push(Queued { t, seq: self.seq, ev });
+        let q = Queued { t, seq: self.seq, ev };
+        if self.running && t == self.now {
+            self.now_lane.push_back(q);
+        } else {
+            self.events.push(q);
+        }
         self.seq += 1;
     }
 
@@ -1265,8 +1276,8 @@ impl<'r> Simulation<'r> {
     fn next_time(&mut self) -> Option<f64> {
         if self.dense.is_some() {
             let mut t = self.dense_next_time().unwrap_or(f64::INFINITY);
-            if let Some(q) = self.events.peek() {
-                t = t.min(q.t);
+            if let Some(q) = self.queued_head() {
+                t = t.min(q.0);
             }
             if let Some(&(pt, _, _)) = self.pending.get(self.pending_head) {
                 t = t.min(pt);
@@ -1282,8 +1293,8 @@ impl<'r> Simulation<'r> {
         if let Some(p) = self.completions.peek() {
             t = t.min(p.t);
         }
-        if let Some(q) = self.events.peek() {
-            t = t.min(q.t);
+        if let Some(q) = self.queued_head() {
+            t = t.min(q.0);
         }
         if let Some(&(pt, _, _)) = self.pending.get(self.pending_head) {
             t = t.min(pt);
@@ -1330,8 +1341,20 @@ impl<'r> Simulation<'r> {
         false
     }
 
+    /// Time and sequence number of the next queued event, and whether it
+    /// is in the current instant's lane.
+    fn queued_head(&self) -> Option<(f64, u64, bool)> {
+        let h = self.events.peek().map(|q| (q.t, q.seq, false));
+        let l = self.now_lane.front().map(|q| (q.t, q.seq, true));
+        match (h, l) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn pop_event_at(&mut self, t: f64) -> Option<Ev> {
-        let h = self.events.peek().map(|q| (q.t, q.seq));
+        let q = self.queued_head();
+        let h = q.map(|(t, s, _)| (t, s));
         let p = self.pending.get(self.pending_head).map(|&(pt, s, _)| (pt, s));
         let take_pending = match (h, p) {
             (None, None) => return None,
@@ -1351,10 +1374,15 @@ impl<'r> Simulation<'r> {
             }
             Some(Ev::Arrival(idx))
         } else {
-            if h.expect("some").0 > t {
+            let (qt, _, lane) = q.expect("some");
+            if qt > t {
                 return None;
             }
-            self.events.pop().map(|q| q.ev)
+            if lane {
+                self.now_lane.pop_front().map(|q| q.ev)
+            } else {
+                self.events.pop().map(|q| q.ev)
+            }
         }
     }
 

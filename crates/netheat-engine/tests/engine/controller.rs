@@ -133,3 +133,36 @@ fn bytes_sent_are_exact_between_rate_changes() {
         assert_close(got.expect("known flow"), w, 1e-3);
     }
 }
+
+/// Records the order of timer callbacks; timer 1 schedules more for now.
+struct SameTime {
+    order: Vec<(u64, f64)>,
+}
+
+impl Controller for SameTime {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        self.order.push((token, ctx.now()));
+        if token == 1 {
+            // Queued during the instant for the same time: after timers 2
+            // and 3 (queued before the run), in the order they are queued.
+            ctx.schedule_timer(ctx.now(), 10).unwrap();
+            ctx.schedule_timer(ctx.now(), 11).unwrap();
+            ctx.schedule_timer(ctx.now() + 1.0, 12).unwrap();
+        }
+        if token == 10 {
+            ctx.schedule_timer(ctx.now(), 20).unwrap();
+        }
+    }
+}
+
+#[test]
+fn events_queued_for_now_run_after_those_queued_before() {
+    let mut sim = Simulation::new(Network::new(vec![G]), None, SimConfig::default());
+    for (t, k) in [(1.0, 1), (1.0, 2), (1.0, 3), (0.5, 4)] {
+        sim.schedule_timer(t, k).unwrap();
+    }
+    let mut c = SameTime { order: Vec::new() };
+    let _ = sim.run_with(&mut c);
+    let want = [(4, 0.5), (1, 1.0), (2, 1.0), (3, 1.0), (10, 1.0), (11, 1.0), (20, 1.0), (12, 2.0)];
+    assert_eq!(c.order, want);
+}
