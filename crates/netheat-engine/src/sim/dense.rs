@@ -88,15 +88,6 @@ struct Mem {
 // Reversed: `BinaryHeap` pops the smallest threshold first.
 heap_order!(Mem, |a, b| b.thr.total_cmp(&a.thr).then(b.fi.cmp(&a.fi)));
 
-/// Next completion of a group, invalid once the group's version moved on.
-#[derive(Clone, Copy, Debug)]
-struct GPred {
-    t: f64,
-    g: u32,
-    ver: u32,
-}
-heap_order!(GPred, |a, b| b.t.total_cmp(&a.t).then(b.g.cmp(&a.g)).then(b.ver.cmp(&a.ver)));
-
 /// A saturation level in progressive filling: a link, or (ids from the
 /// number of links on) a class's cap.
 #[derive(Clone, Copy, Debug)]
@@ -149,7 +140,13 @@ struct Group {
     v: f64,
     t: f64,
     classes: Vec<u32>,
-    ver: u32,
+    /// Time of its next completion (infinite: none, or not predicted since
+    /// its classes, members or level changed).
+    next: f64,
+    /// Position in `Dense::timed` (`NONE` when `next` is infinite).
+    tpos: u32,
+    /// Listed in `Dense::due`.
+    in_due: bool,
     min_cls: u32,
     /// Smallest `threshold - offset` over the classes (in clock units, so
     /// a level change leaves it valid), when `min_ok`.
@@ -177,7 +174,15 @@ pub(super) struct Dense {
     lgrp: Vec<Vec<(i32, u32)>>,
     /// Per class slot, its cap group.
     cap_g: Vec<u32>,
-    preds: DHeap<GPred>,
+    /// Groups with a finite next completion time.
+    timed: Vec<u32>,
+    /// The groups whose next completion was the earliest, `due_t`, when
+    /// `timed` was last scanned, by decreasing index; entries whose time
+    /// moved on since are dropped when they reach the end.
+    due: Vec<u32>,
+    due_t: f64,
+    /// `due` holds every group due at `due_t`, and none is due earlier.
+    due_ok: bool,
     /// Per flow: class, finishing service, first light entry.
     fc: Vec<u32>,
     fthr: Vec<f64>,
@@ -283,7 +288,7 @@ impl Dense {
             return g;
         }
         let g = self.grp.len() as u32;
-        self.grp.push(Group { link: l, min_cls: NONE, ..Group::default() });
+        self.grp.push(Group::new(l));
         self.lgrp[l as usize].push((p, g));
         g
     }
@@ -303,8 +308,8 @@ impl Dense {
         if g == NONE {
             return;
         }
+        self.set_next(g, f64::INFINITY);
         let gr = &mut self.grp[g as usize];
-        gr.ver = gr.ver.wrapping_add(1);
         if gr.mark != self.gepoch {
             gr.mark = self.gepoch;
             self.gdirty.push(g);
@@ -327,7 +332,7 @@ impl Dense {
             None => {
                 self.cls.push(Class::default());
                 self.cap_g.push(self.grp.len() as u32);
-                self.grp.push(Group { link: NONE, min_cls: NONE, ..Group::default() });
+                self.grp.push(Group::new(NONE));
                 (self.cls.len() - 1) as u32
             }
         };
@@ -342,7 +347,8 @@ impl Dense {
         let live_pos = self.live.len() as u32;
         self.live.push(c);
         let cg = self.cap_g[c as usize] as usize;
-        self.grp[cg] = Group { link: NONE, min_cls: NONE, ver: self.grp[cg].ver.wrapping_add(1), ..Group::default() };
+        self.set_next(cg as u32, f64::INFINITY);
+        self.grp[cg] = Group::new(NONE);
         self.cls[c as usize] =
             Class { key, prio, kappa, links, lpos, group: NONE, new_group: NONE, live_pos, ..Class::default() };
         c
@@ -416,31 +422,81 @@ impl Dense {
         }
         let v = self.gv(g, now);
         let gr = &mut self.grp[g as usize];
-        gr.ver = gr.ver.wrapping_add(1);
         gr.min_cls = best.1;
         gr.min_key = best.0;
         gr.min_ok = true;
         if best.1 == NONE || gr.level <= 0.0 {
+            self.set_next(g, f64::INFINITY);
             return;
         }
+        let level = gr.level;
         let fi = self.cls[best.1 as usize].mem.peek().expect("the earliest class has members").fi;
         let (w, eps) = done_eps(fi);
         let left = best.0 - v;
-        let t = if left * w / 8.0 <= eps { now } else { now + left / gr.level };
-        let ver = gr.ver;
-        self.preds.push(GPred { t: t.max(now), g, ver });
+        let t = if left * w / 8.0 <= eps { now } else { now + left / level };
+        self.set_next(g, t.max(now));
     }
 
-    /// Drops invalid predictions from the top; the next valid one.
-    fn peek_pred(&mut self) -> Option<GPred> {
-        while let Some(p) = self.preds.peek() {
-            if self.grp[p.g as usize].ver != p.ver {
-                self.preds.pop();
-            } else {
-                return Some(*p);
+    /// Sets group `g`'s next completion time (infinite: none).
+    fn set_next(&mut self, g: u32, t: f64) {
+        if self.due_ok && (t < self.due_t || (t == self.due_t && !self.grp[g as usize].in_due)) {
+            self.due_ok = false;
+        }
+        let gr = &mut self.grp[g as usize];
+        gr.next = t;
+        let listed = gr.tpos != NONE;
+        if t.is_finite() && !listed {
+            gr.tpos = self.timed.len() as u32;
+            self.timed.push(g);
+        } else if !t.is_finite() && listed {
+            let p = gr.tpos as usize;
+            gr.tpos = NONE;
+            self.timed.swap_remove(p);
+            if let Some(&moved) = self.timed.get(p) {
+                self.grp[moved as usize].tpos = p as u32;
             }
         }
-        None
+    }
+
+    /// The group with the earliest next completion (ties: lowest group
+    /// index) and its time. Found by a scan of the timed groups, since
+    /// every instant changes most of their times (a heap would pay for each
+    /// twice: a push, then a stale pop); the groups due at that time are
+    /// kept, so completions at one instant do not scan again.
+    fn next_pred(&mut self) -> Option<(f64, u32)> {
+        loop {
+            if !self.due_ok {
+                for &g in &self.due {
+                    self.grp[g as usize].in_due = false;
+                }
+                self.due.clear();
+                let t = self.timed.iter().map(|&g| self.grp[g as usize].next).fold(f64::INFINITY, f64::min);
+                if !t.is_finite() {
+                    return None;
+                }
+                self.due.extend(self.timed.iter().copied().filter(|&g| self.grp[g as usize].next == t));
+                self.due.sort_unstable_by(|a, b| b.cmp(a));
+                for &g in &self.due {
+                    self.grp[g as usize].in_due = true;
+                }
+                self.due_t = t;
+                self.due_ok = true;
+            }
+            while let Some(&g) = self.due.last() {
+                if self.grp[g as usize].next == self.due_t {
+                    return Some((self.due_t, g));
+                }
+                self.due.pop();
+                self.grp[g as usize].in_due = false;
+            }
+            self.due_ok = false;
+        }
+    }
+}
+
+impl Group {
+    fn new(link: u32) -> Self {
+        Self { link, next: f64::INFINITY, tpos: NONE, min_cls: NONE, ..Self::default() }
     }
 }
 
@@ -671,7 +727,7 @@ impl Simulation<'_> {
 
     /// Next completion time in dense mode.
     pub(super) fn dense_next_time(&mut self) -> Option<f64> {
-        self.dense.as_mut().and_then(|d| d.peek_pred()).map(|p| p.t)
+        self.dense.as_mut().and_then(|d| d.next_pred()).map(|p| p.0)
     }
 
     /// Completes the next flow due at `t`, if any, and returns it.
@@ -683,14 +739,14 @@ impl Simulation<'_> {
     }
 
     fn dense_pop_inner(&mut self, d: &mut Dense, t: f64) -> Option<u32> {
-        let p = d.peek_pred()?;
-        if p.t > t {
+        let (pt, pg) = d.next_pred()?;
+        if pt > t {
             return None;
         }
-        d.preds.pop();
+        d.set_next(pg, f64::INFINITY);
         let now = self.now;
-        d.advance(p.g, now);
-        let c = d.grp[p.g as usize].min_cls;
+        d.advance(pg, now);
+        let c = d.grp[pg as usize].min_cls;
         let m = d.cls[c as usize].mem.pop().expect("predicted class has members");
         let fi = m.fi;
         self.dense_unjoin(d, fi, true);
@@ -704,7 +760,7 @@ impl Simulation<'_> {
         }
         let flows = &self.flows;
         let eps = |f: u32| (flows[f as usize].weight, flows[f as usize].done_eps());
-        d.repredict(p.g, now, eps);
+        d.repredict(pg, now, eps);
         Some(fi)
     }
 
@@ -975,18 +1031,6 @@ impl Simulation<'_> {
         }
         d.flinks.clear();
         d.incidences = 0;
-        for i in 0..d.order.len() {
-            let c = d.order[i] as usize;
-            d.incidences += d.cls[c].links.len();
-            for &l in &d.cls[c].links {
-                let li = l as usize;
-                if d.lstamp[li] != e {
-                    d.lstamp[li] = e;
-                    d.rem[li] = self.cap[li];
-                    d.flinks.push(l);
-                }
-            }
-        }
         let mut i = 0;
         while i < d.order.len() {
             let p = d.cls[d.order[i] as usize].prio;
@@ -1001,8 +1045,16 @@ impl Simulation<'_> {
             for k in i..j {
                 let c = d.order[k];
                 let cl = &d.cls[c as usize];
+                d.incidences += cl.links.len();
                 for &l in &cl.links {
                     let li = l as usize;
+                    // A link's capacity is set where the filling first meets
+                    // it; later priority classes fill what is left.
+                    if d.lstamp[li] != e {
+                        d.lstamp[li] = e;
+                        d.rem[li] = self.cap[li];
+                        d.flinks.push(l);
+                    }
                     if d.pstamp[li] != pe {
                         d.pstamp[li] = pe;
                         d.wsum[li] = 0.0;

@@ -24,6 +24,41 @@ fn one_class_on_one_link_finishes_at_3_5_6() {
     assert_close(rec(&r, 2).finish_s, 6.0, 1e-9);
 }
 
+/// Completions due at one instant in several groups: four 10 Gbps links,
+/// each with four 10 Gbit flows from t = 0 (2.5 Gbps each) and a 20 Gbit
+/// flow from t = 1 (then 2 Gbps each). The sixteen small flows, one group
+/// per link, all finish at 4.75 s; each big flow then runs alone and
+/// finishes at 6 s. Dense mode gives the local repair's times.
+#[test]
+fn simultaneous_completions_in_several_groups() {
+    let mut fl = Vec::new();
+    for l in 0..4u32 {
+        for k in 0..4u64 {
+            fl.push(flow(u64::from(l) * 10 + k, 1.25e9, 0.0, &[l]));
+        }
+    }
+    for l in 0..4u32 {
+        fl.push(flow(100 + u64::from(l), 2.5e9, 1.0, &[l]));
+    }
+    let caps = vec![10.0 * G; 4];
+    let dense = run_mode(caps.clone(), fl.clone(), DenseMode::Always);
+    let local = run_mode(caps, fl, DenseMode::Off);
+    assert!(dense.stats.dense_instants > 0, "{:?}", dense.stats);
+    // By t = 1 a small flow has sent 2.5 Gbit; then 2 Gbps each (five
+    // flows): 7.5 Gbit left takes 3.75 s -> 4.75 s.
+    for r in [&dense, &local] {
+        for l in 0..4u64 {
+            for k in 0..4 {
+                assert_close(rec(r, l * 10 + k).finish_s, 4.75, 1e-9);
+            }
+            // The big flow: 2 Gbps over [1, 4.75) = 7.5 Gbit of 20, then
+            // alone at 10 Gbps: 12.5 Gbit in 1.25 s.
+            assert_close(rec(r, 100 + l).finish_s, 6.0, 1e-9);
+        }
+    }
+    assert_same_finish(&dense, &local);
+}
+
 /// Dense mode and the local repair agree on every flow's completion time,
 /// bytes and every link's carried bytes per window; dense mode is checked
 /// against a from-scratch allocation after every instant
