@@ -403,6 +403,11 @@ impl Positions {
 }
 
 impl FlowState {
+    /// Bytes delivered when the flow was cancelled, if it was.
+    fn cancelled_bytes(&self) -> Option<f64> {
+        (!self.cancelled.is_nan()).then_some(self.cancelled)
+    }
+
     fn done_eps(&self) -> f64 {
         (1e-12 * self.bytes).max(1e-6)
     }
@@ -430,6 +435,17 @@ enum Ev {
     Change { flow: u32, change: Change },
     Timer(u64),
     Group(u64),
+}
+
+/// Where the next event waits (see [`Simulation::next_source`]).
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// The sorted arrivals given before the run.
+    Pending,
+    /// The event heap.
+    Heap,
+    /// Events queued for the current time while its instant runs.
+    Lane,
 }
 
 #[derive(Debug)]
@@ -568,9 +584,10 @@ impl IdIndex {
         }
     }
 
-    /// Adds a new id (not present) for flow index `idx`, with `flows` flows.
-    fn insert(&mut self, id: u64, idx: u32, flows: usize) {
-        if id < 2 * flows as u64 + Self::DENSE_SLACK {
+    /// Adds a new id (not present) for flow index `idx`, the number of
+    /// flows before it.
+    fn insert(&mut self, id: u64, idx: u32) {
+        if id < 2 * u64::from(idx) + Self::DENSE_SLACK {
             let i = id as usize;
             if i >= self.dense.len() {
                 let n = (i + 1).max(self.dense.len() * 3 / 2);
@@ -933,7 +950,7 @@ impl<'r> Simulation<'r> {
             return Err(EngineError::DuplicateFlowId(id));
         }
         let idx = self.flows.len() as u32;
-        self.id_index.insert(id, idx, self.flows.len());
+        self.id_index.insert(id, idx);
         self.flows.push(FlowState {
             id,
             src: f.src,
@@ -1110,8 +1127,8 @@ impl<'r> Simulation<'r> {
     pub fn flow_bytes_sent(&self, flow_id: u64) -> Option<f64> {
         self.id_index.get(flow_id).map(|i| {
             let f = &self.flows[i as usize];
-            if !f.cancelled.is_nan() {
-                return f.cancelled;
+            if let Some(b) = f.cancelled_bytes() {
+                return b;
             }
             match f.status {
                 Status::Done => f.bytes,
@@ -1264,24 +1281,15 @@ impl<'r> Simulation<'r> {
             task_id: f.task_id,
             priority: f.prio,
             path_id: f.path_id,
-            bytes_delivered: match (f.cancelled.is_nan(), done) {
-                (false, _) => f.cancelled,
-                (true, true) => f.bytes,
-                (true, false) => 0.0,
-            },
+            bytes_delivered: f.cancelled_bytes().unwrap_or(if done { f.bytes } else { 0.0 }),
             stranded: f.stranded,
         }
     }
 
     fn next_time(&mut self) -> Option<f64> {
+        let queued = self.next_queued_time();
         if self.dense.is_some() {
-            let mut t = self.dense_next_time().unwrap_or(f64::INFINITY);
-            if let Some(q) = self.queued_head() {
-                t = t.min(q.0);
-            }
-            if let Some(&(pt, _, _)) = self.pending.get(self.pending_head) {
-                t = t.min(pt);
-            }
+            let t = self.dense_next_time().unwrap_or(f64::INFINITY).min(queued);
             return (t < f64::INFINITY).then_some(t);
         }
         while let Some(&p) = self.completions.peek() {
@@ -1289,16 +1297,7 @@ impl<'r> Simulation<'r> {
                 break;
             }
         }
-        let mut t = f64::INFINITY;
-        if let Some(p) = self.completions.peek() {
-            t = t.min(p.t);
-        }
-        if let Some(q) = self.queued_head() {
-            t = t.min(q.0);
-        }
-        if let Some(&(pt, _, _)) = self.pending.get(self.pending_head) {
-            t = t.min(pt);
-        }
+        let t = self.completions.peek().map_or(f64::INFINITY, |p| p.t).min(queued);
         (t < f64::INFINITY).then_some(t)
     }
 
@@ -1341,48 +1340,48 @@ impl<'r> Simulation<'r> {
         false
     }
 
-    /// Time and sequence number of the next queued event, and whether it
-    /// is in the current instant's lane.
-    fn queued_head(&self) -> Option<(f64, u64, bool)> {
-        let h = self.events.peek().map(|q| (q.t, q.seq, false));
-        let l = self.now_lane.front().map(|q| (q.t, q.seq, true));
-        match (h, l) {
-            (Some(a), Some(b)) => Some(if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a }),
-            (a, b) => a.or(b),
+    /// Where the next event comes from: the initial arrivals, the event
+    /// heap or the current instant's lane, whichever is first in
+    /// `(time, sequence)` order; with its time.
+    fn next_source(&self) -> Option<(f64, Source)> {
+        // Sequence numbers are unique across the three, so no ties.
+        fn first(a: Option<(f64, u64, Source)>, b: Option<(f64, u64, Source)>) -> Option<(f64, u64, Source)> {
+            match (a, b) {
+                (Some(x), Some(y)) => Some(if (y.0, y.1) < (x.0, x.1) { y } else { x }),
+                (x, y) => x.or(y),
+            }
         }
+        let p = self.pending.get(self.pending_head).map(|&(t, s, _)| (t, s, Source::Pending));
+        let h = self.events.peek().map(|q| (q.t, q.seq, Source::Heap));
+        let l = self.now_lane.front().map(|q| (q.t, q.seq, Source::Lane));
+        first(first(p, h), l).map(|(t, _, src)| (t, src))
+    }
+
+    /// Time of the next queued event (infinite if none).
+    fn next_queued_time(&self) -> f64 {
+        let p = self.pending.get(self.pending_head).map_or(f64::INFINITY, |e| e.0);
+        let h = self.events.peek().map_or(f64::INFINITY, |q| q.t);
+        let l = self.now_lane.front().map_or(f64::INFINITY, |q| q.t);
+        p.min(h).min(l)
     }
 
     fn pop_event_at(&mut self, t: f64) -> Option<Ev> {
-        let q = self.queued_head();
-        let h = q.map(|(t, s, _)| (t, s));
-        let p = self.pending.get(self.pending_head).map(|&(pt, s, _)| (pt, s));
-        let take_pending = match (h, p) {
-            (None, None) => return None,
-            (Some(_), None) => false,
-            (None, Some(_)) => true,
-            (Some(a), Some(b)) => b.0 < a.0 || (b.0 == a.0 && b.1 < a.1),
-        };
-        if take_pending {
-            let (pt, _, idx) = self.pending[self.pending_head];
-            if pt > t {
-                return None;
+        let (qt, src) = self.next_source()?;
+        if qt > t {
+            return None;
+        }
+        match src {
+            Source::Pending => {
+                let (_, _, idx) = self.pending[self.pending_head];
+                self.pending_head += 1;
+                if self.pending_head == self.pending.len() {
+                    self.pending.clear();
+                    self.pending_head = 0;
+                }
+                Some(Ev::Arrival(idx))
             }
-            self.pending_head += 1;
-            if self.pending_head == self.pending.len() {
-                self.pending.clear();
-                self.pending_head = 0;
-            }
-            Some(Ev::Arrival(idx))
-        } else {
-            let (qt, _, lane) = q.expect("some");
-            if qt > t {
-                return None;
-            }
-            if lane {
-                self.now_lane.pop_front().map(|q| q.ev)
-            } else {
-                self.events.pop().map(|q| q.ev)
-            }
+            Source::Heap => self.events.pop().map(|q| q.ev),
+            Source::Lane => self.now_lane.pop_front().map(|q| q.ev),
         }
     }
 
@@ -1676,8 +1675,7 @@ impl<'r> Simulation<'r> {
     }
 
     /// Marks a running flow finished now and takes it off its links' lists
-    /// (finished flows keep no path: saves memory on long runs); returns
-    /// its path and the rate it had.
+    /// (finished flows keep no path); returns its path and the rate it had.
     fn end_flow(&mut self, fi: u32) -> (Hops, f64) {
         let now = self.now;
         let f = &mut self.flows[fi as usize];
@@ -2499,7 +2497,7 @@ mod tests {
         let ids = [0u64, 5, 3, 1 << 40, 70_000, 2];
         for (k, &id) in ids.iter().enumerate() {
             assert_eq!(ix.get(id), None);
-            ix.insert(id, k as u32, k);
+            ix.insert(id, k as u32);
         }
         for (k, &id) in ids.iter().enumerate() {
             assert_eq!(ix.get(id), Some(k as u32), "id {id}");

@@ -743,7 +743,6 @@ impl Simulation<'_> {
         if pt > t {
             return None;
         }
-        d.set_next(pg, f64::INFINITY);
         let now = self.now;
         d.advance(pg, now);
         let c = d.grp[pg as usize].min_cls;
