@@ -139,10 +139,11 @@ def run_netheat(s: Scenario) -> tuple[list[float], float]:
     return finish, wall
 
 
-def run_simgrid(s: Scenario, timeout: float = 3600.0) -> tuple[list[float], float]:
-    """SimGrid's finish times (flow order) and its wall seconds (build + run)."""
+def run_simgrid(s: Scenario, timeout: float = 3600.0, optim: str = "Lazy") -> tuple[list[float], float]:
+    """SimGrid's finish times (flow order) and its wall seconds (build + run),
+    with SimGrid's ``network/optim`` solver mode ``optim`` ("Lazy" or "Full")."""
     finish, wall = simgrid_runner.run_simgrid(
-        s.racks, s.hosts_per_rack, s.host_bps, s.uplink_bps, s.flows, timeout=timeout
+        s.racks, s.hosts_per_rack, s.host_bps, s.uplink_bps, s.flows, optim=optim, timeout=timeout
     )
     return list(finish), float(wall)
 
