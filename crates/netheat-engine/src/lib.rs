@@ -8,12 +8,13 @@
 //! incremental recomputation (exact local repair around each event, checked
 //! by bottleneck conditions), [`telemetry`] for per-window link utilisation.
 
-mod dheap;
 pub mod error;
 pub mod flow;
 mod hops;
 pub mod maxmin;
 pub mod network;
+mod order;
+mod radix;
 pub mod sim;
 pub mod telemetry;
 

@@ -22,7 +22,7 @@
 //! unsaturated link on its path, so no link is allocated above capacity
 //! (beyond float rounding of ~1e-15 relative).
 
-use crate::dheap::heap_order;
+use crate::order::heap_order;
 use netheat_core::LinkId;
 use std::collections::BinaryHeap;
 

@@ -4,7 +4,8 @@
 //! # Exactness
 //! Rates change only at events, so each flow's remaining bytes are stored as
 //! of its last rate change (`left`, `t_last`) and updated lazily. Completion
-//! times are predicted when a rate changes and kept in a heap. A flow has at
+//! times are predicted when a rate changes and kept in a monotone radix heap
+//! (earliest time, then lowest flow index, first). A flow has at
 //! most one valid entry (older ones are stale and dropped at the top): a
 //! flow that speeds up gets a new, earlier entry, while one that slows down
 //! keeps its entry, which is moved to the current prediction when it reaches
@@ -139,11 +140,11 @@
 //! stranded. Explicit-route flows are stranded with rate 0. When any link
 //! comes back from 0, stranded flows are re-examined in id order.
 
-use crate::dheap::heap_order;
-use crate::dheap::DHeap;
 use crate::flow::{FlowRecord, FlowSpec, Route, StrandReason};
 use crate::hops::Hops;
 use crate::maxmin::{max_min_rates, Allocator, FlowSet, BN_CAP, BN_NONE};
+use crate::order::heap_order;
+use crate::radix::{RadixHeap, RadixKey};
 use crate::telemetry::LinkWindows;
 use crate::{EngineError, Network};
 use netheat_core::{HostId, LinkId, Routing};
@@ -463,7 +464,13 @@ struct Pred {
     flow: u32,
     ver: u32,
 }
-heap_order!(Pred, |a, b| b.t.total_cmp(&a.t).then(b.flow.cmp(&a.flow)).then(b.ver.cmp(&a.ver)));
+// Earliest time first, then the lowest flow index, then the lowest version
+// (the bits of a non-negative `f64` order as the number does).
+impl RadixKey for Pred {
+    fn key(&self) -> u128 {
+        (u128::from((self.t + 0.0).to_bits()) << 64) | (u128::from(self.flow) << 32) | u128::from(self.ver)
+    }
+}
 
 /// The component's flows copied into contiguous arrays while the BFS visits
 /// them, so the allocator streams through memory instead of chasing each
@@ -633,10 +640,9 @@ pub struct Simulation<'r> {
     /// `(time, sequence)` order without the heap.
     now_lane: VecDeque<Queued>,
     /// Completion predictions, stale ones dropped when they reach the top.
-    completions: DHeap<Pred>,
+    completions: RadixHeap<Pred>,
     seq: u64,
     dirty: Vec<u32>,
-    dirty_mark: Vec<bool>,
     epoch: u32,
     flow_seen: Vec<u32>,
     comp_flows: Vec<u32>,
@@ -670,8 +676,6 @@ const NO_WINDOW: u32 = u32::MAX;
 /// Per-link state that changes with every load update.
 #[derive(Clone, Copy, Debug)]
 struct LinkHot {
-    /// Current load, bits/s.
-    load: f64,
     /// Time of the last load change.
     tel_t: f64,
     /// Bytes of window `win` not yet handed to the telemetry.
@@ -746,9 +750,18 @@ struct Repair {
     cls_idx: HashMap<i32, u32>,
 }
 
-/// The repair's state of one link.
+/// The state of one link that events and repairs read together, in one
+/// cache line: its load and capacity (a copy of `Simulation::cap`) sit with
+/// the repair's marks, so touching a link costs one miss, not three.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
 struct LinkRep {
+    /// Current load, bits/s.
+    load: f64,
+    /// Capacity, bits/s (kept equal to `Simulation::cap`).
+    cap: f64,
+    /// Queued in `Simulation::dirty`.
+    dirty: bool,
     /// Sum of the current rates of the region's flows on it, valid in
     /// epoch `ro_epoch`.
     reg_old: f64,
@@ -786,6 +799,7 @@ impl<'r> Simulation<'r> {
         }
         let cap = net.capacities().to_vec();
         let n = cap.len();
+        let lr = cap.iter().map(|&c| LinkRep { cap: c, ..LinkRep::default() }).collect();
         let windows = LinkWindows::new(cfg.window_s, cap.clone());
         Self {
             routing,
@@ -796,17 +810,16 @@ impl<'r> Simulation<'r> {
             flows: Vec::new(),
             id_index: IdIndex::default(),
             link_flows: vec![Vec::new(); n],
-            lk: vec![LinkHot { load: 0.0, tel_t: 0.0, acc: 0.0, win: NO_WINDOW }; n],
+            lk: vec![LinkHot { tel_t: 0.0, acc: 0.0, win: NO_WINDOW }; n],
             windows,
             pending: Vec::new(),
             pending_head: 0,
             pending_sorted: true,
             events: BinaryHeap::new(),
             now_lane: VecDeque::new(),
-            completions: DHeap::default(),
+            completions: RadixHeap::default(),
             seq: 0,
             dirty: Vec::new(),
-            dirty_mark: vec![false; n],
             epoch: 0,
             flow_seen: Vec::new(),
             comp_flows: Vec::new(),
@@ -823,7 +836,7 @@ impl<'r> Simulation<'r> {
             n_active: 0,
             seeds: Vec::new(),
             hot: Vec::new(),
-            rep: Repair { lr: vec![LinkRep::default(); n], rcap: vec![0.0; n], ..Repair::default() },
+            rep: Repair { lr, rcap: vec![0.0; n], ..Repair::default() },
             dense: None,
             dense_ctl: DenseCtl::default(),
             last_region: 0,
@@ -1146,7 +1159,7 @@ impl<'r> Simulation<'r> {
 
     /// Current sum of flow rates on a link, bits/s.
     pub fn link_rate_bps(&self, link: LinkId) -> f64 {
-        self.lk[link as usize].load
+        self.rep.lr[link as usize].load
     }
 
     /// Current capacity of a link, bits/s.
@@ -1158,7 +1171,7 @@ impl<'r> Simulation<'r> {
     pub fn link_utilization(&self, link: LinkId) -> f64 {
         let c = self.cap[link as usize];
         if c > 0.0 {
-            self.lk[link as usize].load / c
+            self.rep.lr[link as usize].load / c
         } else {
             0.0
         }
@@ -1330,7 +1343,8 @@ impl<'r> Simulation<'r> {
         if f.pred > p.t {
             if f.pred.is_finite() {
                 f.entry_t = f.pred;
-                self.completions.replace_top(Pred { t: f.pred, ..p });
+                self.completions.pop();
+                self.completions.push(Pred { t: f.pred, ..p });
             } else {
                 f.entry_t = f64::INFINITY;
                 self.completions.pop();
@@ -1420,18 +1434,17 @@ impl<'r> Simulation<'r> {
     }
 
     fn mark_dirty(&mut self, l: LinkId) {
-        if !self.dirty_mark[l as usize] {
-            self.dirty_mark[l as usize] = true;
+        if !self.rep.lr[l as usize].dirty {
+            self.rep.lr[l as usize].dirty = true;
             self.dirty.push(l);
         }
     }
 
     fn set_load(&mut self, l: usize, new: f64) {
-        if new != self.lk[l].load {
+        if new != self.rep.lr[l].load {
             self.integrate(l);
-            let h = &mut self.lk[l];
-            h.tel_t = self.now;
-            h.load = new;
+            self.lk[l].tel_t = self.now;
+            self.rep.lr[l].load = new;
         }
     }
 
@@ -1442,12 +1455,13 @@ impl<'r> Simulation<'r> {
     fn integrate(&mut self, l: usize) {
         let (t1, w) = (self.now, self.cfg.window_s);
         let h = self.lk[l];
-        if t1 <= h.tel_t || h.load <= 0.0 {
+        let load = self.rep.lr[l].load;
+        if t1 <= h.tel_t || load <= 0.0 {
             return;
         }
         let mut k = (h.tel_t / w).floor() as u64;
         if u64::from(h.win) == k && t1 <= (k + 1) as f64 * w {
-            self.lk[l].acc += h.load * (t1 - h.tel_t) / 8.0;
+            self.lk[l].acc += load * (t1 - h.tel_t) / 8.0;
             return;
         }
         if h.win != NO_WINDOW {
@@ -1459,7 +1473,7 @@ impl<'r> Simulation<'r> {
             let end = (k + 1) as f64 * w;
             let b = t1.min(end);
             if b > a {
-                let bytes = h.load * (b - a) / 8.0;
+                let bytes = load * (b - a) / 8.0;
                 if t1 <= end && k < u64::from(NO_WINDOW) {
                     self.lk[l].win = k as u32;
                     self.lk[l].acc = bytes;
@@ -1610,7 +1624,7 @@ impl<'r> Simulation<'r> {
         } else if f.cap.is_finite()
             && f.path.iter().all(|&l| {
                 let c = self.cap[l as usize];
-                f.cap == 0.0 || c - self.lk[l as usize].load - f.cap > EPS * c
+                f.cap == 0.0 || c - self.rep.lr[l as usize].load - f.cap > EPS * c
             })
         {
             Some((f.cap, BN_CAP))
@@ -1627,7 +1641,7 @@ impl<'r> Simulation<'r> {
                 self.predict(fi);
                 for h in 0..self.flows[fi as usize].path.len() {
                     let l = self.flows[fi as usize].path[h] as usize;
-                    self.set_load(l, self.lk[l].load + rate);
+                    self.set_load(l, self.rep.lr[l].load + rate);
                 }
             }
             None => self.seeds.push(fi),
@@ -1701,11 +1715,11 @@ impl<'r> Simulation<'r> {
                 let li = l as usize;
                 if self.link_flows[li].is_empty() {
                     self.set_load(li, 0.0);
-                } else if !self.dirty_mark[li] && self.lk[li].load < self.cap[li] * (1.0 - LIGHT_SLACK) {
+                } else if !self.rep.lr[li].dirty && self.rep.lr[li].load < self.rep.lr[li].cap * (1.0 - LIGHT_SLACK) {
                     // Clearly slack: no flow is bottlenecked here, so the
                     // departure changes only the load (no event link, no
                     // scan of what may be thousands of flows).
-                    self.set_load(li, (self.lk[li].load - rate).max(0.0));
+                    self.set_load(li, (self.rep.lr[li].load - rate).max(0.0));
                 } else {
                     self.mark_dirty(l);
                 }
@@ -1716,6 +1730,7 @@ impl<'r> Simulation<'r> {
     fn set_capacity_now(&mut self, link: LinkId, cap: f64) {
         let old = self.cap[link as usize];
         self.cap[link as usize] = cap;
+        self.rep.lr[link as usize].cap = cap;
         self.mark_dirty(link);
         if cap <= 0.0 && old > 0.0 {
             let on: Vec<u32> = self.link_flows[link as usize].iter().map(|e| e.0).collect();
@@ -1868,7 +1883,7 @@ impl<'r> Simulation<'r> {
     /// slack (so no flow is bottlenecked on it) and not an event link.
     fn can_be_light(&self, l: LinkId, e: u32) -> bool {
         let l = l as usize;
-        self.rep.lr[l].full != e && self.lk[l].load < self.cap[l] * (1.0 - LIGHT_SLACK)
+        self.rep.lr[l].full != e && self.rep.lr[l].load < self.rep.lr[l].cap * (1.0 - LIGHT_SLACK)
     }
 
     /// The summary of a slack link without scanning its flows: one entry
@@ -1880,7 +1895,7 @@ impl<'r> Simulation<'r> {
         let li = l as usize;
         let reg = if self.rep.lr[li].ro_epoch == e { self.rep.lr[li].reg_old } else { 0.0 };
         let start = self.rep.cls.len();
-        self.rep.cls.push(ClassStat { out_load: (self.lk[li].load - reg).max(0.0), ..ClassStat::empty(i32::MIN) });
+        self.rep.cls.push(ClassStat { out_load: (self.rep.lr[li].load - reg).max(0.0), ..ClassStat::empty(i32::MIN) });
         self.rep.lr[li].seg = (start as u32, 1);
         self.rep.lr[li].stale = false;
         self.rep.lr[li].light = e;
@@ -1906,7 +1921,7 @@ impl<'r> Simulation<'r> {
     /// normalised rate `>= x` or of a class after `p` first join the region.
     fn scan_link(&mut self, l: LinkId, e: u32, widen: Option<(i32, f64)>) {
         let start = self.rep.cls.len();
-        let tol = EPS * self.cap[l as usize];
+        let tol = EPS * self.rep.lr[l as usize].cap;
         // Class lookup: the last class found (flows of a task sit together
         // in a link's list), then a linear search while classes are few,
         // then a map (task-serialising policies put hundreds of classes on
@@ -1981,7 +1996,7 @@ impl<'r> Simulation<'r> {
     /// flows to `rep.viol`.
     /// Returns whether a light summary must become a full one.
     fn check_boundary(&mut self, l: LinkId, e: u32) -> bool {
-        let c = self.cap[l as usize];
+        let c = self.rep.lr[l as usize].cap;
         let tol = EPS * c;
         let (start, len) = self.rep.lr[l as usize].seg;
         let (start, len) = (start as usize, len as usize);
@@ -2040,7 +2055,7 @@ impl<'r> Simulation<'r> {
             self.full_repair = false;
             for k in 0..self.dirty.len() {
                 let l = self.dirty[k] as usize;
-                self.dirty_mark[l] = false;
+                self.rep.lr[l].dirty = false;
             }
             self.dirty.clear();
             self.seeds.clear();
@@ -2059,7 +2074,7 @@ impl<'r> Simulation<'r> {
         self.rep.cls.clear();
         for k in 0..self.dirty.len() {
             let l = self.dirty[k];
-            self.dirty_mark[l as usize] = false;
+            self.rep.lr[l as usize].dirty = false;
             self.rep.lr[l as usize].chg = e;
             self.rep.lr[l as usize].full = e;
             self.touch_link(l, e);
@@ -2405,8 +2420,8 @@ impl<'r> Simulation<'r> {
             if s > self.cap[l] * (1.0 + 1e-9) + 1e-9 {
                 return Err(format!("link {l} carries {s} > capacity {}", self.cap[l]));
             }
-            if (s - self.lk[l].load).abs() > 1e-9 * self.cap[l].max(1.0) {
-                return Err(format!("link {l} load {} differs from flow sum {s}", self.lk[l].load));
+            if (s - self.rep.lr[l].load).abs() > 1e-9 * self.cap[l].max(1.0) {
+                return Err(format!("link {l} load {} differs from flow sum {s}", self.rep.lr[l].load));
             }
         }
         Ok(())

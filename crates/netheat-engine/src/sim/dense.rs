@@ -51,10 +51,9 @@
 //! hands the (exact) allocation back to the local repair.
 
 use super::{Simulation, Status, LIGHT_SLACK};
-use crate::dheap::heap_order;
-use crate::dheap::DHeap;
 use crate::hops::Hops;
 use crate::maxmin::{BN_CAP, BN_NONE};
+use crate::order::heap_order;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 const NONE: u32 = u32::MAX;
@@ -540,7 +539,7 @@ impl Simulation<'_> {
     /// flow, and every link of an uncapped flow that would have none.
     fn dense_heavy_links(&self, active: &[u32]) -> Vec<bool> {
         let nl = self.cap.len();
-        let mut heavy: Vec<bool> = (0..nl).map(|l| self.lk[l].load >= HEAVY_AT * self.cap[l]).collect();
+        let mut heavy: Vec<bool> = (0..nl).map(|l| self.rep.lr[l].load >= HEAVY_AT * self.cap[l]).collect();
         for &fi in active {
             let f = &self.flows[fi as usize];
             if (f.bn as usize) < nl {
@@ -576,7 +575,7 @@ impl Simulation<'_> {
             n += 1;
             links.clear();
             links.extend(
-                f.path.iter().copied().filter(|&l| self.lk[l as usize].load >= HEAVY_AT * self.cap[l as usize]),
+                f.path.iter().copied().filter(|&l| self.rep.lr[l as usize].load >= HEAVY_AT * self.cap[l as usize]),
             );
             links.sort_unstable();
             let mut h = super::mix(f.prio as u32 as u64 ^ (f.cap / f.weight).to_bits().rotate_left(17));
@@ -607,7 +606,7 @@ impl Simulation<'_> {
             let r = left * 8.0 / f.weight;
             self.dense_join(&mut d, fi, r);
         }
-        self.completions = DHeap::default();
+        self.completions = crate::radix::RadixHeap::default();
         for &fi in &active {
             self.flows[fi as usize].entry_t = f64::INFINITY;
         }
@@ -647,7 +646,7 @@ impl Simulation<'_> {
             for h in 0..self.flows[fi as usize].path.len() {
                 let l = self.flows[fi as usize].path[h] as usize;
                 if !d.heavy[l] {
-                    self.set_load(l, self.lk[l].load + w * level);
+                    self.set_load(l, self.rep.lr[l].load + w * level);
                     d.joined.push(l as u32);
                 }
             }
@@ -679,7 +678,7 @@ impl Simulation<'_> {
                 cl.light[k].2 = 0.0;
                 cl.dead += 1;
                 if level > 0.0 {
-                    let nl = (self.lk[l].load - w * level).max(0.0);
+                    let nl = (self.rep.lr[l].load - w * level).max(0.0);
                     self.set_load(l, nl);
                 }
             }
@@ -892,7 +891,7 @@ impl Simulation<'_> {
                     let li = l as usize;
                     if d.dstamp[li] != e {
                         d.dstamp[li] = e;
-                        d.dl[li] = if full { 0.0 } else { self.lk[li].load };
+                        d.dl[li] = if full { 0.0 } else { self.rep.lr[li].load };
                         d.dtouched.push(l);
                     }
                     d.dl[li] += w * delta;
@@ -902,7 +901,7 @@ impl Simulation<'_> {
                 let li = d.joined[k] as usize;
                 if d.dstamp[li] != e && !full {
                     d.dstamp[li] = e;
-                    d.dl[li] = self.lk[li].load;
+                    d.dl[li] = self.rep.lr[li].load;
                     d.dtouched.push(li as u32);
                 }
             }

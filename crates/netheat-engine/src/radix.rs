@@ -1,0 +1,188 @@
+//! A monotone radix heap: the priority queue of flow completion predictions.
+//!
+//! Predictions are never earlier than the simulation clock, and the clock
+//! only moves forward, so the queue is *monotone*: almost every key pushed
+//! is at least the last minimum taken. A radix heap exploits that. Keys
+//! live in buckets by the highest bit in which they differ from that last
+//! minimum; a push is one append, and a bucket is only sorted out (each of
+//! its keys moved to a lower bucket) when it holds the next minimum. Where
+//! a binary or 8-ary heap of millions of entries pays a cache miss per level
+//! on every push and pop, this streams through contiguous vectors.
+//!
+//! Pops come in increasing key order, exactly as from a
+//! `BinaryHeap<Reverse<_>>` holding the same keys: the order, and hence
+//! every result, does not depend on the structure. A key below the last
+//! minimum (a flow due now, with a smaller id than one already popped at
+//! the same time) is accepted too: it waits in the lowest bucket, whose
+//! minimum is always the global one.
+
+/// An element of a [`RadixHeap`]: its order is that of its key.
+pub(crate) trait RadixKey: Copy {
+    /// The order key (smaller pops first).
+    fn key(&self) -> u128;
+}
+
+const BUCKETS: usize = 129;
+
+/// A min-queue of [`RadixKey`] elements (see the module docs).
+#[derive(Debug, Clone)]
+pub(crate) struct RadixHeap<T> {
+    /// Bucket `b > 0` holds keys above `last` whose highest bit differing
+    /// from `last` is `b - 1`; bucket 0 holds keys at or below `last`.
+    buckets: Vec<Vec<T>>,
+    last: u128,
+    len: usize,
+    /// Position of the minimum of bucket 0, if known.
+    top: Option<usize>,
+}
+
+impl<T> Default for RadixHeap<T> {
+    fn default() -> Self {
+        Self { buckets: (0..BUCKETS).map(|_| Vec::new()).collect(), last: 0, len: 0, top: None }
+    }
+}
+
+fn bucket(key: u128, last: u128) -> usize {
+    if key <= last {
+        0
+    } else {
+        (128 - (key ^ last).leading_zeros()) as usize
+    }
+}
+
+impl<T: RadixKey> RadixHeap<T> {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn push(&mut self, x: T) {
+        let b = bucket(x.key(), self.last);
+        if b == 0 {
+            self.top = None;
+        }
+        self.buckets[b].push(x);
+        self.len += 1;
+    }
+
+    /// Position of the minimum in bucket 0, refilling it from the first
+    /// non-empty bucket when it is empty.
+    fn find_top(&mut self) -> Option<usize> {
+        if let Some(p) = self.top {
+            return Some(p);
+        }
+        if self.buckets[0].is_empty() {
+            let i = (1..BUCKETS).find(|&i| !self.buckets[i].is_empty())?;
+            let items = std::mem::take(&mut self.buckets[i]);
+            self.last = items.iter().map(|x| x.key()).min().expect("bucket is not empty");
+            for &x in &items {
+                // Every key shares `last`'s bits above `i - 1`: a lower bucket.
+                self.buckets[bucket(x.key(), self.last)].push(x);
+            }
+            // Keep the allocation for the next time this bucket fills.
+            let mut items = items;
+            items.clear();
+            if self.buckets[i].is_empty() {
+                self.buckets[i] = items;
+            }
+        }
+        let b0 = &self.buckets[0];
+        let mut best = 0;
+        for k in 1..b0.len() {
+            if b0[k].key() < b0[best].key() {
+                best = k;
+            }
+        }
+        self.top = Some(best);
+        Some(best)
+    }
+
+    /// The smallest element.
+    pub(crate) fn peek(&mut self) -> Option<&T> {
+        let p = self.find_top()?;
+        Some(&self.buckets[0][p])
+    }
+
+    /// Removes and returns the smallest element.
+    pub(crate) fn pop(&mut self) -> Option<T> {
+        let p = self.find_top()?;
+        self.top = None;
+        self.len -= 1;
+        Some(self.buckets[0].swap_remove(p))
+    }
+
+    /// Keeps only the elements for which `keep` is true.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        let mut n = 0;
+        for b in &mut self.buckets {
+            b.retain(&mut keep);
+            n += b.len();
+        }
+        self.len = n;
+        self.top = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RadixHeap, RadixKey};
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    impl RadixKey for u128 {
+        fn key(&self) -> u128 {
+            *self
+        }
+    }
+
+    /// Same pops as `BinaryHeap` under random pushes (mostly at or above
+    /// the last pop, some below it), pops, retains and keys far apart.
+    #[test]
+    fn pops_in_the_same_order_as_binary_heap() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut r = RadixHeap::default();
+        let mut b = BinaryHeap::new();
+        let mut last: u128 = 0;
+        for step in 0..400_000u64 {
+            match next() % 8 {
+                0..=3 => {
+                    // Distinct keys: a time part and a unique low part.
+                    let t = u128::from(next() % 4);
+                    let base = match next() % 16 {
+                        0 => last >> 64 << 64, // the same time as the last pop, possibly below it
+                        1 => u128::from(next()) << 64,
+                        _ => last,
+                    };
+                    let v = ((base >> 64) + t) << 64 | u128::from(step);
+                    r.push(v);
+                    b.push(Reverse(v));
+                }
+                4..=6 => {
+                    let got = r.pop();
+                    assert_eq!(got, b.pop().map(|v| v.0));
+                    if let Some(v) = got {
+                        last = v;
+                    }
+                }
+                _ if step % 1000 == 0 => {
+                    let m = u128::from(next() % 5);
+                    r.retain(|v| v % 5 != m);
+                    b.retain(|v| v.0 % 5 != m);
+                }
+                _ => {}
+            }
+            assert_eq!(r.len(), b.len());
+            assert_eq!(r.peek().copied(), b.peek().map(|v| v.0));
+        }
+        while let Some(v) = b.pop() {
+            assert_eq!(r.pop(), Some(v.0));
+        }
+        assert_eq!(r.pop(), None);
+        assert_eq!(r.len(), 0);
+    }
+}
