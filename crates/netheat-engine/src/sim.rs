@@ -201,11 +201,27 @@ pub struct SimConfig {
     pub check_invariants: bool,
     /// When to use dense mode (grouped rates for dense cascades).
     pub dense: DenseMode,
+    /// Reuse the state of completed flows for new ones (for long runs that
+    /// add flows as they go and need only the completion callbacks). Once a
+    /// completion's instant is over, its flow is forgotten: its id may be
+    /// used again, queries about it answer as for an unknown flow, and
+    /// [`Simulation::finish`] returns records of the flows not completed
+    /// only. Memory then follows the flows in flight, not all flows ever
+    /// added. Results do not change; only tie-breaks between flows that
+    /// complete at the same time may (they follow flow indices).
+    pub recycle_finished: bool,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        Self { window_s: 1.0, seed: 0, end_s: None, check_invariants: false, dense: DenseMode::Auto }
+        Self {
+            window_s: 1.0,
+            seed: 0,
+            end_s: None,
+            check_invariants: false,
+            dense: DenseMode::Auto,
+            recycle_finished: false,
+        }
     }
 }
 
@@ -220,6 +236,9 @@ pub struct Stats {
     pub recomputations: u64,
     /// Flows that completed.
     pub flows_completed: u64,
+    /// Flow states held (every flow added, or with
+    /// [`SimConfig::recycle_finished`] at most about the flows in flight).
+    pub flow_slots: u64,
     /// Flows left stranded (by a failure) at the end.
     pub stranded: u64,
     /// Arrivals/departures handled by an exact shortcut without recomputation.
@@ -313,6 +332,8 @@ enum Status {
     Pending,
     Active,
     Done,
+    /// A completed flow forgotten by `recycle_finished`; its slot is free.
+    Free,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -591,10 +612,10 @@ impl IdIndex {
         }
     }
 
-    /// Adds a new id (not present) for flow index `idx`, the number of
-    /// flows before it.
-    fn insert(&mut self, id: u64, idx: u32) {
-        if id < 2 * u64::from(idx) + Self::DENSE_SLACK {
+    /// Adds a new id (not present) for flow index `idx`; `added` flows were
+    /// added before it (with recycled slots, more than `idx`).
+    fn insert(&mut self, id: u64, idx: u32, added: u64) {
+        if id < 2 * added + Self::DENSE_SLACK {
             let i = id as usize;
             if i >= self.dense.len() {
                 let n = (i + 1).max(self.dense.len() * 3 / 2);
@@ -603,6 +624,73 @@ impl IdIndex {
             self.dense[i] = idx;
         } else {
             self.sparse.insert(id, idx);
+        }
+    }
+
+    /// Forgets an id.
+    fn remove(&mut self, id: u64) {
+        match self.dense.get_mut(id as usize) {
+            Some(i) if *i != Self::FREE => *i = Self::FREE,
+            _ => {
+                self.sparse.remove(&id);
+            }
+        }
+    }
+}
+
+/// Slots of forgotten flows handed out again in blocks: a block is reused
+/// once every flow in it is forgotten, and its slots in order. Flows added
+/// together (a task's) then stay side by side in memory, as without reuse;
+/// reusing single slots as they free up scatters them, and costs more in
+/// cache misses than the memory saves.
+#[derive(Debug, Default)]
+struct SlotBlocks {
+    /// Flows not forgotten, per block.
+    live: Vec<u32>,
+    /// Blocks whose every slot is free, not the current one.
+    free: Vec<u32>,
+    /// The block being handed out, and its next slot (`BLOCK`: none).
+    cur: u32,
+    next: u32,
+}
+
+impl SlotBlocks {
+    const BLOCK: u32 = 64;
+
+    /// A free slot, if a block has one to hand out.
+    fn take(&mut self) -> Option<u32> {
+        if self.next >= Self::BLOCK || self.live.is_empty() {
+            let b = self.free.pop()?;
+            self.cur = b;
+            self.next = 0;
+        }
+        let slot = self.cur * Self::BLOCK + self.next;
+        self.next += 1;
+        self.live[self.cur as usize] += 1;
+        Some(slot)
+    }
+
+    /// Slot `slot`, just appended, is in use.
+    fn grow(&mut self, slot: u32) {
+        let b = (slot / Self::BLOCK) as usize;
+        if b >= self.live.len() {
+            self.live.resize(b + 1, 0);
+            if self.live.len() == 1 {
+                // No block handed out yet.
+                self.next = Self::BLOCK;
+            }
+        }
+        self.live[b] += 1;
+    }
+
+    /// Slot `slot` is free; `slots` exist in all.
+    fn release(&mut self, slot: u32, slots: usize) {
+        let b = slot / Self::BLOCK;
+        self.live[b as usize] -= 1;
+        // A full block, not being handed out, with no flow left.
+        let whole = ((b + 1) * Self::BLOCK) as usize <= slots;
+        if self.live[b as usize] == 0 && whole && !(b == self.cur && self.next < Self::BLOCK) {
+            self.free.push(b);
         }
     }
 }
@@ -625,6 +713,12 @@ pub struct Simulation<'r> {
     running: bool,
     flows: Vec<FlowState>,
     id_index: IdIndex,
+    /// Flows ever added (more than `flows.len()` once slots are reused).
+    added: u64,
+    /// Reuse of forgotten flows' slots (`recycle_finished`).
+    slots: SlotBlocks,
+    /// Flows completed in the current instant, forgotten at its end.
+    to_free: Vec<u32>,
     link_flows: Vec<Vec<(u32, u32)>>,
     /// Per-link load and telemetry state, together so an update touches one
     /// cache line.
@@ -652,6 +746,8 @@ pub struct Simulation<'r> {
     link_acc: Vec<f64>,
     alloc: Allocator,
     stranded: BTreeSet<u32>,
+    /// Links with no capacity (failed).
+    down_links: usize,
     groups: HashMap<u64, u32>,
     flow_groups: HashMap<u32, Vec<u64>>,
     stats: Stats,
@@ -800,6 +896,7 @@ impl<'r> Simulation<'r> {
         let cap = net.capacities().to_vec();
         let n = cap.len();
         let lr = cap.iter().map(|&c| LinkRep { cap: c, ..LinkRep::default() }).collect();
+        let down_links = cap.iter().filter(|&&c| c <= 0.0).count();
         let windows = LinkWindows::new(cfg.window_s, cap.clone());
         Self {
             routing,
@@ -809,6 +906,9 @@ impl<'r> Simulation<'r> {
             running: false,
             flows: Vec::new(),
             id_index: IdIndex::default(),
+            added: 0,
+            slots: SlotBlocks::default(),
+            to_free: Vec::new(),
             link_flows: vec![Vec::new(); n],
             lk: vec![LinkHot { tel_t: 0.0, acc: 0.0, win: NO_WINDOW }; n],
             windows,
@@ -829,6 +929,7 @@ impl<'r> Simulation<'r> {
             link_acc: vec![0.0; n],
             alloc: Allocator::default(),
             stranded: BTreeSet::new(),
+            down_links,
             groups: HashMap::new(),
             flow_groups: HashMap::new(),
             stats: Stats::default(),
@@ -962,9 +1063,14 @@ impl<'r> Simulation<'r> {
         if self.id_index.get(id).is_some() {
             return Err(EngineError::DuplicateFlowId(id));
         }
-        let idx = self.flows.len() as u32;
-        self.id_index.insert(id, idx);
-        self.flows.push(FlowState {
+        let reuse = if self.cfg.recycle_finished { self.slots.take() } else { None };
+        let idx = reuse.unwrap_or(self.flows.len() as u32);
+        if self.cfg.recycle_finished && reuse.is_none() {
+            self.slots.grow(idx);
+        }
+        self.id_index.insert(id, idx, self.added);
+        self.added += 1;
+        let state = FlowState {
             id,
             src: f.src,
             dst: f.dst,
@@ -989,10 +1095,24 @@ impl<'r> Simulation<'r> {
             finish_s: f64::NAN,
             bn: BN_NONE,
             cancelled: f64::NAN,
-        });
-        self.flow_seen.push(0);
-        self.rep.viol_seen.push(0);
-        self.hot.push(Hot { rate: 0.0, weight: f.weight, prio: f.priority, bn: BN_NONE });
+        };
+        let hot = Hot { rate: 0.0, weight: f.weight, prio: f.priority, bn: BN_NONE };
+        if let Some(fi) = reuse {
+            let i = fi as usize;
+            // Versions go on from the slot's last flow, so prediction
+            // entries it left in the queue stay stale.
+            let ver = self.flows[i].ver.wrapping_add(1);
+            self.flows[i] = FlowState { ver, ..state };
+            self.flow_seen[i] = 0;
+            self.rep.viol_seen[i] = 0;
+            self.hot[i] = hot;
+        } else {
+            self.flows.push(state);
+            self.stats.flow_slots = self.flows.len() as u64;
+            self.flow_seen.push(0);
+            self.rep.viol_seen.push(0);
+            self.hot.push(hot);
+        }
         if self.running {
             self.push_event(f.start_s, Ev::Arrival(idx));
         } else {
@@ -1144,7 +1264,8 @@ impl<'r> Simulation<'r> {
                 return b;
             }
             match f.status {
-                Status::Done => f.bytes,
+                // (A forgotten flow is not in the index.)
+                Status::Done | Status::Free => f.bytes,
                 Status::Pending => 0.0,
                 Status::Active => {
                     let left = match self.dense_flow(i) {
@@ -1229,11 +1350,27 @@ impl<'r> Simulation<'r> {
                     self.dense_enter();
                 }
             }
+            self.forget_completed();
         }
         self.running = false;
         if t_end_s.is_finite() && t_end_s > self.now {
             self.now = t_end_s;
         }
+    }
+
+    /// Frees the slots of the flows completed in the instant just ended
+    /// (`recycle_finished`). Not before: events of that instant may still
+    /// name them.
+    fn forget_completed(&mut self) {
+        for k in 0..self.to_free.len() {
+            let fi = self.to_free[k];
+            let f = &mut self.flows[fi as usize];
+            f.status = Status::Free;
+            let id = f.id;
+            self.id_index.remove(id);
+            self.slots.release(fi, self.flows.len());
+        }
+        self.to_free.clear();
     }
 
     /// Time of the next event (arrival, completion, capacity change, timer),
@@ -1248,7 +1385,8 @@ impl<'r> Simulation<'r> {
     }
 
     /// Ends the run at the current time: flushes telemetry and returns the
-    /// records.
+    /// records (with [`SimConfig::recycle_finished`], of the flows not
+    /// completed only).
     pub fn finish(mut self) -> SimResult {
         self.dense_leave(false);
         let end = self.now;
@@ -1261,6 +1399,7 @@ impl<'r> Simulation<'r> {
         }
         let mut stranded = 0;
         let flows = (0..self.flows.len())
+            .filter(|&i| self.flows[i].status != Status::Free)
             .map(|i| {
                 let mut rec = self.record(i as u32);
                 let f = &self.flows[i];
@@ -1420,6 +1559,9 @@ impl<'r> Simulation<'r> {
 
     fn notify_complete<C: Controller + ?Sized>(&mut self, c: &mut C, fi: u32) {
         let rec = self.record(fi);
+        if self.cfg.recycle_finished {
+            self.to_free.push(fi);
+        }
         c.on_flow_complete(&mut Ctx { sim: self }, &rec);
         if let Some(gs) = self.flow_groups.remove(&fi) {
             for g in gs {
@@ -1570,6 +1712,11 @@ impl<'r> Simulation<'r> {
     }
 
     fn update_strand(&mut self, fi: u32) {
+        // No link down and no flow stranded: the flow is not stranded now
+        // (a stranded one would be in the set), and cannot become so.
+        if self.down_links == 0 && self.stranded.is_empty() {
+            return;
+        }
         let f = &mut self.flows[fi as usize];
         let down = f.path.iter().copied().find(|&l| self.cap[l as usize] <= 0.0);
         f.stranded = down.map(|link| match f.kind {
@@ -1733,6 +1880,11 @@ impl<'r> Simulation<'r> {
         self.rep.lr[link as usize].cap = cap;
         self.mark_dirty(link);
         if cap <= 0.0 && old > 0.0 {
+            self.down_links += 1;
+        } else if cap > 0.0 && old <= 0.0 {
+            self.down_links -= 1;
+        }
+        if cap <= 0.0 && old > 0.0 {
             let on: Vec<u32> = self.link_flows[link as usize].iter().map(|e| e.0).collect();
             for fi in on {
                 match self.flows[fi as usize].kind {
@@ -1793,7 +1945,7 @@ impl<'r> Simulation<'r> {
             }
         };
         match self.flows[fi as usize].status {
-            Status::Done => {}
+            Status::Done | Status::Free => {}
             // Not arrived yet: it arrives with the new parameters.
             Status::Pending => set(self),
             // Same path: the flow only seeds a local repair. Its links are
@@ -1813,7 +1965,7 @@ impl<'r> Simulation<'r> {
     fn cancel_now(&mut self, fi: u32) {
         let now = self.now;
         match self.flows[fi as usize].status {
-            Status::Done => {}
+            Status::Done | Status::Free => {}
             Status::Pending => {
                 let f = &mut self.flows[fi as usize];
                 f.status = Status::Done;
@@ -2503,7 +2655,41 @@ impl Ctx<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::IdIndex;
+    use super::{IdIndex, SlotBlocks};
+
+    #[test]
+    fn slot_blocks_are_reused_whole_and_in_order() {
+        const B: u32 = SlotBlocks::BLOCK;
+        let mut s = SlotBlocks::default();
+        assert_eq!(s.take(), None);
+        // Two blocks and one slot appended.
+        for slot in 0..2 * B + 1 {
+            s.grow(slot);
+        }
+        let n = (2 * B + 1) as usize;
+        // Block 1 loses all but one flow, block 0 all: only block 0 is free.
+        for slot in B..2 * B - 1 {
+            s.release(slot, n);
+        }
+        assert_eq!(s.take(), None);
+        for slot in 0..B {
+            s.release(slot, n);
+        }
+        let got: Vec<u32> = (0..B).map(|_| s.take().expect("block 0 is free")).collect();
+        assert_eq!(got, (0..B).collect::<Vec<_>>());
+        assert_eq!(s.take(), None);
+        // Block 1's last flow leaves, then block 0 (fully handed out) empties
+        // again: the block freed last is handed out first.
+        s.release(2 * B - 1, n);
+        for slot in 0..B {
+            s.release(slot, n);
+        }
+        let got: Vec<u32> = (0..2 * B).map(|_| s.take().expect("blocks 0 and 1")).collect();
+        assert_eq!(got, (0..2 * B).collect::<Vec<_>>());
+        // The partial last block (one slot) is never handed out.
+        s.release(2 * B, n);
+        assert_eq!(s.take(), None);
+    }
 
     #[test]
     fn id_index_small_and_far_ids() {
@@ -2512,7 +2698,7 @@ mod tests {
         let ids = [0u64, 5, 3, 1 << 40, 70_000, 2];
         for (k, &id) in ids.iter().enumerate() {
             assert_eq!(ix.get(id), None);
-            ix.insert(id, k as u32);
+            ix.insert(id, k as u32, k as u64);
         }
         for (k, &id) in ids.iter().enumerate() {
             assert_eq!(ix.get(id), Some(k as u32), "id {id}");
@@ -2523,5 +2709,14 @@ mod tests {
         assert_eq!(ix.get(4), None);
         assert_eq!(ix.get(69_999), None);
         assert_eq!(ix.get(u64::MAX), None);
+        // Forgotten ids, in the vector and in the map; then reused.
+        ix.remove(5);
+        ix.remove(1 << 40);
+        assert_eq!(ix.get(5), None);
+        assert_eq!(ix.get(1 << 40), None);
+        assert_eq!(ix.get(3), Some(2));
+        assert_eq!(ix.sparse.len(), 1);
+        ix.insert(5, 9, 6);
+        assert_eq!(ix.get(5), Some(9));
     }
 }

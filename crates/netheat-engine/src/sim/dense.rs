@@ -515,7 +515,7 @@ impl Simulation<'_> {
                 self.dense_ctl.streak >= self.dense_ctl.need
             }
         };
-        if !(ok && self.stranded.is_empty() && self.cap.iter().all(|&c| c > 0.0)) {
+        if !(ok && self.stranded.is_empty() && self.down_links == 0) {
             return false;
         }
         if self.cfg.dense == DenseMode::Auto {

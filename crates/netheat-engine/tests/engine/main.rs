@@ -8,6 +8,7 @@ mod invariants;
 mod maxmin;
 mod priorities;
 mod processor_sharing;
+mod recycle;
 mod telemetry;
 
 use netheat_core::{HostId, LinkId, Routing};
