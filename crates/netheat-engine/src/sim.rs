@@ -210,6 +210,10 @@ pub struct SimConfig {
     /// added. Results do not change; only tie-breaks between flows that
     /// complete at the same time may (they follow flow indices).
     pub recycle_finished: bool,
+    /// Integrate link loads into per-window utilisation. Off, the run keeps
+    /// no link telemetry ([`SimResult::link_windows`] is empty) and saves
+    /// a little work at every load change.
+    pub telemetry: bool,
 }
 
 impl Default for SimConfig {
@@ -221,6 +225,7 @@ impl Default for SimConfig {
             check_invariants: false,
             dense: DenseMode::Auto,
             recycle_finished: false,
+            telemetry: true,
         }
     }
 }
@@ -1390,7 +1395,8 @@ impl<'r> Simulation<'r> {
     pub fn finish(mut self) -> SimResult {
         self.dense_leave(false);
         let end = self.now;
-        for l in 0..self.cap.len() {
+        let links = if self.cfg.telemetry { self.cap.len() } else { 0 };
+        for l in 0..links {
             self.integrate(l);
             let h = self.lk[l];
             if h.win != NO_WINDOW {
@@ -1584,8 +1590,10 @@ impl<'r> Simulation<'r> {
 
     fn set_load(&mut self, l: usize, new: f64) {
         if new != self.rep.lr[l].load {
-            self.integrate(l);
-            self.lk[l].tel_t = self.now;
+            if self.cfg.telemetry {
+                self.integrate(l);
+                self.lk[l].tel_t = self.now;
+            }
             self.rep.lr[l].load = new;
         }
     }

@@ -278,9 +278,9 @@ pub fn run_ideal(
         changes: Vec::new(),
         err: None,
     };
-    // Long runs: no telemetry needed, one huge window; completed flows'
+    // Only task times are needed: no link telemetry, and completed flows'
     // state is reused (the controller keeps what it needs of them).
-    let cfg = SimConfig { window_s: 1e9, recycle_finished: true, ..SimConfig::default() };
+    let cfg = SimConfig { telemetry: false, recycle_finished: true, ..SimConfig::default() };
     let net = Network::try_new(link_caps_bps.to_vec()).map_err(|e| FlowschedError::Engine(e.to_string()))?;
     let mut sim = Simulation::new(net, None, cfg);
     for (i, t) in tasks.iter().enumerate() {

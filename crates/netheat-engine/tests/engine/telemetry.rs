@@ -50,3 +50,17 @@ fn shared_link_bytes_match_flow_sizes_and_rebin() {
     assert_eq!(w3.link(0).len(), 2);
     assert_close(w3.utilization(0, 1), 1.0, 1e-12);
 }
+
+#[test]
+fn telemetry_off_keeps_no_windows_and_the_same_flows() {
+    // The half-second-offset case of above, without telemetry: no window,
+    // the same completions (1.5 s and 2.5 s).
+    let cfg = SimConfig { telemetry: false, ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::new(vec![10.0 * G, 10.0 * G]), None, cfg);
+    sim.add_flows([flow(1, 1.25e9, 0.5, &[0]), flow(2, 2.5e9, 0.5, &[1])]).unwrap();
+    let r = sim.run();
+    assert_eq!(r.link_windows.iter().count(), 0);
+    assert_eq!(r.link_windows.total_bytes(0), 0.0);
+    assert_close(rec(&r, 1).finish_s, 1.5, 1e-12);
+    assert_close(rec(&r, 2).finish_s, 2.5, 1e-12);
+}
