@@ -74,8 +74,8 @@ def main() -> int:
     if not have_simgrid:
         print("note: SimGrid unavailable; netheat columns only")
     head = (
-        f"{'scenario':<36} {'netheat s':>10} {'SG Lazy s':>10} {'SG Full s':>10} {'speedup':>9} {'target':>7} "
-        f"{'max rel FCT diff':>17} {'events/s':>11} {'flows/s':>10} {'ok':>4}"
+        f"{'scenario':<36} {'netheat s':>10} {'SG Lazy s':>10} {'SG Full s':>10} {'speedup':>9} "
+        f"{'target':>7} {'max rel FCT diff':>17} {'events/s':>11} {'flows/s':>10} {'ok':>4}"
     )
     print(head)
     print("-" * len(head))
