@@ -743,7 +743,6 @@ pub struct Simulation<'r> {
     seq: u64,
     dirty: Vec<u32>,
     epoch: u32,
-    flow_seen: Vec<u32>,
     comp_flows: Vec<u32>,
     comp_links: Vec<u32>,
     new_rates: Vec<f64>,
@@ -785,13 +784,18 @@ struct LinkHot {
 }
 
 /// The fields of a flow that the repair's link scans read, packed apart from
-/// [`FlowState`] so scans stay in cache. `rate` and `bn` mirror the state.
+/// [`FlowState`] so scans stay in cache. `rate` and `bn` mirror the state;
+/// the repair's marks sit here too, so a scan touches one line per flow.
 #[derive(Clone, Copy, Debug)]
 struct Hot {
     rate: f64,
     weight: f64,
     prio: i32,
     bn: u32,
+    /// Epoch in which the flow joined the repair's region.
+    seen: u32,
+    /// Epoch of the boundary check that listed it as a violator.
+    viol: u32,
 }
 
 /// Per (link, priority class) summary used by the boundary check of a
@@ -843,7 +847,6 @@ struct Repair {
     /// Capacities reduced by the load of outside flows.
     rcap: Vec<f64>,
     viol: Vec<u32>,
-    viol_seen: Vec<u32>,
     viol_epoch: u32,
     wl_epoch: u32,
     /// Class -> position in the segment being scanned (links with many
@@ -926,7 +929,6 @@ impl<'r> Simulation<'r> {
             seq: 0,
             dirty: Vec::new(),
             epoch: 0,
-            flow_seen: Vec::new(),
             comp_flows: Vec::new(),
             comp_links: Vec::new(),
             new_rates: Vec::new(),
@@ -1101,21 +1103,17 @@ impl<'r> Simulation<'r> {
             bn: BN_NONE,
             cancelled: f64::NAN,
         };
-        let hot = Hot { rate: 0.0, weight: f.weight, prio: f.priority, bn: BN_NONE };
+        let hot = Hot { rate: 0.0, weight: f.weight, prio: f.priority, bn: BN_NONE, seen: 0, viol: 0 };
         if let Some(fi) = reuse {
             let i = fi as usize;
             // Versions go on from the slot's last flow, so prediction
             // entries it left in the queue stay stale.
             let ver = self.flows[i].ver.wrapping_add(1);
             self.flows[i] = FlowState { ver, ..state };
-            self.flow_seen[i] = 0;
-            self.rep.viol_seen[i] = 0;
             self.hot[i] = hot;
         } else {
             self.flows.push(state);
             self.stats.flow_slots = self.flows.len() as u64;
-            self.flow_seen.push(0);
-            self.rep.viol_seen.push(0);
             self.hot.push(hot);
         }
         if self.running {
@@ -2014,7 +2012,7 @@ impl<'r> Simulation<'r> {
     fn next_epoch(&mut self) -> u32 {
         if self.epoch == u32::MAX {
             self.rep.lr.iter_mut().for_each(|x| x.seen = 0);
-            self.flow_seen.fill(0);
+            self.hot.iter_mut().for_each(|h| h.seen = 0);
             self.epoch = 0;
         }
         self.epoch += 1;
@@ -2023,7 +2021,7 @@ impl<'r> Simulation<'r> {
 
     /// Puts an active flow into the region (epoch `e`).
     fn reg_add(&mut self, fi: u32, e: u32) {
-        self.flow_seen[fi as usize] = e;
+        self.hot[fi as usize].seen = e;
         self.rep.reg.push(fi);
         let rate = self.hot[fi as usize].rate;
         for h in 0..self.flows[fi as usize].path.len() {
@@ -2115,7 +2113,7 @@ impl<'r> Simulation<'r> {
                 }
             };
             last = k;
-            if self.flow_seen[g as usize] == e {
+            if self.hot[g as usize].seen == e {
                 continue;
             }
             if let Some((p, x)) = widen {
@@ -2145,8 +2143,9 @@ impl<'r> Simulation<'r> {
     fn collect(&mut self, l: LinkId, e: u32, pick: impl Fn(&Hot) -> bool) {
         let ve = self.rep.viol_epoch;
         for &(g, _) in &self.link_flows[l as usize] {
-            if self.flow_seen[g as usize] != e && self.rep.viol_seen[g as usize] != ve && pick(&self.hot[g as usize]) {
-                self.rep.viol_seen[g as usize] = ve;
+            let h = &mut self.hot[g as usize];
+            if h.seen != e && h.viol != ve && pick(h) {
+                h.viol = ve;
                 self.rep.viol.push(g);
             }
         }
@@ -2242,7 +2241,7 @@ impl<'r> Simulation<'r> {
         self.dirty.clear();
         for k in 0..self.seeds.len() {
             let fi = self.seeds[k];
-            if self.flows[fi as usize].status == Status::Active && self.flow_seen[fi as usize] != e {
+            if self.flows[fi as usize].status == Status::Active && self.hot[fi as usize].seen != e {
                 self.reg_add(fi, e);
                 for &l in &self.flows[fi as usize].path {
                     self.rep.lr[l as usize].chg = e;
@@ -2323,7 +2322,7 @@ impl<'r> Simulation<'r> {
             }
             self.rep.viol.clear();
             if self.rep.viol_epoch == u32::MAX {
-                self.rep.viol_seen.fill(0);
+                self.hot.iter_mut().for_each(|h| h.viol = 0);
                 self.rep.viol_epoch = 0;
             }
             self.rep.viol_epoch += 1;
@@ -2475,8 +2474,8 @@ impl<'r> Simulation<'r> {
             let l = self.comp_links[qi] as usize;
             qi += 1;
             for &(fi, _) in &self.link_flows[l] {
-                if self.flow_seen[fi as usize] != e {
-                    self.flow_seen[fi as usize] = e;
+                if self.hot[fi as usize].seen != e {
+                    self.hot[fi as usize].seen = e;
                     self.comp_flows.push(fi);
                     self.packed.push(&self.flows[fi as usize]);
                     for &m in &self.flows[fi as usize].path {
