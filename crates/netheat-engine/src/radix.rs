@@ -23,6 +23,8 @@ pub(crate) trait RadixKey: Copy {
 }
 
 const BUCKETS: usize = 129;
+/// Bucket 0 is sorted rather than scanned from this many keys on.
+const SORT_AT: usize = 32;
 
 /// A min-queue of [`RadixKey`] elements (see the module docs).
 #[derive(Debug, Clone)]
@@ -34,11 +36,15 @@ pub(crate) struct RadixHeap<T> {
     len: usize,
     /// Position of the minimum of bucket 0, if known.
     top: Option<usize>,
+    /// Bucket 0 is sorted by decreasing key (its minimum last). It holds
+    /// one key or a few as a rule; when keys below the last minimum pile
+    /// up there, it is sorted once instead of scanned at every pop.
+    sorted0: bool,
 }
 
 impl<T> Default for RadixHeap<T> {
     fn default() -> Self {
-        Self { buckets: (0..BUCKETS).map(|_| Vec::new()).collect(), last: 0, len: 0, top: None }
+        Self { buckets: (0..BUCKETS).map(|_| Vec::new()).collect(), last: 0, len: 0, top: None, sorted0: false }
     }
 }
 
@@ -56,12 +62,19 @@ impl<T: RadixKey> RadixHeap<T> {
     }
 
     pub(crate) fn push(&mut self, x: T) {
-        let b = bucket(x.key(), self.last);
+        let k = x.key();
+        let b = bucket(k, self.last);
+        self.len += 1;
         if b == 0 {
             self.top = None;
+            if self.sorted0 {
+                let b0 = &mut self.buckets[0];
+                let at = b0.partition_point(|y| y.key() > k);
+                b0.insert(at, x);
+                return;
+            }
         }
         self.buckets[b].push(x);
-        self.len += 1;
     }
 
     /// Position of the minimum in bucket 0, refilling it from the first
@@ -72,6 +85,7 @@ impl<T: RadixKey> RadixHeap<T> {
         }
         if self.buckets[0].is_empty() {
             let i = (1..BUCKETS).find(|&i| !self.buckets[i].is_empty())?;
+            self.sorted0 = false;
             let items = std::mem::take(&mut self.buckets[i]);
             self.last = items.iter().map(|x| x.key()).min().expect("bucket is not empty");
             for &x in &items {
@@ -85,13 +99,22 @@ impl<T: RadixKey> RadixHeap<T> {
                 self.buckets[i] = items;
             }
         }
-        let b0 = &self.buckets[0];
-        let mut best = 0;
-        for k in 1..b0.len() {
-            if b0[k].key() < b0[best].key() {
-                best = k;
-            }
+        let b0 = &mut self.buckets[0];
+        if !self.sorted0 && b0.len() >= SORT_AT {
+            b0.sort_unstable_by_key(|y| std::cmp::Reverse(y.key()));
+            self.sorted0 = true;
         }
+        let best = if self.sorted0 {
+            b0.len() - 1
+        } else {
+            let mut best = 0;
+            for k in 1..b0.len() {
+                if b0[k].key() < b0[best].key() {
+                    best = k;
+                }
+            }
+            best
+        };
         self.top = Some(best);
         Some(best)
     }
@@ -107,6 +130,7 @@ impl<T: RadixKey> RadixHeap<T> {
         let p = self.find_top()?;
         self.top = None;
         self.len -= 1;
+        // Sorted, the minimum is last: removing it keeps the order.
         Some(self.buckets[0].swap_remove(p))
     }
 
@@ -184,5 +208,40 @@ mod tests {
         }
         assert_eq!(r.pop(), None);
         assert_eq!(r.len(), 0);
+    }
+
+    /// Thousands of keys below the last minimum (bucket 0 is then sorted),
+    /// mixed with pushes above it and a retain: still the global order.
+    #[test]
+    fn many_keys_below_the_last_minimum() {
+        let mut r = RadixHeap::default();
+        r.push(10 << 64);
+        r.push((20 << 64) | 7);
+        assert_eq!(r.pop(), Some(10 << 64));
+        // Scrambled keys below 10 << 64, and some above.
+        for i in 0..5000u128 {
+            r.push((i * 7919) % 5000 + 1);
+            if i % 100 == 0 {
+                r.push((30 << 64) | i);
+            }
+        }
+        r.retain(|v| v % 3 != 0);
+        // Pop a hundred (bucket 0 gets sorted), push more below the last
+        // minimum into the sorted bucket, then pop the rest.
+        let mut got: Vec<u128> = (0..100).map(|_| r.pop().expect("not empty")).collect();
+        for i in 0..1000u128 {
+            r.push(5001 + (i * 389) % 1000);
+        }
+        got.extend(std::iter::from_fn(|| r.pop()));
+        // Before the retain: 1..=5000, (30 << 64) | i for i = 0, 100, ...,
+        // and (20 << 64) | 7; after it, 5001..=6000.
+        let mut want: Vec<u128> = (1..=5000u128)
+            .chain((0..5000).step_by(100).map(|i| (30 << 64) | i))
+            .chain([(20 << 64) | 7])
+            .filter(|v| v % 3 != 0)
+            .chain(5001..=6000)
+            .collect();
+        want.sort_unstable();
+        assert_eq!(got, want);
     }
 }
