@@ -648,7 +648,7 @@ impl IdIndex {
 /// together (a task's) then stay side by side in memory, as without reuse;
 /// reusing single slots as they free up scatters them, and costs more in
 /// cache misses than the memory saves.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct SlotBlocks {
     /// Flows not forgotten, per block.
     live: Vec<u32>,
@@ -659,12 +659,18 @@ struct SlotBlocks {
     next: u32,
 }
 
+impl Default for SlotBlocks {
+    fn default() -> Self {
+        Self { live: Vec::new(), free: Vec::new(), cur: 0, next: Self::BLOCK }
+    }
+}
+
 impl SlotBlocks {
     const BLOCK: u32 = 64;
 
     /// A free slot, if a block has one to hand out.
     fn take(&mut self) -> Option<u32> {
-        if self.next >= Self::BLOCK || self.live.is_empty() {
+        if self.next >= Self::BLOCK {
             let b = self.free.pop()?;
             self.cur = b;
             self.next = 0;
@@ -680,10 +686,6 @@ impl SlotBlocks {
         let b = (slot / Self::BLOCK) as usize;
         if b >= self.live.len() {
             self.live.resize(b + 1, 0);
-            if self.live.len() == 1 {
-                // No block handed out yet.
-                self.next = Self::BLOCK;
-            }
         }
         self.live[b] += 1;
     }
