@@ -86,18 +86,15 @@ impl<T: RadixKey> RadixHeap<T> {
         if self.buckets[0].is_empty() {
             let i = (1..BUCKETS).find(|&i| !self.buckets[i].is_empty())?;
             self.sorted0 = false;
-            let items = std::mem::take(&mut self.buckets[i]);
+            let mut items = std::mem::take(&mut self.buckets[i]);
             self.last = items.iter().map(|x| x.key()).min().expect("bucket is not empty");
             for &x in &items {
                 // Every key shares `last`'s bits above `i - 1`: a lower bucket.
                 self.buckets[bucket(x.key(), self.last)].push(x);
             }
-            // Keep the allocation for the next time this bucket fills.
-            let mut items = items;
+            // Bucket `i` stays empty; keep its allocation for when it fills.
             items.clear();
-            if self.buckets[i].is_empty() {
-                self.buckets[i] = items;
-            }
+            self.buckets[i] = items;
         }
         let b0 = &mut self.buckets[0];
         if !self.sorted0 && b0.len() >= SORT_AT {

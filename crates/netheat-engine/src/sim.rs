@@ -889,6 +889,14 @@ struct LinkRep {
     stale: bool,
 }
 
+impl LinkRep {
+    /// Clearly slack: loaded below `1 - LIGHT_SLACK` of its capacity, so no
+    /// flow can be bottlenecked on it.
+    fn slack(&self) -> bool {
+        self.load < self.cap * (1.0 - LIGHT_SLACK)
+    }
+}
+
 impl<'r> Simulation<'r> {
     /// A simulation of `net` at time 0.
     ///
@@ -1870,7 +1878,7 @@ impl<'r> Simulation<'r> {
                 let li = l as usize;
                 if self.link_flows[li].is_empty() {
                     self.set_load(li, 0.0);
-                } else if !self.rep.lr[li].dirty && self.rep.lr[li].load < self.rep.lr[li].cap * (1.0 - LIGHT_SLACK) {
+                } else if !self.rep.lr[li].dirty && self.rep.lr[li].slack() {
                     // Clearly slack: no flow is bottlenecked here, so the
                     // departure changes only the load (no event link, no
                     // scan of what may be thousands of flows).
@@ -1889,10 +1897,6 @@ impl<'r> Simulation<'r> {
         self.mark_dirty(link);
         if cap <= 0.0 && old > 0.0 {
             self.down_links += 1;
-        } else if cap > 0.0 && old <= 0.0 {
-            self.down_links -= 1;
-        }
-        if cap <= 0.0 && old > 0.0 {
             let on: Vec<u32> = self.link_flows[link as usize].iter().map(|e| e.0).collect();
             for fi in on {
                 match self.flows[fi as usize].kind {
@@ -1901,6 +1905,7 @@ impl<'r> Simulation<'r> {
                 }
             }
         } else if cap > 0.0 && old <= 0.0 {
+            self.down_links -= 1;
             let list: Vec<u32> = self.stranded.iter().copied().collect();
             for fi in list {
                 match self.flows[fi as usize].kind {
@@ -2043,7 +2048,7 @@ impl<'r> Simulation<'r> {
     /// slack (so no flow is bottlenecked on it) and not an event link.
     fn can_be_light(&self, l: LinkId, e: u32) -> bool {
         let l = l as usize;
-        self.rep.lr[l].full != e && self.rep.lr[l].load < self.rep.lr[l].cap * (1.0 - LIGHT_SLACK)
+        self.rep.lr[l].full != e && self.rep.lr[l].slack()
     }
 
     /// The summary of a slack link without scanning its flows: one entry
