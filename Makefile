@@ -11,11 +11,11 @@ PY_DEPS := maturin numpy pyarrow matplotlib polars pytest ruff mypy ray
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python lint fmt bench bench-simgrid bench-utp validate validate-ns3 demo clean chromium
+.PHONY: help venv build test test-rust test-python lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp validate validate-ns3 demo clean chromium
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
-	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-23s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -66,6 +66,9 @@ bench: build ## Run the benchmarks and print their tables
 
 bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (installs python3-simgrid; minutes)
 	$(PY) benches/engine_vs_simgrid.py a b
+
+bench-baraat-two-stage: build ## Baraat two-stage points: 10,000 tasks of 1,230 flows on 36,000 hosts, idealized policies (about 6 min)
+	BARAAT_APP=two-stage BARAAT_MIDS=30 cargo run --release -q -p netheat-flowsched --example baraat_bench -- 10000 bing fair-share,sff,stf,fifo,fifo-lm
 
 bench-utp: ## UTP at full scale: 10,000 servers, 24 simulated hours, UTP policy (long)
 	cargo run --release -q -p netheat-sched --example utp_bench -- experiments/topologies/utp-cluster-10k.toml 24 utp
