@@ -112,10 +112,8 @@ fn main() {
     let exe = std::env::current_exe().ok();
     for wl in &wls {
         for pol in &pols {
-            // Each point in a fresh process, as an experiment worker runs it:
-            // points run one after another in one process are slowed by the
-            // heap the earlier ones left (up to 20% for the two-stage ones),
-            // and the peak memory is the point's own.
+            // Each point in a fresh process: its peak memory is its own, and
+            // it does not run on the heap that earlier points left behind.
             let child = exe.as_ref().map(|exe| {
                 std::process::Command::new(exe)
                     .args([tasks.to_string(), wl.clone(), pol.clone()])
