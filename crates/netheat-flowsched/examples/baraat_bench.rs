@@ -3,10 +3,11 @@
 //! point (pools from `BARAAT_AGGREGATORS` / `BARAAT_WORKERS`, default 360
 //! aggregators / all hosts as workers; `BARAAT_APP=two-stage` for two-stage
 //! tasks of 40 mid-levels x 40 workers, `BARAAT_MIDS` to change the
-//! mid-levels; the experiments use 30). Prints a table of wall time against the target
-//! (< 60 s per 10,000-task point on 2 cores), flows, and mean / p99 TCT per
-//! policy, plus the SPC protocol against the idealized FIFO-LM. Each point
-//! runs in its own process, whose peak memory is printed too.
+//! mid-levels; the experiments use 30). Prints a table of wall time against
+//! the target (< 60 s per 10,000-task point on 2 cores), flows, and
+//! mean / p99 TCT per policy, plus the SPC protocol against the idealized
+//! FIFO-LM. Each point runs in its own process, whose peak memory is printed
+//! too.
 //!
 //! `cargo run --release -p netheat-flowsched --example baraat_bench [-- TASKS [WORKLOADS [POLICIES]]]`
 //! (comma-separated lists; policy `spc` is FIFO-LM through the SPC simulator).
