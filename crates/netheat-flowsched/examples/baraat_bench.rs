@@ -7,7 +7,8 @@
 //! the target (< 60 s per 10,000-task point on 2 cores), flows, and
 //! mean / p99 TCT per policy, plus the SPC protocol against the idealized
 //! FIFO-LM. Each point runs in its own process, whose peak memory is printed
-//! too.
+//! too, and so are the engine's repairs (instants whose events change
+//! rates) and rate changes, which is what a point's time is made of.
 //!
 //! `cargo run --release -p netheat-flowsched --example baraat_bench [-- TASKS [WORKLOADS [POLICIES]]]`
 //! (comma-separated lists; policy `spc` is FIFO-LM through the SPC simulator).
@@ -74,8 +75,14 @@ fn run_row(tasks: usize, app: AppKind, wl: &str, policy: &str) {
         ("-".to_string(), "-")
     };
     let rss = peak_rss_mb().map_or("-".to_string(), |m| format!("{m:.0}"));
+    // What an engine run's time is made of: its repairs (instants whose
+    // events change rates) and the rate changes they make.
+    let (repairs, changes) = r
+        .engine
+        .as_ref()
+        .map_or(("-".to_string(), "-".to_string()), |s| (s.repairs.to_string(), s.rate_changes.to_string()));
     println!(
-        "{:<15} {:<10} {:>9} {:>9.2} {:>8} {:>4} {:>8} {:>11.3} {:>11.3}",
+        "{:<15} {:<10} {:>9} {:>9.2} {:>8} {:>4} {:>8} {:>11.3} {:>11.3} {:>9} {:>12}",
         wl,
         policy,
         r.flows,
@@ -84,7 +91,9 @@ fn run_row(tasks: usize, app: AppKind, wl: &str, policy: &str) {
         ok,
         rss,
         mean * 1e3,
-        pct(&tct, 0.99) * 1e3
+        pct(&tct, 0.99) * 1e3,
+        repairs,
+        changes
     );
 }
 
@@ -107,8 +116,18 @@ fn main() {
     }
     println!("36,000 hosts (30x30x40, 1 Gbps, 2:1), {tasks} {app_tag} tasks (fanout 40), load 0.8, aggregator pool {} / worker pool {} (0 = all hosts)", env_or("BARAAT_AGGREGATORS", 360), env_or("BARAAT_WORKERS", 0));
     println!(
-        "{:<15} {:<10} {:>9} {:>9} {:>8} {:>4} {:>8} {:>11} {:>11}",
-        "workload", "policy", "flows", "wall_s", "target_s", "ok", "rss_MB", "mean_tct_ms", "p99_tct_ms"
+        "{:<15} {:<10} {:>9} {:>9} {:>8} {:>4} {:>8} {:>11} {:>11} {:>9} {:>12}",
+        "workload",
+        "policy",
+        "flows",
+        "wall_s",
+        "target_s",
+        "ok",
+        "rss_MB",
+        "mean_tct_ms",
+        "p99_tct_ms",
+        "repairs",
+        "rate_changes"
     );
     let exe = std::env::current_exe().ok();
     for wl in &wls {

@@ -3,12 +3,13 @@
 //! `fifo-lm` through the SPC protocol simulator) and return per-task
 //! records.
 
-use crate::ideal::{run_ideal, IdealOptions, TaskResult};
+use crate::ideal::{run_ideal_stats, IdealOptions, TaskResult};
 use crate::policy::{percentile, policy_by_tag};
 use crate::spc::{run_spc, SpcOptions};
 use crate::workload::{generate, WorkloadSpec};
 use crate::FlowschedError;
 use netheat_core::{LinkId, Routing};
+use netheat_engine::Stats;
 use netheat_topology::{Topology, TopologySpec};
 
 /// Everything that defines one point.
@@ -72,6 +73,9 @@ pub struct PointResult {
     pub threshold: f64,
     /// Number of flows simulated.
     pub flows: usize,
+    /// The flow engine's counters for an idealized policy (`None` for the
+    /// SPC protocol, which does not run on the engine).
+    pub engine: Option<Stats>,
 }
 
 /// Builds the three-tier topology of a point.
@@ -98,7 +102,7 @@ pub fn run_point(p: &PointSpec) -> Result<PointResult, FlowschedError> {
     let threshold = percentile(&sizes, p.heavy_percentile);
     let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
     let flows = tasks.iter().map(|t| t.flows.len()).sum();
-    let out = if p.spc {
+    let (out, engine) = if p.spc {
         if p.policy != "fifo-lm" {
             return Err(FlowschedError::param("policy", "the SPC protocol implements `fifo-lm` only"));
         }
@@ -110,10 +114,11 @@ pub fn run_point(p: &PointSpec) -> Result<PointResult, FlowschedError> {
             trace: false,
             skip_steady: true,
         };
-        run_spc(&caps, &tasks, &o)?.tasks
+        (run_spc(&caps, &tasks, &o)?.tasks, None)
     } else {
         let sched = policy_by_tag(&p.policy, threshold)?;
-        run_ideal(&caps, &tasks, sched, &IdealOptions { lbs: p.lbs, poll_s: p.poll_s })?
+        let (r, stats) = run_ideal_stats(&caps, &tasks, sched, &IdealOptions { lbs: p.lbs, poll_s: p.poll_s })?;
+        (r, Some(stats))
     };
-    Ok(PointResult { tasks: out, threshold, flows })
+    Ok(PointResult { tasks: out, threshold, flows, engine })
 }

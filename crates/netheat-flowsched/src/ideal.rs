@@ -16,7 +16,7 @@
 use crate::policy::{ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
 use crate::workload::{check_tasks, feeder_counts, Task};
 use crate::FlowschedError;
-use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation, Stats};
 
 /// One task's outcome.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -246,6 +246,17 @@ pub fn run_ideal(
     sched: Box<dyn FlowScheduler>,
     opts: &IdealOptions,
 ) -> Result<Vec<TaskResult>, FlowschedError> {
+    run_ideal_stats(link_caps_bps, tasks, sched, opts).map(|(r, _)| r)
+}
+
+/// [`run_ideal`], also returning the engine's counters (repairs, rate
+/// changes, ...): what a point's run time is made of.
+pub fn run_ideal_stats(
+    link_caps_bps: &[f64],
+    tasks: &[Task],
+    sched: Box<dyn FlowScheduler>,
+    opts: &IdealOptions,
+) -> Result<(Vec<TaskResult>, Stats), FlowschedError> {
     if opts.poll_s.is_nan() || opts.poll_s <= 0.0 {
         return Err(FlowschedError::param("poll", "must be > 0"));
     }
@@ -291,11 +302,12 @@ pub fn run_ideal(
     if let Some(e) = run.err {
         return Err(FlowschedError::Engine(e));
     }
-    Ok(tasks
+    let results = tasks
         .iter()
         .enumerate()
         .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: run.finish[i] })
-        .collect())
+        .collect();
+    Ok((results, sim.stats().clone()))
 }
 
 #[cfg(test)]

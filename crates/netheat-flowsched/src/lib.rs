@@ -25,7 +25,7 @@ pub mod workload;
 
 pub use error::FlowschedError;
 pub use experiment::{run_point, PointResult, PointSpec};
-pub use ideal::{run_ideal, IdealOptions, TaskResult};
+pub use ideal::{run_ideal, run_ideal_stats, IdealOptions, TaskResult};
 pub use policy::{policy_by_tag, FlowScheduler, TaskIdAllocator, TaskMeta, POLICIES};
 pub use reference::run_reference;
 pub use spc::{run_spc, SpcOptions, SpcResult};
