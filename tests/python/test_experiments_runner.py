@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 from netheat.cli import main
 from netheat.experiments import load_experiment, run_experiment
+from netheat.experiments.cli import _summary_lines
 from netheat.experiments.runner import PROVENANCE
+from netheat.experiments.summary import ci95, t975
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "experiments" / "example-flow-sim.toml"
@@ -79,6 +84,8 @@ def test_single_flow_known_result(tmp_path: Path) -> None:
         "paper": 1.0,
         "unit": "s",
         "note": "bytes * 8 / 10 Gbps",
+        "per_seed": [1.0],
+        "ci95": None,
     }
     assert summary["metrics"]["speedup"]["ours"] == 2.0
     assert summary["metrics"]["speedup"]["unit"] == "x"
@@ -119,6 +126,68 @@ def test_example_paired_and_pool_equals_serial(tmp_path: Path) -> None:
     s = a.summary["metrics"]
     assert s["mean FCT 4:1 / 2:1 at load 0.2"]["ours"] > 1.0
     assert s["hot ToR-uplink windows 4:1"]["ours"] > s["hot ToR-uplink windows 2:1"]["ours"]
+
+
+def _t_cdf(x: float, df: int) -> float:
+    """Student t distribution function from its density (trapezoids on a fine grid)."""
+    lnc = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    t = np.linspace(0.0, x, 200_001)
+    f = np.exp(lnc - (df + 1) / 2 * np.log1p(t * t / df))
+    return 0.5 + float(np.sum((f[1:] + f[:-1]) / 2 * np.diff(t)))
+
+
+def test_t_quantiles_match_the_t_distribution() -> None:
+    """The tabulated (and interpolated) 97.5% quantiles put 97.5% of Student's t below them."""
+    for df in [*range(1, 31), 35, 40, 50, 60, 90, 120, 200, 1000]:
+        assert abs(_t_cdf(t975(df), df) - 0.975) < 3e-4, df
+    with pytest.raises(ValueError):
+        t975(0)
+
+
+def test_ci95_hand_computed() -> None:
+    """[1, 2, 3]: mean 2, sample sd 1, t(2) = 4.303, so 2 -/+ 4.303 / sqrt(3); none below 2 values."""
+    ci = ci95([1.0, 2.0, 3.0])
+    assert ci is not None
+    lo, hi = ci
+    assert math.isclose(lo, 2 - 4.303 / math.sqrt(3)) and math.isclose(hi, 2 + 4.303 / math.sqrt(3))
+    assert ci95([5.0, 5.0]) == (5.0, 5.0)
+    assert ci95([1.0]) is None and ci95([]) is None
+
+
+def test_metrics_per_seed_and_interval(tmp_path: Path) -> None:
+    """With three seeds, each metric is also computed from each seed's points alone (a ratio of
+    that seed's paired points, recomputed here from points.parquet), with their 95% interval."""
+    exp = dataclasses.replace(load_experiment(EXAMPLE, quick=True), seeds=[1, 2, 3])
+    res = run_experiment(exp, tmp_path / "out", workers=2, progress=False)
+    assert not res.errors
+    points = pq.read_table(tmp_path / "out" / "points.parquet").to_pylist()
+
+    def mean_fct(variant: str, seed: int) -> float:
+        (p,) = [
+            p for p in points if p["variant"] == variant and p["seed"] == seed and "load=0.2" in p["point"]
+        ]
+        return float(p["mean_fct_s"])
+
+    m = res.summary["metrics"]["mean FCT 4:1 / 2:1 at load 0.2"]
+    want = [mean_fct("4:1", s) / mean_fct("2:1", s) for s in (1, 2, 3)]
+    assert m["per_seed"] == pytest.approx(want, rel=1e-12)
+    assert len(set(want)) == 3  # the seeds draw different workloads
+    mean, sd = float(np.mean(want)), float(np.std(want, ddof=1))
+    assert m["ci95"] == pytest.approx([mean - 4.303 * sd / math.sqrt(3), mean + 4.303 * sd / math.sqrt(3)])
+    # "ours" is still the ratio of the means over every seed.
+    num = np.mean([mean_fct("4:1", s) for s in (1, 2, 3)])
+    den = np.mean([mean_fct("2:1", s) for s in (1, 2, 3)])
+    assert m["ours"] == pytest.approx(num / den, rel=1e-12)
+    head, row = _summary_lines(res.summary)[:2]
+    assert head.endswith("95% CI over seeds") and row.endswith("(3 seeds)")
+
+
+def test_one_seed_prints_no_interval(tmp_path: Path) -> None:
+    """A single-seed run has no interval, and its summary table has no interval column."""
+    exp = load_experiment(_single_flow(tmp_path))
+    res = run_experiment(exp, tmp_path / "out", workers=1, progress=False)
+    assert all(m["ci95"] is None for m in res.summary["metrics"].values())
+    assert "CI" not in _summary_lines(res.summary)[0]
 
 
 DYING = """

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from netheat.experiments.runner import BACKENDS
+from netheat.experiments.summary import ci_text
 
 
 def _backend_args(p: argparse.ArgumentParser) -> None:
@@ -26,7 +27,9 @@ def _backend_args(p: argparse.ArgumentParser) -> None:
 
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
-    rows = [["metric", "ours", "paper", "unit"]]
+    # The interval column only when some metric has one (two seeds or more).
+    with_ci = any(m.get("ci95") is not None for m in summary["metrics"].values())
+    rows = [["metric", "ours", "paper", "unit"] + (["95% CI over seeds"] if with_ci else [])]
     for name, m in summary["metrics"].items():
         rows.append(
             [
@@ -35,9 +38,12 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
                 "-" if m["paper"] is None else f"{m['paper']:.6g}",
                 m["unit"],
             ]
+            + ([ci_text(m)] if with_ci else [])
         )
-    w = [max(len(r[i]) for r in rows) for i in range(4)]
-    return ["  ".join(c.ljust(w[i]) if i in (0, 3) else c.rjust(w[i]) for i, c in enumerate(r)) for r in rows]
+    w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    left = (0, 3, 4)
+    cells = ((c.ljust(w[i]) if i in left else c.rjust(w[i]) for i, c in enumerate(r)) for r in rows)
+    return ["  ".join(r).rstrip() for r in cells]
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from netheat.errors import InputError
 from netheat.experiments.config import Experiment, load_experiment
 from netheat.experiments.registry import get_kind
 from netheat.experiments.runner import ROOT, RunResult, run_experiment
+from netheat.experiments.summary import ci_text
 from netheat.report import Figure, Section, Table, write_report
 
 EXPERIMENTS_DIR = ROOT / "experiments"
@@ -116,11 +117,14 @@ def command_for(exp: Experiment, out: Path, quick: bool) -> str:
 
 def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section:
     s = res.summary
+    with_ci = any(e.get("ci95") is not None for e in s["metrics"].values())
+    ci_head = ["95% CI over seeds"] if with_ci else []
     rows = [
         [
             m,
             _fmt(e["paper"]),
             _fmt(e["ours"]),
+            *([ci_text(e)] if with_ci else []),
             e["unit"],
             e["note"] or ("no paper number" if e["paper"] is None else ""),
         ]
@@ -160,7 +164,7 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
     return Section(
         title=name,
         text=text,
-        tables=[Table(["metric", "paper", "ours", "unit", "note"], rows)],
+        tables=[Table(["metric", "paper", "ours", *ci_head, "unit", "note"], rows)],
         figures=figures,
         code=command_for(exp, res.out, quick),
     )

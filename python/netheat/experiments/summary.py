@@ -3,7 +3,8 @@
 Format::
 
     {"experiment": name,
-     "metrics": {metric_name: {"ours": number|null, "paper": number|null, "unit": str, "note": str}},
+     "metrics": {metric_name: {"ours": number|null, "paper": number|null, "unit": str, "note": str,
+                               "per_seed": [number|null, ...], "ci95": [low, high]|null}},
      "points": {"total": n, "completed": n, "failed": n},
      "experiment_hash": ..., "netheat_version": ..., "git_revision": ..., "quick": bool}
 
@@ -11,10 +12,18 @@ A value metric is the mean of the point value over the selected points of
 its variant (every seed, and every sweep point matching ``where``); a
 ``ratio`` or ``difference`` combines those means of two variants. A metric
 whose points failed is ``null`` with a note saying so.
+
+How much a metric owes to the draw: ``per_seed`` is the metric computed
+from each seed's points alone (in the order of the experiment's seeds;
+variants share a seed, so a ratio stays paired), and ``ci95`` the 95%
+confidence interval of their mean (Student t), or ``null`` with fewer than
+two finite per-seed values. A target read off ``ours`` holds for the
+workload, not just one draw of it, only if the interval is on its side.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Callable
@@ -31,12 +40,58 @@ if TYPE_CHECKING:
     from netheat.experiments.runner import RunResult
 
 
-def _variant_value(res: RunResult, variant: str, value: str, where: dict[str, Any]) -> tuple[float, int, int]:
-    """Mean of ``value`` over the matching points of ``variant``: (mean, points used, points missing)."""
+# Two-sided 95% quantiles of Student's t by degrees of freedom (1-30, then
+# 40, 60, 120 and the normal limit); between anchors above 30, linear in 1/df.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)  # fmt: skip
+_T975_TAIL = ((30, 2.042), (40, 2.021), (60, 2.000), (120, 1.980), (math.inf, 1.960))
+
+
+def t975(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (``df >= 1``)."""
+    if df < 1:
+        raise ValueError("degrees of freedom must be >= 1")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    for (d0, t0), (d1, t1) in itertools.pairwise(_T975_TAIL):
+        if df <= d1:
+            x, x0, x1 = 1.0 / df, 1.0 / d0, 1.0 / d1
+            return t0 + (t1 - t0) * (x - x0) / (x1 - x0)
+    return _T975_TAIL[-1][1]
+
+
+def ci95(values: list[float]) -> tuple[float, float] | None:
+    """95% confidence interval of the mean of ``values`` (Student t); ``None`` below two values."""
+    n = len(values)
+    if n < 2:
+        return None
+    arr = np.asarray(values, dtype=float)
+    half = t975(n - 1) * float(arr.std(ddof=1)) / math.sqrt(n)
+    mean = float(arr.mean())
+    return mean - half, mean + half
+
+
+def ci_text(m: dict[str, Any]) -> str:
+    """A ``summary.json`` metric's 95% interval over seeds as ``[low, high] (n seeds)``, or ``-``."""
+    ci = m.get("ci95")
+    if ci is None:
+        return "-"
+    n = sum(v is not None for v in m.get("per_seed", []))
+    return f"[{ci[0]:.4g}, {ci[1]:.4g}] ({n} seeds)"
+
+
+def _variant_value(
+    res: RunResult, variant: str, value: str, where: dict[str, Any], seed: int | None = None
+) -> tuple[float, int, int]:
+    """Mean of ``value`` over the matching points of ``variant`` (of one seed, or all):
+    (mean, points used, points missing)."""
     got: list[float] = []
     missing = 0
     for p in res.points:
         if p.variant != variant or any(p.sweep.get(k) != v for k, v in where.items()):
+            continue
+        if seed is not None and p.seed != seed:
             continue
         if p.hash in res.values:
             got.append(res.values[p.hash].get(value, float("nan")))
@@ -47,26 +102,29 @@ def _variant_value(res: RunResult, variant: str, value: str, where: dict[str, An
     return (float(arr.mean()) if len(arr) and not missing else float("nan")), len(got), missing
 
 
-def metric_value(spec: MetricSpec, res: RunResult) -> tuple[float, str]:
-    """The number of one metric and a note on missing points (empty when complete)."""
+def metric_value(spec: MetricSpec, res: RunResult, seed: int | None = None) -> tuple[float, str]:
+    """The number of one metric (from one seed's points, or all) and a note on missing points
+    (empty when complete)."""
     mk = get_metric(spec.kind)
     if mk.combine is None:
         assert spec.variant is not None
-        v, _, missing = _variant_value(res, spec.variant, spec.kind, spec.where)
+        v, _, missing = _variant_value(res, spec.variant, spec.kind, spec.where, seed)
         note = f"{missing} point(s) of {spec.variant} failed" if missing else ""
         return v, note
     assert spec.of is not None and spec.numerator is not None and spec.denominator is not None
     if mk.peak:
-        return _peak(spec, res, mk.combine)
-    a, _, ma = _variant_value(res, spec.numerator, spec.of, spec.where)
-    b, _, mb = _variant_value(res, spec.denominator, spec.of, spec.where)
+        return _peak(spec, res, mk.combine, seed)
+    a, _, ma = _variant_value(res, spec.numerator, spec.of, spec.where, seed)
+    b, _, mb = _variant_value(res, spec.denominator, spec.of, spec.where, seed)
     note = f"{ma + mb} point(s) failed" if ma + mb else ""
     if math.isnan(a) or math.isnan(b):
         return float("nan"), note
     return mk.combine(a, b), note
 
 
-def _peak(spec: MetricSpec, res: RunResult, combine: Callable[[float, float], float]) -> tuple[float, str]:
+def _peak(
+    spec: MetricSpec, res: RunResult, combine: Callable[[float, float], float], seed: int | None = None
+) -> tuple[float, str]:
     """Largest per-sweep-point combination of numerator and denominator, and where it is."""
     assert spec.of is not None and spec.numerator is not None and spec.denominator is not None
     points: list[dict[str, Any]] = []
@@ -75,8 +133,8 @@ def _peak(spec: MetricSpec, res: RunResult, combine: Callable[[float, float], fl
             points.append(dict(p.sweep))
     best, at, failed = float("nan"), "", 0
     for sw in points:
-        a, _, ma = _variant_value(res, spec.numerator, spec.of, sw)
-        b, _, mb = _variant_value(res, spec.denominator, spec.of, sw)
+        a, _, ma = _variant_value(res, spec.numerator, spec.of, sw, seed)
+        b, _, mb = _variant_value(res, spec.denominator, spec.of, sw, seed)
         failed += ma + mb
         if math.isnan(a) or math.isnan(b):
             continue
@@ -99,7 +157,16 @@ def compute_summary(exp: Experiment, res: RunResult, version: str, revision: str
     for spec in exp.metrics:
         value, missing = metric_value(spec, res)
         note = "; ".join(n for n in (spec.note, missing) if n)
-        out[spec.name] = {"ours": _finite(value), "paper": spec.paper, "unit": spec.unit, "note": note}
+        per_seed = [_finite(metric_value(spec, res, seed)[0]) for seed in exp.seeds]
+        ci = ci95([v for v in per_seed if v is not None])
+        out[spec.name] = {
+            "ours": _finite(value),
+            "paper": spec.paper,
+            "unit": spec.unit,
+            "note": note,
+            "per_seed": per_seed,
+            "ci95": None if ci is None else list(ci),
+        }
     unique = {p.hash for p in res.points}
     notes = [f"{p.describe()}: {n}" for p in res.points for n in res.notes.get(p.hash, [])]
     return {
