@@ -190,6 +190,26 @@ def test_one_seed_prints_no_interval(tmp_path: Path) -> None:
     assert "CI" not in _summary_lines(res.summary)[0]
 
 
+def test_seeds_flag_reruns_and_reuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--seeds` replaces the file's seeds; extending the list reuses the points already run; a bad
+    list exits 2 naming the flag."""
+    f = _single_flow(tmp_path)
+    out = tmp_path / "out"
+    assert main(["experiment", "run", str(f), "--out", str(out), "--seeds", "1,2"]) == 0
+    m = json.loads((out / "summary.json").read_text())["metrics"]["speedup"]
+    # One flow alone on its path: every seed gives the same ratio, so the interval is a point.
+    assert m["per_seed"] == [2.0, 2.0] and m["ci95"] == [2.0, 2.0]
+    capsys.readouterr()
+    assert main(["experiment", "run", str(f), "--out", str(out), "--seeds", "1,2,3"]) == 0
+    printed = capsys.readouterr().out
+    assert "(4 reused)" in printed and "[2, 2] (3 seeds)" in printed
+    for bad in ("1,1", "-1", "x", ""):
+        with pytest.raises(SystemExit) as e:
+            main(["experiment", "run", str(f), "--out", str(out), "--seeds", bad])
+        assert e.value.code == 2
+        assert "--seeds" in capsys.readouterr().err
+
+
 DYING = """
 import os, sys
 from dataclasses import replace

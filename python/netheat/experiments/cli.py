@@ -46,11 +46,26 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
     return ["  ".join(r).rstrip() for r in cells]
 
 
+def seed_list(text: str) -> list[int]:
+    """``--seeds``: comma-separated distinct non-negative integers."""
+    try:
+        seeds = [int(x) for x in text.split(",")]
+    except ValueError:
+        seeds = []
+    if not seeds or any(s < 0 for s in seeds) or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(
+            f"expected distinct non-negative integers separated by commas (e.g. 1,2,3), got {text!r}"
+        )
+    return seeds
+
+
 def _run(args: argparse.Namespace) -> int:
     from netheat.experiments.config import load_experiment
     from netheat.experiments.runner import run_experiment
 
     exp = load_experiment(args.file, quick=args.quick)
+    if args.seeds is not None:
+        exp.seeds = args.seeds
     res = run_experiment(
         exp, Path(args.out), backend=args.backend, workers=args.workers, ray_address=args.ray_address
     )
@@ -127,6 +142,16 @@ def add_cli(sub: Any) -> None:
     )
     run.add_argument("file", help="experiment TOML file")
     run.add_argument("--out", required=True, help="output directory")
+    run.add_argument(
+        "--seeds",
+        type=seed_list,
+        default=None,
+        metavar="LIST",
+        help=(
+            "run these seeds instead of the file's (e.g. 1,2,3,4,5; points already in DIR are reused); "
+            "with two or more, every metric also gets its 95%% interval over seeds"
+        ),
+    )
     _backend_args(run)
     run.set_defaults(func=_run)
     kinds = esub.add_parser("kinds", help="list the scenario kinds (with parameters) and metrics")
