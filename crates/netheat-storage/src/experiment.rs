@@ -725,9 +725,16 @@ mod tests {
             ccp_point(&CcpSpec { rebalance_every_ops: 500, ..s.clone() }).unwrap().into_iter().collect();
         assert!(on["storage_imbalance_pct"] <= 10.0 + 1e-9, "{on:?}");
         // Here 500 ops move the imbalance by about 1% of capacity; the
-        // rebalancer acts when the next check would cross the threshold, so
-        // no check finds a host past it.
+        // rebalancer acts when the next check could cross the threshold, so
+        // no check finds a host past it. Also for seeds where a check found
+        // 10.15-10.20% when the rebalancer assumed no faster growth than the
+        // fastest seen (see `DRIFT_SAFETY`).
         assert!(on["storage_imbalance_max_pct"] <= 10.0 + 1e-9, "{on:?}");
+        for seed in [21, 76, 89] {
+            let r: std::collections::BTreeMap<_, _> =
+                ccp_point(&CcpSpec { rebalance_every_ops: 500, seed, ..s.clone() }).unwrap().into_iter().collect();
+            assert!(r["storage_imbalance_max_pct"] <= 10.0 + 1e-9, "seed {seed}: {r:?}");
+        }
         assert!(on["rebalance_moves"] > 0.0 && on["rebalanced_bytes_pct"] > 0.0, "{on:?}");
         // A target above the threshold is refused, naming the key.
         let e = ccp_point(&CcpSpec { rebalance_target: 0.2, ..s }).unwrap_err().to_string();
@@ -736,6 +743,15 @@ mod tests {
         assert!(on["p95_network_latency_reduction_pct"] > 50.0, "{on:?}");
     }
 }
+
+/// How much faster than the fastest growth seen so far the rebalancer
+/// assumes the imbalance may grow until the next check. The growth between
+/// checks is random, so its running maximum alone is overtaken now and then:
+/// at 1, 40 of 149 seeds of the unit test's small cluster had a check past
+/// the 10% threshold (up to 10.20%), and one of 30 full-scale seeds of
+/// `experiments/ccp.toml` (10.03%); at 2, none (at most 9.32% and 9.73%),
+/// for 0.2% more moved bytes and the same latency gains.
+const DRIFT_SAFETY: f64 = 2.0;
 
 /// Parameters of a CCP point.
 #[derive(Debug, Clone, PartialEq)]
@@ -906,14 +922,15 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
     let (mut last_imb, mut drift_max) = (fs.imbalance_over(&c, &live), 0.0f64);
     // Checks the balance at `at` and turns the rebalancer's moves into flows.
     // It acts when a host is past the threshold, or would be by the next
-    // check if the imbalance grew as fast as it ever did between two checks
-    // (so checks find it within the threshold, not just after crossing).
+    // check if the imbalance grew `DRIFT_SAFETY` times as fast as it ever
+    // did between two checks (so checks find it within the threshold, not
+    // just after crossing).
     let mut rebalance = |fs: &mut FileSystem, sim: &mut Simulation, at: f64| -> Result<(), StorageError> {
         let imb = fs.imbalance_over(&c, &live);
         imbalance_max = imbalance_max.max(imb);
         drift_max = drift_max.max(imb - last_imb);
         last_imb = imb;
-        if imb + drift_max <= s.balance_threshold {
+        if imb + DRIFT_SAFETY * drift_max <= s.balance_threshold {
             return Ok(());
         }
         let mut p = Vec::new();
