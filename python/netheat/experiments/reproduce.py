@@ -59,7 +59,12 @@ def _metrics_figure(summary: dict[str, Any], path: Path) -> Path:
         p,
     ) in zip(axes[0], names, ours, paper, strict=False):
         vals = [np.nan if o is None else o, np.nan if p is None else p]
-        ax.bar(["ours", "paper"], vals, color=["#c44", "#888"])
+        ci = summary["metrics"][n].get("ci95")
+        # Our bar carries the 95% interval over seeds when there is one.
+        err = None
+        if ci is not None and o is not None:
+            err = [[max(o - ci[0], 0.0), 0.0], [max(ci[1] - o, 0.0), 0.0]]
+        ax.bar(["ours", "paper"], vals, color=["#c44", "#888"], yerr=err, capsize=4)
         if p is None:
             ax.text(1, 0, "n/a", ha="center", va="bottom", color="#888")
         ax.set_xlim(-0.6, 1.6)
@@ -154,7 +159,8 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
     figures = [
         Figure(
             _metrics_figure(s, res.out / "metrics.png"),
-            f"{name}: each metric, ours (red) and the paper's (grey; n/a when the paper gives no number).",
+            f"{name}: each metric, ours (red, with its 95% interval over seeds when the run has several) "
+            "and the paper's (grey; n/a when the paper gives no number).",
         )
     ]
     figures.extend(kind_figures(exp, res.out))
