@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from netheat.experiments.runner import BACKENDS
-from netheat.experiments.summary import ci_text
+from netheat.experiments.summary import ci_text, has_intervals
 
 
 def _backend_args(p: argparse.ArgumentParser) -> None:
@@ -27,8 +27,8 @@ def _backend_args(p: argparse.ArgumentParser) -> None:
 
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
-    # The interval column only when some metric has one (two seeds or more).
-    with_ci = any(m.get("ci95") is not None for m in summary["metrics"].values())
+    # The interval column only when some metric has one.
+    with_ci = has_intervals(summary)
     rows = [["metric", "ours", "paper", "unit"] + (["95% CI over seeds"] if with_ci else [])]
     for name, m in summary["metrics"].items():
         rows.append(

@@ -28,7 +28,7 @@ from netheat.errors import InputError
 from netheat.experiments.config import Experiment, load_experiment
 from netheat.experiments.registry import get_kind
 from netheat.experiments.runner import ROOT, RunResult, run_experiment
-from netheat.experiments.summary import ci_text
+from netheat.experiments.summary import ci_text, has_intervals
 from netheat.report import Figure, Section, Table, write_report
 
 EXPERIMENTS_DIR = ROOT / "experiments"
@@ -122,7 +122,7 @@ def command_for(exp: Experiment, out: Path, quick: bool) -> str:
 
 def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section:
     s = res.summary
-    with_ci = any(e.get("ci95") is not None for e in s["metrics"].values())
+    with_ci = has_intervals(s)
     ci_head = ["95% CI over seeds"] if with_ci else []
     rows = [
         [

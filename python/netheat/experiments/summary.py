@@ -72,6 +72,11 @@ def ci95(values: list[float]) -> tuple[float, float] | None:
     return mean - half, mean + half
 
 
+def has_intervals(summary: dict[str, Any]) -> bool:
+    """Whether some metric of a ``summary.json`` object has a 95% interval (two seeds or more)."""
+    return any(m.get("ci95") is not None for m in summary["metrics"].values())
+
+
 def ci_text(m: dict[str, Any]) -> str:
     """A ``summary.json`` metric's 95% interval over seeds as ``[low, high] (n seeds)``, or ``-``."""
     ci = m.get("ci95")
