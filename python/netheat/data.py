@@ -252,6 +252,11 @@ def _cli_check(args: argparse.Namespace) -> int:
     n_ok = sum(r["status"] == "present" for r in results)
     n_missing = sum(r["status"] == "missing" for r in results)
     print(f"{n_ok} verified, {n_missing} missing, {len(results) - n_ok - n_missing} checksum mismatches")
+    if not args.names and results and n_ok == 0 and not failures:
+        failures.append(
+            f"data directory {info.path} (chosen by {info.description}) holds none of the "
+            f"{len(results)} datasets netheat reads; {_how_to_fix()}"
+        )
     for f in failures:
         print(f"error: {f}", file=sys.stderr)
     return 2 if failures else 0
@@ -278,7 +283,8 @@ def add_cli(sub: Any) -> None:
         help="verify checksums (exit 0 if all named/present datasets verify, else 2)",
         description=(
             "Verify SHA-256 checksums. With names, each must be present and verify; without, every "
-            "present dataset must verify (missing ones are listed). Exit 0 or 2."
+            "present dataset must verify (missing ones are listed) and at least one must be present. "
+            "Exit 0 or 2."
         ),
     )
     chk.add_argument("names", nargs="*", metavar="NAME", help="datasets to check (default: all)")

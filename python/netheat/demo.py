@@ -21,6 +21,7 @@ import numpy as np
 from netheat import __version__
 from netheat._netheat import Topology
 from netheat.draw import draw
+from netheat.output import OutputDir, save_png
 from netheat.report import Figure, Section, Table, write_report
 from netheat.simulate import SimulationResult, simulate
 from netheat.units import fmt_bps, fmt_seconds
@@ -134,8 +135,10 @@ def _hotspot_section(out: Path) -> Section:
     ax2.set_ylabel("% ToRs hot")
     ax2.set_xlabel("time (s)")
     heat = out / "hotspots.png"
-    fig.savefig(heat, dpi=110)
-    plt.close(fig)
+    try:
+        save_png(fig, heat, dpi=110)
+    finally:
+        plt.close(fig)
 
     fct = res.flows.column("fct_s").to_numpy()
     src = res.flows.column("src").to_numpy()
@@ -153,8 +156,10 @@ def _hotspot_section(out: Path) -> Section:
     ax.legend()
     fig.tight_layout()
     cdf = out / "fct_cdf.png"
-    fig.savefig(cdf, dpi=110)
-    plt.close(fig)
+    try:
+        save_png(fig, cdf, dpi=110)
+    finally:
+        plt.close(fig)
 
     hot_by_rack = (util > HOT).mean(axis=1)
     rows = [
@@ -203,14 +208,15 @@ def _hotspot_section(out: Path) -> Section:
     )
 
 
-def run_demo(out: Path) -> Path:
-    """Run the demo into ``out`` and return the report path."""
-    out.mkdir(parents=True, exist_ok=True)
-    sections = [_hotspot_section(out)]
-    sections += [_topology_section(EXAMPLES / name, blurb, out) for name, blurb in DATACENTERS]
-    return write_report(
-        out / "report.html",
-        "netheat demo",
-        sections,
-        meta=f"netheat {__version__}",
-    )
+def run_demo(out: Path, force: bool = False) -> Path:
+    """Run the demo into ``out`` (under the output rule of :mod:`netheat.output`) and return the report."""
+    with OutputDir.open(out, "demo", force=force) as od, od.transaction("demo") as stage:
+        sections = [_hotspot_section(stage)]
+        sections += [_topology_section(EXAMPLES / name, blurb, stage) for name, blurb in DATACENTERS]
+        write_report(
+            stage / "report.html",
+            "netheat demo",
+            sections,
+            meta=f"netheat {__version__}",
+        )
+    return Path(out) / "report.html"

@@ -21,6 +21,8 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 
 from netheat._netheat import Topology
+from netheat.errors import InputError
+from netheat.output import atomic_write, save_figure
 
 RACK_COLOURS = {"compute": "#4C72B0", "disk": "#55A868", "mixed": "#8172B2"}
 LEVEL = {"host": 0.0, "tor": 1.0, "agg": 2.0, "core": 2.0, "spine": 3.0, "border": 4.0}
@@ -141,7 +143,22 @@ def draw(topo: Topology, out: str | Path, title: str = "", max_hosts: int = 400)
     ax.set_title((title or f"{s['kind']}: {topo.num_hosts} hosts, {topo.num_racks} racks") + note)
     fig.tight_layout()
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    fmt = check_format(out)
+    try:
+        atomic_write(out, lambda tmp: save_figure(fig, tmp, fmt, dpi=110))
+    finally:
+        plt.close(fig)
     return out
+
+
+FORMATS = ("png", "svg", "pdf")
+"""Image formats ``topo draw`` writes, told by the file name's suffix."""
+
+
+def check_format(path: str | Path) -> str:
+    """The image format of ``path`` by its suffix; :class:`InputError` for any other."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in FORMATS:
+        shown = f"`.{suffix}`" if suffix else "no suffix"
+        raise InputError(f"{path}: {shown} is not an image format netheat draws; use .png, .svg or .pdf")
+    return suffix

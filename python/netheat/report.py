@@ -12,6 +12,8 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from netheat.output import atomic_write
+
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
 h1 { border-bottom: 2px solid #c44; padding-bottom: .2em; }
@@ -87,8 +89,5 @@ def write_report(path: Path, title: str, sections: list[Section], meta: str = ""
         parts.extend(_table(t) for t in s.tables)
         parts.extend(_figure(f) for f in s.figures)
     parts.append("</body></html>")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text("\n".join(parts), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    text = "\n".join(parts)
+    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

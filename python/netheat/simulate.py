@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ import pyarrow.parquet as pq
 from netheat import __version__
 from netheat._netheat import Topology, parse_duration, run_simulation
 from netheat.errors import InputError
+from netheat.output import OutputDir
 from netheat.units import fmt_bps, fmt_bytes, fmt_seconds
 
 FLOW_COLUMNS = "flow_id, src, dst, bytes, start_s, finish_s, fct_s, task_id, priority, path_id"
@@ -42,45 +42,80 @@ def _array(spec: tuple[str, bytes]) -> np.ndarray[Any, Any]:
 TASK_COLUMNS = "task_id, kind, table, start_s, finish_s, tct_s, flows, bytes"
 
 
+LINK_CHUNK_ROWS = 1 << 21
+"""Rows of the links table built at a time when it is streamed to Parquet (about 100 MiB)."""
+
+
 @dataclass
 class SimulationResult:
     """Per-flow records, per-link utilization windows, application tasks and run statistics.
 
     ``tasks`` has one row per application task of a workload file (empty
     for flow traces); ``notes`` are facts about how the workload was placed.
+    ``links`` (every directed link in every window) is built on first use;
+    :meth:`write` streams it to Parquet a chunk of links at a time, so
+    writing never holds the whole dense table.
     """
 
     flows: pa.Table
-    links: pa.Table
     stats: dict[str, Any]
     provenance: dict[str, str] = field(default_factory=dict)
     tasks: pa.Table | None = None
     notes: list[str] = field(default_factory=list)
+    link_windows: _LinkWindows | None = None
+    _links: pa.Table | None = field(default=None, repr=False)
 
-    def write(self, out: str | Path) -> Path:
-        """Write ``flows.parquet``, ``links.parquet`` and ``stats.json`` atomically into ``out``."""
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    @property
+    def links(self) -> pa.Table:
+        """The dense links table (see :func:`_links_table`)."""
+        if self._links is None:
+            assert self.link_windows is not None
+            self._links = self.link_windows.table()
+        return self._links
+
+    def _write_links(self, path: Path, meta: dict[bytes, bytes]) -> None:
+        if self._links is not None or self.link_windows is None:
+            pq.write_table(self.links.replace_schema_metadata(meta), path)
+            return
+        writer: pq.ParquetWriter | None = None
         try:
-            meta = {k.encode(): v.encode() for k, v in self.provenance.items()}
+            for chunk in self.link_windows.chunks(LINK_CHUNK_ROWS):
+                chunk = chunk.replace_schema_metadata(meta)
+                if writer is None:
+                    writer = pq.ParquetWriter(path, chunk.schema)
+                writer.write_table(chunk)
+        finally:
+            if writer is not None:
+                writer.close()
+
+    def write(self, out: str | Path, force: bool = False) -> Path:
+        """Write ``flows.parquet``, ``links.parquet``, ``tasks.parquet`` and ``stats.json`` into ``out``.
+
+        ``out`` follows the output rule of :mod:`netheat.output`: created if
+        missing, refused if it is not a directory or holds files netheat did
+        not write (unless ``force``); the files are staged and moved into
+        place together, replacing an earlier run's.
+        """
+        with OutputDir.open(out, "simulate", force=force) as od:
+            self.write_into(od)
+        return Path(out)
+
+    def write_into(self, od: OutputDir) -> None:
+        """Write the result files into an open output directory (one transaction)."""
+        meta = {k.encode(): v.encode() for k, v in self.provenance.items()}
+        with od.transaction("simulate") as tmp:
             pq.write_table(self.flows.replace_schema_metadata(meta), tmp / "flows.parquet")
-            pq.write_table(self.links.replace_schema_metadata(meta), tmp / "links.parquet")
+            self._write_links(tmp / "links.parquet", meta)
             if self.tasks is not None and self.tasks.num_rows:
                 pq.write_table(self.tasks.replace_schema_metadata(meta), tmp / "tasks.parquet")
-            (tmp / "stats.json").write_text(json.dumps({**self.stats, **self.provenance}, indent=2))
-            if out.exists():
-                old = out.with_name(f".{out.name}.old")
-                shutil.rmtree(old, ignore_errors=True)
-                out.rename(old)
-                tmp.rename(out)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                tmp.rename(out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return out
+            stats = {**self.stats, **self.provenance}
+            (tmp / "stats.json").write_text(json.dumps(stats, indent=2, default=_json_num))
+
+
+def _json_num(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"not JSON serializable: {type(x).__name__}")
 
 
 def _tasks_table(cols: dict[str, Any]) -> pa.Table:
@@ -142,54 +177,97 @@ def capacity_seconds(topo: Topology, n_windows: int, window_s: float) -> dict[in
     return out
 
 
-def _links_table(topo: Topology, cols: dict[str, Any], window_s: float, n_windows: int) -> pa.Table:
-    """Dense table: every directed link in every window (idle links are 0, not missing).
+def links_table(topo: Topology, cols: dict[str, Any], window_s: float, n_windows: int) -> pa.Table:
+    """The dense links table from the engine's sparse window columns (see :class:`_LinkWindows`)."""
+    return _LinkWindows(topo, cols, window_s, n_windows).table()
 
-    ``utilization`` is bytes carried over the capacity in force during the
-    window (so a link cut to half its capacity and carrying half its nominal
-    rate is 100% utilized); ``capacity_bps`` is that capacity's window average.
+
+class _LinkWindows:
+    """The engine's sparse per-link window bytes, turned into the dense ``links`` table on demand.
+
+    The table has every directed link in every window (idle links are 0,
+    not missing), link-major. ``utilization`` is bytes carried over the
+    capacity in force during the window (so a link cut to half its capacity
+    and carrying half its nominal rate is 100% utilized); ``capacity_bps``
+    is that capacity's window average.
     """
-    links = topo.links()
-    names = topo.nodes()["name"]
-    n_links = len(links["id"])
-    nominal = np.asarray(links["capacity_bps"], dtype=np.float64)
-    util = np.zeros((n_links, n_windows))
-    cap = np.repeat(nominal[:, None], n_windows, axis=1)
-    if n_windows:
-        # The engine reports bytes over nominal capacity; rescale changed links.
-        util[_array(cols["link"]), _array(cols["window"])] = _array(cols["utilization"])
-        for link, bits in capacity_seconds(topo, n_windows, window_s).items():
-            carried = util[link] * nominal[link] * window_s
-            with np.errstate(divide="ignore", invalid="ignore"):
-                util[link] = np.where(bits > 0, carried / bits, 0.0)
-            cap[link] = bits / window_s
-    link_ids = np.repeat(np.arange(n_links, dtype=np.uint32), n_windows)
-    win = np.tile(np.arange(n_windows, dtype=np.float64), n_links)
 
-    def per_link(values: list[Any], dictionary: list[str] | None = None) -> pa.Array:
-        if dictionary is None:
-            return pa.array(np.repeat(np.asarray(values), n_windows))
-        index = {v: i for i, v in enumerate(dictionary)}
-        codes = np.repeat(np.asarray([index[v] for v in values], dtype=np.int32), n_windows)
-        return pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(dictionary))
+    def __init__(self, topo: Topology, cols: dict[str, Any], window_s: float, n_windows: int) -> None:
+        self.topo = topo
+        self.window_s = window_s
+        self.n_windows = n_windows
+        links = topo.links()
+        self.links = links
+        self.names = topo.nodes()["name"]
+        self.n_links = len(links["id"])
+        self.nominal = np.asarray(links["capacity_bps"], dtype=np.float64)
+        link = _array(cols["link"])
+        order = np.argsort(link, kind="stable")
+        self.link = link[order]
+        self.window = _array(cols["window"])[order]
+        self.util = _array(cols["utilization"])[order]
+        self.capacity = capacity_seconds(topo, n_windows, window_s) if n_windows else {}
 
-    return pa.table(
-        {
-            "link": link_ids,
-            "layer": per_link(links["layer"], ["host-tor", "tor-agg", "agg-spine"]),
-            "direction": per_link(links["direction"], ["up", "down"]),
-            "src_node": pa.DictionaryArray.from_arrays(
-                pa.array(np.repeat(np.asarray(links["src"], dtype=np.int32), n_windows)), pa.array(names)
-            ),
-            "dst_node": pa.DictionaryArray.from_arrays(
-                pa.array(np.repeat(np.asarray(links["dst"], dtype=np.int32), n_windows)), pa.array(names)
-            ),
-            "capacity_bps": cap.reshape(-1),
-            "window_start_s": win * window_s,
-            "window_end_s": (win + 1) * window_s,
-            "utilization": util.reshape(-1),
-        }
-    )
+    @property
+    def rows(self) -> int:
+        """Rows of the dense table."""
+        return self.n_links * self.n_windows
+
+    def table(self) -> pa.Table:
+        """The whole dense table."""
+        return self._slice(0, self.n_links)
+
+    def chunks(self, max_rows: int) -> Iterator[pa.Table]:
+        """The dense table in link-major slices of at most ``max_rows`` rows (at least one link)."""
+        per = max(1, max_rows // max(self.n_windows, 1))
+        for lo in range(0, self.n_links, per):
+            yield self._slice(lo, min(lo + per, self.n_links))
+        if self.n_links == 0:
+            yield self._slice(0, 0)
+
+    def _slice(self, lo: int, hi: int) -> pa.Table:
+        n_windows, window_s = self.n_windows, self.window_s
+        n = hi - lo
+        util = np.zeros((n, n_windows))
+        nominal = self.nominal[lo:hi]
+        cap = np.repeat(nominal[:, None], n_windows, axis=1)
+        if n_windows and n:
+            # The engine reports bytes over nominal capacity; rescale changed links.
+            a, b = np.searchsorted(self.link, [lo, hi])
+            util[self.link[a:b] - lo, self.window[a:b]] = self.util[a:b]
+            for link, bits in self.capacity.items():
+                if lo <= link < hi:
+                    i = link - lo
+                    carried = util[i] * nominal[i] * window_s
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        util[i] = np.where(bits > 0, carried / bits, 0.0)
+                    cap[i] = bits / window_s
+        link_ids = np.repeat(np.arange(lo, hi, dtype=np.uint32), n_windows)
+        win = np.tile(np.arange(n_windows, dtype=np.float64), n)
+        links = self.links
+
+        def per_link(values: list[Any], dictionary: list[str]) -> pa.Array:
+            index = {v: i for i, v in enumerate(dictionary)}
+            codes = np.repeat(np.asarray([index[v] for v in values[lo:hi]], dtype=np.int32), n_windows)
+            return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(dictionary))
+
+        def node(values: list[Any]) -> pa.Array:
+            codes = np.repeat(np.asarray(values[lo:hi], dtype=np.int32), n_windows)
+            return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(self.names))
+
+        return pa.table(
+            {
+                "link": link_ids,
+                "layer": per_link(links["layer"], ["host-tor", "tor-agg", "agg-spine", "spine-border"]),
+                "direction": per_link(links["direction"], ["up", "down"]),
+                "src_node": node(links["src"]),
+                "dst_node": node(links["dst"]),
+                "capacity_bps": cap.reshape(-1),
+                "window_start_s": win * window_s,
+                "window_end_s": (win + 1) * window_s,
+                "utilization": util.reshape(-1),
+            }
+        )
 
 
 class _Progress:
@@ -278,7 +356,7 @@ def simulate(
     provenance = {"netheat_version": __version__, "seed": str(seed)}
     return SimulationResult(
         flows=_flows_table(raw["flows"]),
-        links=_links_table(topology, raw["links"], window_s, int(stats["windows"])),
+        link_windows=_LinkWindows(topology, raw["links"], window_s, int(stats["windows"])),
         stats=stats,
         provenance=provenance,
         tasks=_tasks_table(raw["tasks"]),
@@ -332,22 +410,87 @@ def summary_text(res: SimulationResult) -> str:
 
 
 def simulate_cli(args: argparse.Namespace) -> int:
-    """``netheat simulate``: run, write outputs atomically, print the summary."""
+    """``netheat simulate``: check the output, run, write outputs atomically, print the summary."""
     topo = Topology.load(args.topology)
-    res = simulate(
-        topo,
-        args.flows,
-        window=args.window,
-        seed=args.seed,
-        progress=sys.stderr.isatty(),
-        workload=args.workload,
-        data_dir=args.data_dir,
-        dense=args.dense,
-    )
-    out = res.write(args.out)
+    flows = read_flow_file(args.flows) if args.flows is not None else None
+    # The output directory is checked and locked before the run, not after it.
+    with OutputDir.open(args.out, "simulate", force=args.force) as od:
+        res = simulate(
+            topo,
+            flows,
+            window=args.window,
+            seed=args.seed,
+            progress=sys.stderr.isatty(),
+            workload=args.workload,
+            data_dir=args.data_dir,
+            dense=args.dense,
+        )
+        res.write_into(od)
+    out = Path(args.out)
     print(summary_text(res))
     wrote = ["flows.parquet", "links.parquet"]
     if res.tasks is not None and res.tasks.num_rows:
         wrote.append("tasks.parquet")
     print("wrote " + ", ".join(str(out / w) for w in wrote))
     return 0
+
+
+NULL_DEFAULTS = {"task_id": -1.0, "priority": 0.0, "rate_cap_bps": 0.0}
+"""Values of missing entries in optional Parquet flow columns (no task, class 0, no cap)."""
+
+
+def read_flow_file(path: str | Path) -> str | dict[str, Any]:
+    """A flow file for :func:`simulate`: CSV (the path, read in Rust) or Parquet (its columns).
+
+    The format is told by content, not by name: Parquet files start with
+    ``PAR1``. Parquet is what ``netheat workload generate`` writes for names
+    other than ``.csv``.
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise InputError(f"{p}: cannot read: {e.strerror or e}") from None
+    if magic != b"PAR1":
+        return os.fspath(p)
+    try:
+        table = pq.read_table(p)
+    except Exception as e:  # pyarrow's errors for damaged files
+        raise InputError(f"{p}: not a readable Parquet file: {_short(str(e))}") from None
+    cols: dict[str, Any] = {}
+    for name in table.column_names:
+        col = table.column(name)
+        if pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
+            if col.null_count:
+                if name not in NULL_DEFAULTS:
+                    raise InputError(f"{p}: column `{name}` has {col.null_count} missing values")
+                cols[name] = pc_fill(col, NULL_DEFAULTS[name])
+            else:
+                cols[name] = col.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        elif (
+            pa.types.is_string(col.type)
+            or pa.types.is_large_string(col.type)
+            or pa.types.is_dictionary(col.type)
+        ):
+            if name not in ("src", "dst"):
+                raise InputError(f"{p}: column `{name}` must be numbers, found {col.type}")
+            cols[name] = col.cast(pa.string()).to_pylist()
+        else:
+            raise InputError(f"{p}: column `{name}` has type {col.type}; expected numbers or host names")
+    for name in ("src", "dst"):
+        if name in cols and not isinstance(cols[name], list):
+            cols[name] = [int(x) for x in cols[name]]
+    return cols
+
+
+def pc_fill(col: pa.ChunkedArray, value: float) -> np.ndarray[Any, Any]:
+    """``col`` as float64 with nulls replaced by ``value``."""
+    import pyarrow.compute as pc
+
+    filled: np.ndarray[Any, Any] = pc.fill_null(col.cast(pa.float64()), value).to_numpy(zero_copy_only=False)
+    return filled
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from netheat import __version__
 from netheat._netheat import Topology, generate_workload
 from netheat.data import _arg, _roots
+from netheat.output import add_force, atomic_write, output_file
 from netheat.simulate import _array
 
 
@@ -55,29 +56,32 @@ def generate(
     return table, int(raw["tasks"]), list(raw["notes"])
 
 
-def write_flows(table: pa.Table, out: str | Path) -> Path:
-    """Write ``table`` as CSV (``.csv``) or Parquet (anything else), atomically."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        if out.suffix.lower() == ".csv":
+def write_flows(table: pa.Table, out: str | Path, force: bool = False) -> Path:
+    """Write ``table`` as CSV (``.csv``) or Parquet (anything else), atomically.
+
+    ``out`` follows the file output rule of :mod:`netheat.output`: a path
+    that is not a regular file is refused; an existing file is replaced only
+    if netheat wrote it (Parquet carries ``netheat_version``) or with
+    ``force``.
+    """
+    target = output_file(out, force=force, flag="--output")
+    meta = {b"netheat_version": __version__.encode()}
+
+    def write(tmp: Path) -> None:
+        if target.suffix.lower() == ".csv":
             pacsv.write_csv(table, tmp, pacsv.WriteOptions(quoting_style="none", quoting_header="none"))
         else:
-            pq.write_table(table, tmp)
-        tmp.replace(out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return out
+            pq.write_table(table.replace_schema_metadata(meta), tmp)
+
+    atomic_write(target, write)
+    return Path(out)
 
 
 def _cli_generate(args: argparse.Namespace) -> int:
+    output_file(args.output, force=args.force, flag="--output")  # before generating, not after
     topo = Topology.load(args.topology)
     table, tasks, notes = generate(topo, args.workload, seed=args.seed, data_dir=args.data_dir)
-    out = write_flows(table, args.output)
+    out = write_flows(table, args.output, force=args.force)
     for n in notes:
         print(f"note: {n}")
     if tasks:
@@ -110,6 +114,7 @@ def add_cli(sub: Any) -> None:
     g.add_argument("--topology", required=True, help="datacenter TOML file")
     g.add_argument("--workload", required=True, help="workload TOML file")
     g.add_argument("-o", "--output", required=True, help="output file: flows.csv or flows.parquet")
+    add_force(g, file=True)
     g.add_argument("--seed", type=int, default=0, help="seed of the generators (default: 0)")
     g.add_argument(
         "--data-dir", default=None, help="data directory (default: $NETHEAT_DATA, else ../shared/data)"

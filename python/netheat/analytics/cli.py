@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from netheat.errors import InputError
+from netheat.output import add_force
 
 
 def _duration(text: str) -> float:
@@ -41,7 +43,7 @@ def _run(args: argparse.Namespace) -> int:
     for name, v in (("--window", cfg.hotspot_window_s), ("--latency-window", cfg.latency_window_s)):
         if not v > 0:
             raise InputError(f"{name} must be positive, got {v}")
-    res = analyze(args.links, args.latency, args.out, cfg)
+    res = analyze(args.links, args.latency, args.out, cfg, force=args.force)
     s = res.summary
     print(
         f"{s['link_samples']:,} link samples ({s['directed_links']:,} directed links), "
@@ -51,6 +53,9 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{s['latency_samples']:,} latency samples, {s['latency_associated']:,} associated")
         for reason, n in s["latency_skipped"].items():
             print(f"  skipped {n:,}: {reason}")
+    for note in s["notes"]:
+        if note.startswith("warning: "):
+            print(note, file=sys.stderr)
     print(f"wrote {res.report}")
     return 0
 
@@ -71,7 +76,8 @@ def add_cli(sub: Any) -> None:
         "--links", required=True, help="link samples: CSV, Parquet, or a directory of Parquet files"
     )
     p.add_argument("--latency", default=None, help="latency samples: CSV or Parquet (optional)")
-    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--out", required=True, help="output directory (see `Outputs` in the README)")
+    add_force(p)
     p.add_argument("--threshold", type=float, default=0.75, help="hotspot threshold (default: 0.75)")
     p.add_argument("--window", default="5min", help="hotspot window (default: 5min)")
     p.add_argument("--latency-window", default="30s", help="latency association window (default: 30s)")

@@ -41,6 +41,9 @@ import polars as pl
 
 from netheat.errors import InputError
 
+MAX_TIMESTAMP_S = 1e12
+"""Largest timestamp magnitude accepted, in seconds (about 31,700 years from the epoch)."""
+
 MAX_UTILIZATION = 1.5
 """Largest utilization accepted (bursts measured over short windows can exceed 1)."""
 
@@ -301,6 +304,8 @@ def scan_links(path: PathLike, interval_s: float | None = None) -> LinkTelemetry
     checks.append(_null(ts_col, "missing timestamp"))
     if cols[ts_col] == pl.String:
         checks.append(_Check(ts_col, pl.col(ts_col).is_not_null() & ts.is_null(), "unparsable timestamp"))
+    bad_ts = ts.is_not_null() & (ts.is_nan() | ts.is_infinite() | (ts.abs() > MAX_TIMESTAMP_S))
+    checks.append(_Check(ts_col, bad_ts, f"timestamp not finite or beyond ±{MAX_TIMESTAMP_S:g} s:"))
     for key in ("link", "direction"):
         checks.append(_null(key, f"missing {key}"))
 
@@ -373,6 +378,14 @@ def scan_links(path: PathLike, interval_s: float | None = None) -> LinkTelemetry
         )
     lk = _lk_expr(raw)
     lf = raw.select(lk, ts.alias("timestamp"), util.alias("utilization"))
+    distinct = int(
+        _collect(lf.select(pl.struct("lk", "timestamp").hash().n_unique().alias("n")), src, what)["n"][0]
+    )
+    if distinct < rows:
+        notes.append(
+            f"warning: {rows - distinct:,} duplicate samples (same link, direction and timestamp as another "
+            "row); each is kept and weighs in its window's mean"
+        )
     aggs = _attr_aggs(cols, src)
     attrs = _finish_attrs(_collect(raw.head(ATTR_HEAD_ROWS).group_by(lk).agg(aggs), src, what))
     _check_attrs(attrs, cols, src)

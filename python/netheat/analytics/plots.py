@@ -17,13 +17,15 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from netheat.output import save_png
+
 
 def _save(fig: Figure, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    try:
+        return save_png(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def _empty(ax: Axes, why: str) -> None:

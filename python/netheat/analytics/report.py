@@ -24,6 +24,7 @@ from netheat.analytics import imbalance as im
 from netheat.analytics import latency as lt
 from netheat.analytics import plots
 from netheat.analytics.io import MAX_UTILIZATION, LinkTelemetry, scan_latency, scan_links
+from netheat.output import OutputDir
 from netheat.report import Figure, Section, Table, write_report
 from netheat.units import fmt_seconds
 
@@ -436,33 +437,38 @@ def analyze(
     latency: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] | None = None,
     config: AnalysisConfig | None = None,
+    force: bool = False,
 ) -> AnalysisResult:
     """Analyze link (and latency) telemetry; with ``out``, write tables, plots and ``report.html``.
 
-    Raises :class:`netheat.errors.InputError` for unusable input.
+    ``out`` follows the output rule of :mod:`netheat.output` (checked and
+    locked before the analysis starts; ``force`` to use a directory netheat
+    did not write); every file is staged and the set is moved into place
+    together. Raises :class:`netheat.errors.InputError` for unusable input.
     """
     cfg = config or AnalysisConfig()
-    tel = scan_links(links, cfg.interval_s)
-    tables, summary = run_analyses(tel, latency, cfg)
-    res = AnalysisResult(tables=tables, summary=summary)
     if out is None:
-        return res
+        tel = scan_links(links, cfg.interval_s)
+        tables, summary = run_analyses(tel, latency, cfg)
+        return AnalysisResult(tables=tables, summary=summary)
     o = Path(out)
-    o.mkdir(parents=True, exist_ok=True)
-    write_tables(tables, o)
-    figs = make_figures(tables, o)
-    sections = _sections(tables, summary, cfg, figs)
-    report = o / "report.html"
-    meta = (
-        f"{summary['link_samples']:,} link samples, {summary['directed_links']:,} directed links, "
-        f"{summary['hotspots']:,} hotspots; {summary['latency_samples']:,} latency samples "
-        f"({sum(summary['latency_skipped'].values()):,} skipped)"
-    )
-    write_report(report, "netheat hotspot analytics", sections, meta=meta)
-    text = report.read_text(encoding="utf-8").replace("</body>", RENDER_CHECK + "</body>", 1)
-    tmp = report.with_suffix(".html.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(report)
-    (o / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-    res.out, res.report, res.figures = o, report, list(figs.values())
+    with OutputDir.open(o, "analyze", force=force) as od:
+        tel = scan_links(links, cfg.interval_s)
+        tables, summary = run_analyses(tel, latency, cfg)
+        res = AnalysisResult(tables=tables, summary=summary)
+        with od.transaction("analyze") as stage:
+            write_tables(tables, stage)
+            figs = make_figures(tables, stage)
+            sections = _sections(tables, summary, cfg, figs)
+            meta = (
+                f"{summary['link_samples']:,} link samples, {summary['directed_links']:,} directed links, "
+                f"{summary['hotspots']:,} hotspots; {summary['latency_samples']:,} latency samples "
+                f"({sum(summary['latency_skipped'].values()):,} skipped)"
+            )
+            report = write_report(stage / "report.html", "netheat hotspot analytics", sections, meta=meta)
+            text = report.read_text(encoding="utf-8").replace("</body>", RENDER_CHECK + "</body>", 1)
+            report.write_text(text, encoding="utf-8")
+            (stage / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    res.out, res.report = o, o / "report.html"
+    res.figures = [o / p.relative_to(stage) for p in figs.values()]
     return res

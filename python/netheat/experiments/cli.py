@@ -8,6 +8,7 @@ from typing import Any
 
 from netheat.experiments.runner import BACKENDS
 from netheat.experiments.summary import ci_text, has_intervals
+from netheat.output import add_force
 
 
 def _backend_args(p: argparse.ArgumentParser) -> None:
@@ -66,9 +67,14 @@ def _run(args: argparse.Namespace) -> int:
     exp = load_experiment(args.file, quick=args.quick)
     if args.seeds is not None:
         exp.seeds = args.seeds
-    res = run_experiment(
-        exp, Path(args.out), backend=args.backend, workers=args.workers, ray_address=args.ray_address
-    )
+    from netheat.experiments.reproduce import kind_figures
+    from netheat.output import OutputDir
+
+    with OutputDir.open(args.out, "experiment run", force=args.force) as od:
+        res = run_experiment(
+            exp, od, backend=args.backend, workers=args.workers, ray_address=args.ray_address
+        )
+        figures = kind_figures(exp, Path(args.out))
     print("\n".join(_summary_lines(res.summary)))
     pts = res.summary["points"]
     print(
@@ -77,9 +83,6 @@ def _run(args: argparse.Namespace) -> int:
     )
     for note in res.summary.get("notes", []):
         print(f"note: {note}")
-    from netheat.experiments.reproduce import kind_figures
-
-    figures = kind_figures(exp, Path(args.out))
     if figures:
         print("plots: " + ", ".join(str(f.path) for f in figures))
     for p in res.failed:
@@ -112,6 +115,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         backend=args.backend,
         workers=args.workers,
         ray_address=args.ray_address,
+        force=args.force,
     )
     print(f"wrote {report}")
     return 0
@@ -141,7 +145,8 @@ def add_cli(sub: Any) -> None:
         ),
     )
     run.add_argument("file", help="experiment TOML file")
-    run.add_argument("--out", required=True, help="output directory")
+    run.add_argument("--out", required=True, help="output directory (see `Outputs` in the README)")
+    add_force(run)
     run.add_argument(
         "--seeds",
         type=seed_list,
@@ -162,7 +167,8 @@ def add_cli(sub: Any) -> None:
         help="run the bundled experiments (experiments/*.toml) and write DIR/report.html",
     )
     rep.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
-    rep.add_argument("--out", required=True, help="output directory")
+    rep.add_argument("--out", required=True, help="output directory (see `Outputs` in the README)")
+    add_force(rep)
     _backend_args(rep)
     rep.set_defaults(func=_reproduce)
 

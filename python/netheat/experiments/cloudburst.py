@@ -76,7 +76,7 @@ def _col(values: list[Any] | bytes, dtype: str) -> tuple[str, bytes]:
 
 def _tables(params: dict[str, Any], r: dict[str, Any]) -> dict[str, pa.Table]:
     """``flows`` and ``links`` as the flow-level engine writes them, plus per-port ``queues``."""
-    from netheat.simulate import _flows_table, _links_table
+    from netheat.simulate import _flows_table, links_table
 
     f = r["flows"]
     flows = _flows_table(
@@ -95,7 +95,7 @@ def _tables(params: dict[str, Any], r: dict[str, Any]) -> dict[str, pa.Table]:
     )
     lk = r["links"]
     window_s = float(r["window_s"])
-    links = _links_table(
+    links = links_table(
         topology(params),
         {
             "link": _col(lk["link"], "<u4"),

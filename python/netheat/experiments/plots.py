@@ -20,6 +20,8 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import NullFormatter
 
+from netheat.output import save_png
+
 
 def _params(run_dir: Path, kind: str) -> dict[str, Any]:
     """Parameters of the first finished point of ``kind`` (all variants share time parameters)."""
@@ -32,9 +34,10 @@ def _params(run_dir: Path, kind: str) -> dict[str, Any]:
 
 def _save(fig: Any, path: Path) -> Path:
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    try:
+        return save_png(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def utp_figures(run_dir: Path) -> list[tuple[Path, str]]:

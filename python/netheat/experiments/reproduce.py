@@ -29,6 +29,7 @@ from netheat.experiments.config import Experiment, load_experiment
 from netheat.experiments.registry import get_kind
 from netheat.experiments.runner import ROOT, RunResult, run_experiment
 from netheat.experiments.summary import ci_text, has_intervals
+from netheat.output import OutputDir, save_png
 from netheat.report import Figure, Section, Table, write_report
 
 EXPERIMENTS_DIR = ROOT / "experiments"
@@ -74,8 +75,10 @@ def _metrics_figure(summary: dict[str, Any], path: Path) -> Path:
     if not names:
         axes[0][0].text(0.5, 0.5, "no metrics", ha="center")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        save_png(fig, path)
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -96,8 +99,10 @@ def _fct_figure(run_dir: Path, path: Path) -> Path | None:
     ax.set_ylabel("CDF")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        save_png(fig, path)
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -185,6 +190,7 @@ def reproduce(
     ray_address: str | None = None,
     directory: Path = EXPERIMENTS_DIR,
     progress: bool = True,
+    force: bool = False,
 ) -> Path:
     """Run the named bundled experiments (all without names) and write ``out/report.html``."""
     files = available(directory)
@@ -211,14 +217,15 @@ def reproduce(
             code="netheat reproduce" + (" --quick" if quick else "") + f" --out {out}",
         )
     )
-    for n, exp in exps.items():
-        res = run_experiment(
-            exp, out / n, backend=backend, workers=workers, ray_address=ray_address, progress=progress
+    with OutputDir.open(out, "reproduce", force=force):
+        for n, exp in exps.items():
+            res = run_experiment(
+                exp, out / n, backend=backend, workers=workers, ray_address=ray_address, progress=progress
+            )
+            sections.append(_section(n, exp, res, quick))
+        return write_report(
+            out / "report.html",
+            "netheat: reproduced results",
+            sections,
+            meta=f"netheat {__version__}" + (", quick mode" if quick else ""),
         )
-        sections.append(_section(n, exp, res, quick))
-    return write_report(
-        out / "report.html",
-        "netheat: reproduced results",
-        sections,
-        meta=f"netheat {__version__}" + (", quick mode" if quick else ""),
-    )

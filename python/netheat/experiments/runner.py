@@ -24,17 +24,21 @@ and ``DIR/summary.json`` holds the metrics.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import hashlib
 import itertools
 import json
 import logging
 import multiprocessing
 import os
+import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -52,6 +56,7 @@ from netheat import __version__
 from netheat.errors import ConfigError, InputError
 from netheat.experiments.config import Experiment, resolve_params
 from netheat.experiments.registry import PointResult, RunPoint, get_kind
+from netheat.output import OutputDir, mkdirs, new_temp_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 PROVENANCE = ("experiment_hash", "variant", "point", "point_hash", "seed", "netheat_version", "git_revision")
@@ -180,14 +185,39 @@ def _point_dir(out: Path, p: Point) -> Path:
     return out / "points" / p.hash
 
 
-def _is_done(out: Path, p: Point) -> bool:
-    return (_point_dir(out, p) / "point.json").is_file()
+def _load_point(out: Path, p: Point) -> tuple[dict[str, float], list[str]] | None:
+    """The values and notes of a finished point, or None if it has not run.
+
+    A point directory that does not read back (a damaged ``point.json`` or
+    ``values.json``, a missing or unreadable table) is reported, removed
+    (it is netheat's own) and treated as not run, so the run redoes it.
+    """
+    d = _point_dir(out, p)
+    if not d.exists():
+        return None
+    try:
+        meta = json.loads((d / "point.json").read_text())
+        raw = json.loads((d / "values.json").read_text())
+        if not isinstance(meta, dict) or not isinstance(raw, dict):
+            raise ValueError("not a JSON object")
+        values = {str(k): float("nan") if v is None else float(v) for k, v in raw.items()}
+        for name in meta["tables"]:
+            pq.read_metadata(d / f"{name}.parquet")
+        notes = [str(n) for n in meta.get("notes", [])]
+    except Exception as e:  # any damage: JSON, types, missing keys, Parquet footers
+        reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+        sys.stderr.write(
+            f"warning: point {p.describe()} in {d} does not read back ({reason}); running it again\n"
+        )
+        shutil.rmtree(d, ignore_errors=True)
+        return None
+    return values, notes
 
 
 def _write_point(out: Path, p: Point, res: PointResult) -> None:
     final = _point_dir(out, p)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{p.hash}.", dir=final.parent))
+    mkdirs(final.parent)
+    tmp = new_temp_dir(final.parent)
     try:
         for name, table in res.tables.items():
             pq.write_table(table, tmp / f"{name}.parquet")
@@ -212,22 +242,9 @@ def _write_point(out: Path, p: Point, res: PointResult) -> None:
         raise
 
 
-def _read_values(out: Path, p: Point) -> dict[str, float]:
-    raw = json.loads((_point_dir(out, p) / "values.json").read_text())
-    return {k: float("nan") if v is None else float(v) for k, v in raw.items()}
-
-
-def write_json_atomic(path: Path, obj: Any) -> None:
-    """Write JSON to ``path`` through a temporary file and a rename."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(obj, indent=2, allow_nan=False, default=str) + "\n")
-    tmp.replace(path)
-
-
-def _write_table_atomic(table: pa.Table, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp)
-    tmp.replace(path)
+def write_json(path: Path, obj: Any) -> None:
+    """Write strict JSON (no NaN) to ``path``."""
+    path.write_text(json.dumps(obj, indent=2, allow_nan=False, default=str) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,6 +306,43 @@ class Progress:
 OnDone = Callable[[Point, bool, Any], None]
 
 
+def _kill_self() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _watch_driver(driver_pid: int) -> None:
+    """Block until the driver process exits, then kill this worker (a daemon thread's body)."""
+    try:
+        fd = os.pidfd_open(driver_pid)
+    except (AttributeError, OSError):
+        while True:  # no pidfd: poll the pid
+            time.sleep(1.0)
+            try:
+                os.kill(driver_pid, 0)
+            except ProcessLookupError:
+                _kill_self()
+            except PermissionError:
+                pass
+    else:
+        select.select([fd], [], [])
+        _kill_self()
+
+
+def worker_init(driver_pid: int) -> None:
+    """Make a pool worker die with the run that started it, even after ``kill -9`` of the driver.
+
+    The kernel sends SIGKILL when the worker's parent (the fork server)
+    exits (``PR_SET_PDEATHSIG``), and a daemon thread waits on the driver's
+    pidfd and kills the worker when the driver exits (the point's Rust code
+    releases the GIL, so the thread runs even in a long point).
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    watch = threading.Thread(target=_watch_driver, args=(driver_pid,), daemon=True, name="netheat-watch")
+    watch.start()
+
+
 def _run_local(todo: list[Point], fns: dict[str, RunPoint], workers: int, on_done: OnDone) -> None:
     if workers <= 1 or len(todo) <= 1:
         for p in todo:
@@ -296,7 +350,9 @@ def _run_local(todo: list[Point], fns: dict[str, RunPoint], workers: int, on_don
             on_done(p, ok, payload)
         return
     ctx = multiprocessing.get_context("forkserver" if sys.platform != "win32" else "spawn")
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    ex = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(),)
+    )
     try:
         futures: dict[Future[tuple[bool, Any]], Point] = {
             ex.submit(execute_point, fns[p.kind], p.params, p.seed): p for p in todo
@@ -424,7 +480,7 @@ def _with_provenance(table: pa.Table, prov: dict[str, Any]) -> pa.Table:
     return extra
 
 
-def _merge(res: RunResult, version: str, revision: str) -> None:
+def _merge(res: RunResult, version: str, revision: str, stage: Path) -> None:
     out = res.out
     base = {"experiment_hash": res.experiment_hash, "netheat_version": version, "git_revision": revision}
     per_kind: dict[str, list[pa.Table]] = {}
@@ -447,12 +503,11 @@ def _merge(res: RunResult, version: str, revision: str) -> None:
             t = pq.read_table(_point_dir(out, p) / f"{name}.parquet")
             per_kind.setdefault(name, []).append(_with_provenance(t, prov))
     points = pa.table({**rows, **{k: pa.array(v, type=pa.float64()) for k, v in vals.items()}})
-    _write_table_atomic(points, out / "points.parquet")
+    pq.write_table(points, stage / "points.parquet")
     res.tables = [out / "points.parquet"]
     for name, tables in sorted(per_kind.items()):
-        path = out / f"{name}.parquet"
-        _write_table_atomic(pa.concat_tables(tables, promote_options="default"), path)
-        res.tables.append(path)
+        pq.write_table(pa.concat_tables(tables, promote_options="default"), stage / f"{name}.parquet")
+        res.tables.append(out / f"{name}.parquet")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,15 +516,20 @@ def _merge(res: RunResult, version: str, revision: str) -> None:
 
 def run_experiment(
     exp: Experiment,
-    out: str | Path,
+    out: str | Path | OutputDir,
     backend: str = "local",
     workers: int | None = None,
     ray_address: str | None = None,
     progress: bool = True,
+    force: bool = False,
 ) -> RunResult:
-    """Run every point not already done, then write the tables and ``summary.json`` into ``out``."""
-    from netheat.experiments.summary import compute_summary
+    """Run every point not already done, then write the tables and ``summary.json`` into ``out``.
 
+    ``out`` is a path (opened under the output rule of :mod:`netheat.output`,
+    ``force`` to use a directory netheat did not write) or an already open
+    :class:`OutputDir`. The merged tables and ``summary.json`` are staged and
+    moved into place together.
+    """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
     if ray_address is not None and backend != "ray":
@@ -478,20 +538,31 @@ def run_experiment(
         raise InputError(f"--workers must be at least 1, got {workers}")
     if backend == "ray":
         _ray_preflight(ray_address)
-    out = Path(out)
+    if isinstance(out, OutputDir):
+        return _run_in(exp, out, backend, workers, ray_address, progress)
+    with OutputDir.open(out, "experiment run", force=force) as od:
+        return _run_in(exp, od, backend, workers, ray_address, progress)
+
+
+def _run_in(
+    exp: Experiment, od: OutputDir, backend: str, workers: int | None, ray_address: str | None, progress: bool
+) -> RunResult:
+    from netheat.experiments.summary import compute_summary
+
+    out = od.path
     points = expand_points(exp)
     res = RunResult(exp, out, points, experiment_hash(exp, points))
-    out.mkdir(parents=True, exist_ok=True)
     todo: list[Point] = []
     seen: set[str] = set()
     for p in points:
-        if _is_done(out, p):
-            res.values[p.hash] = _read_values(out, p)
-            meta = json.loads((_point_dir(out, p) / "point.json").read_text())
-            res.notes[p.hash] = [str(n) for n in meta.get("notes", [])]
-        elif p.hash not in seen:
-            todo.append(p)
+        if p.hash in seen:
+            continue
         seen.add(p.hash)
+        done = _load_point(out, p)
+        if done is None:
+            todo.append(p)
+        else:
+            res.values[p.hash], res.notes[p.hash] = done
     res.skipped = len(seen) - len(todo)
     n_workers = workers or max(1, min(os.cpu_count() or 1, len(todo)))
     fns = {p.kind: get_kind(p.kind).run_point for p in todo}
@@ -517,7 +588,8 @@ def run_experiment(
             bar.close()
     # Identical points (same hash in two variants) share one result.
     version, revision = __version__, git_revision()
-    _merge(res, version, revision)
-    res.summary = compute_summary(exp, res, version, revision)
-    write_json_atomic(out / "summary.json", res.summary)
+    with od.transaction("tables") as stage:
+        _merge(res, version, revision, stage)
+        res.summary = compute_summary(exp, res, version, revision)
+        write_json(stage / "summary.json", res.summary)
     return res

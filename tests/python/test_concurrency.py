@@ -1,0 +1,263 @@
+"""Concurrent runs and kill -9: one writer per output, interrupted runs leave nothing wrong.
+
+- Two ``experiment run``s on one directory: the second exits 2 at once
+  naming the first's pid; the first finishes as if alone.
+- ``kill -9`` of ``simulate``, ``analyze`` and ``experiment run`` at seeded
+  random moments, then a re-run: the results equal an uninterrupted run's
+  and nothing temporary is left.
+- ``kill -9`` of a two-worker ``experiment run``: its workers die too.
+
+Every process here runs on this machine and is bounded in time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from netheat.output import MARKER, TMP_PREFIX
+
+ROOT = Path(__file__).resolve().parents[2]
+TOPO = ROOT / "examples" / "topologies" / "two-tier-4x4.toml"
+EXAMPLE = ROOT / "experiments" / "example-flow-sim.toml"
+KILLS = 4
+"""Random kill moments per command (seeded)."""
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "netheat.cli", *args]
+
+
+def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def long_experiment(tmp: Path, duration: str) -> Path:
+    """The example experiment with a longer simulated duration (absolute paths)."""
+    text = EXAMPLE.read_text()
+    text = text.replace('duration = "30s"', f'duration = "{duration}"')
+    text = text.replace('"../examples/topologies/', f'"{ROOT}/examples/topologies/')
+    text = text.replace('"topologies/', f'"{ROOT}/experiments/topologies/')
+    p = tmp / "long.toml"
+    p.write_text(text)
+    return p
+
+
+def wait_for(cond: object, timeout_s: float = 60.0) -> None:
+    t0 = time.monotonic()
+    while not cond():  # type: ignore[operator]
+        if time.monotonic() - t0 > timeout_s:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.05)
+
+
+def descendants(pid: int) -> set[int]:
+    """Pids of every live descendant of ``pid`` (from /proc)."""
+    parent: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+                parent[int(d.name)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    out: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        out.update(kids)
+        frontier.extend(kids)
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def no_temporaries(d: Path) -> None:
+    left = [p for p in d.rglob(f"{TMP_PREFIX}*")]
+    assert left == [], left
+    assert json.loads((d / MARKER).read_text())["complete"] is True
+
+
+def same_tables(a: Path, b: Path, names: list[str], float_rtol: float = 0.0) -> None:
+    """Tables equal; with ``float_rtol``, float columns may differ by that relative amount."""
+    for n in names:
+        ta, tb = pq.read_table(a / n), pq.read_table(b / n)
+        if float_rtol == 0.0:
+            assert ta.equals(tb), n
+            continue
+        assert ta.schema == tb.schema and ta.num_rows == tb.num_rows, n
+        for c in ta.column_names:
+            if pa.types.is_floating(ta.schema.field(c).type):
+                x = ta.column(c).to_numpy(zero_copy_only=False)
+                y = tb.column(c).to_numpy(zero_copy_only=False)
+                np.testing.assert_allclose(
+                    x, y, rtol=float_rtol, atol=0.0, equal_nan=True, err_msg=f"{n}: {c}"
+                )
+            else:
+                assert ta.column(c).equals(tb.column(c)), f"{n}: {c}"
+
+
+def test_two_experiment_runs_on_one_directory(tmp_path: Path) -> None:
+    exp = long_experiment(tmp_path, "1000s")
+    first = subprocess.Popen(
+        cli("experiment", "run", str(exp), "--out", "out", "--workers", "1"),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(
+            lambda: (
+                (tmp_path / "out" / ".netheat.lock").is_file()
+                and str(first.pid) in (tmp_path / "out" / ".netheat.lock").read_text()
+            )
+        )
+        t0 = time.monotonic()
+        second = run(cli("experiment", "run", str(exp), "--out", "out", "--workers", "1"), tmp_path)
+        assert time.monotonic() - t0 < 30
+        assert second.returncode == 2, second.stderr
+        assert f"pid {first.pid}" in second.stderr and "in use" in second.stderr
+        assert "Traceback" not in second.stderr
+        _, err = first.communicate(timeout=300)
+        assert first.returncode == 0, err
+    finally:
+        if first.poll() is None:
+            first.kill()
+    alone = run(cli("experiment", "run", str(exp), "--out", "alone", "--workers", "1"), tmp_path)
+    assert alone.returncode == 0, alone.stderr
+    same_tables(tmp_path / "out", tmp_path / "alone", ["points.parquet", "flows.parquet", "links.parquet"])
+    sa = json.loads((tmp_path / "out" / "summary.json").read_text())
+    sb = json.loads((tmp_path / "alone" / "summary.json").read_text())
+    assert sa["metrics"] == sb["metrics"]
+    no_temporaries(tmp_path / "out")
+
+
+def _kill_at(args: list[str], cwd: Path, delay_s: float) -> None:
+    p = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay_s)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=60)
+
+
+def _timed(args: list[str], cwd: Path) -> float:
+    t0 = time.monotonic()
+    r = run(args, cwd)
+    assert r.returncode == 0, r.stderr
+    return time.monotonic() - t0
+
+
+@pytest.mark.parametrize("command", ["simulate", "analyze", "experiment"])
+def test_kill_9_at_random_moments_then_rerun(tmp_path: Path, command: str) -> None:
+    flows = tmp_path / "flows.csv"
+    rng = random.Random(26)
+    lines = ["start_s,src,dst,bytes"]
+    for i in range(3000):
+        lines.append(
+            f"{i * 0.01:.2f},{rng.randrange(16)},{rng.randrange(16)},{rng.randrange(1, 50) * 100000}"
+        )
+    flows.write_text("\n".join(lines) + "\n")
+    if command == "simulate":
+
+        def args(out):
+            return cli(
+                "simulate",
+                "--topology",
+                str(TOPO),
+                "--flows",
+                str(flows),
+                "--out",
+                out,
+                "--window",
+                "10ms",
+            )
+
+        tables = ["flows.parquet", "links.parquet"]
+    elif command == "analyze":
+        base = run(
+            cli(
+                "simulate", "--topology", str(TOPO), "--flows", str(flows), "--out", "sim", "--window", "10ms"
+            ),
+            tmp_path,
+        )
+        assert base.returncode == 0, base.stderr
+
+        def args(out):
+            return cli(
+                "analyze",
+                "--links",
+                str(tmp_path / "sim" / "links.parquet"),
+                "--out",
+                out,
+                "--window",
+                "1s",
+            )
+
+        tables = [
+            f"tables/{n}.parquet"
+            for n in ("hotspot_runs", "hotspot_rate_by_layer", "link_stats", "stability")
+        ]
+    else:
+        args = lambda out: cli("experiment", "run", str(EXAMPLE), "--out", out, "--workers", "2")  # noqa: E731
+        tables = ["points.parquet", "flows.parquet", "links.parquet"]
+    full = _timed(args("ref"), tmp_path)
+    for k in range(KILLS):
+        out = f"killed{k}"
+        _kill_at(args(out), tmp_path, rng.uniform(0.0, full))
+        rerun = run(args(out), tmp_path)
+        assert rerun.returncode == 0, rerun.stderr
+        # analyze's float reductions run in parallel (Polars) and can differ in the last bit between
+        # runs, killed or not; everything else is byte-for-byte.
+        same_tables(tmp_path / "ref", tmp_path / out, tables, 1e-12 if command == "analyze" else 0.0)
+        no_temporaries(tmp_path / out)
+    if command == "analyze":
+        ref = json.loads((tmp_path / "ref" / "summary.json").read_text())
+        got = json.loads((tmp_path / "killed0" / "summary.json").read_text())
+        assert ref["hotspots"] == got["hotspots"] and ref["link_samples"] == got["link_samples"]
+
+
+def test_kill_9_of_a_two_worker_run_kills_its_workers(tmp_path: Path) -> None:
+    exp = long_experiment(tmp_path, "3000s")
+    driver = subprocess.Popen(
+        cli("experiment", "run", str(exp), "--out", "out", "--workers", "2"),
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # Wait until the pool's workers (forked by the fork server) exist.
+        wait_for(lambda: len(descendants(driver.pid)) >= 3, timeout_s=60)
+        time.sleep(1.0)
+        family = descendants(driver.pid)
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(timeout=30)
+        t0 = time.monotonic()
+        while any(alive(p) for p in family) and time.monotonic() - t0 < 15:
+            time.sleep(0.1)
+        left = [p for p in family if alive(p)]
+        assert left == [], f"processes of the killed run still alive: {left}"
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        for p in descendants(driver.pid):
+            with contextlib.suppress(OSError):
+                os.kill(p, signal.SIGKILL)
