@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-stamp
 VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
-PY_DEPS := maturin numpy pyarrow matplotlib polars pytest ruff mypy ray
+PY_DEPS := maturin numpy pyarrow matplotlib polars pytest hypothesis ruff mypy ray
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help

@@ -308,7 +308,7 @@ def simulate(
 ) -> SimulationResult:
     """Simulate flows on a datacenter with exact max-min sharing.
 
-    Give exactly one of ``flows``, a CSV path (header
+    Give exactly one of ``flows``, a CSV or Parquet path (told by content; header
     ``start_s,src,dst,bytes`` plus optional
     ``flow_id,task_id,priority,weight,rate_cap_bps``) or a dict of columns
     with the same names, and ``workload``, a workload TOML file (generators
@@ -346,7 +346,11 @@ def simulate(
             raw = run_simulation(topology, None, flows, window_s, seed, bar, dense=dense)
         else:
             assert flows is not None
-            raw = run_simulation(topology, os.fspath(flows), None, window_s, seed, bar, dense=dense)
+            source = read_flow_file(flows)
+            if isinstance(source, dict):
+                raw = run_simulation(topology, None, source, window_s, seed, bar, dense=dense)
+            else:
+                raw = run_simulation(topology, source, None, window_s, seed, bar, dense=dense)
     finally:
         bar.close()
     wall = time.perf_counter() - t0
@@ -412,12 +416,11 @@ def summary_text(res: SimulationResult) -> str:
 def simulate_cli(args: argparse.Namespace) -> int:
     """``netheat simulate``: check the output, run, write outputs atomically, print the summary."""
     topo = Topology.load(args.topology)
-    flows = read_flow_file(args.flows) if args.flows is not None else None
     # The output directory is checked and locked before the run, not after it.
     with OutputDir.open(args.out, "simulate", force=args.force) as od:
         res = simulate(
             topo,
-            flows,
+            args.flows,
             window=args.window,
             seed=args.seed,
             progress=sys.stderr.isatty(),

@@ -146,4 +146,4 @@ def test_latency_bad_input(tmp_path: Path) -> None:
     with pytest.raises(InputError) as e:
         scan_latency(p)
     msg = str(e.value)
-    assert "latency not a non-negative number -1" in msg and "unparsable start time noon" in msg
+    assert "latency not a finite non-negative number -1" in msg and "unparsable start time noon" in msg

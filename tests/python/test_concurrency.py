@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from netheat.output import MARKER, TMP_PREFIX
+from netheat.output import MARKER, TMP_PREFIX, fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPO = ROOT / "examples" / "topologies" / "two-tier-4x4.toml"
@@ -223,6 +223,15 @@ def test_kill_9_at_random_moments_then_rerun(tmp_path: Path, command: str) -> No
     for k in range(KILLS):
         out = f"killed{k}"
         _kill_at(args(out), tmp_path, rng.uniform(0.0, full))
+        killed = tmp_path / out
+        if (killed / MARKER).is_file():
+            # Right after the kill: a complete marker vouches for every file it lists.
+            marker = json.loads((killed / MARKER).read_text())
+            if marker["complete"]:
+                for rel in marker.get("files", {}):
+                    assert fingerprint(killed / rel) == marker["files"][rel]["fingerprint"], rel
+                listed = [t for t in tables if t in marker.get("files", {})]
+                same_tables(tmp_path / "ref", killed, listed, 1e-12 if command == "analyze" else 0.0)
         rerun = run(args(out), tmp_path)
         assert rerun.returncode == 0, rerun.stderr
         # analyze's float reductions run in parallel (Polars) and can differ in the last bit between
@@ -261,3 +270,24 @@ def test_kill_9_of_a_two_worker_run_kills_its_workers(tmp_path: Path) -> None:
         for p in descendants(driver.pid):
             with contextlib.suppress(OSError):
                 os.kill(p, signal.SIGKILL)
+
+
+def test_a_damaged_point_is_run_again(tmp_path: Path) -> None:
+    """A point whose files do not read back is reported, run again, and the run equals a clean one."""
+    ref = run(cli("experiment", "run", str(EXAMPLE), "--quick", "--out", "ref"), tmp_path)
+    assert ref.returncode == 0, ref.stderr
+    first = run(cli("experiment", "run", str(EXAMPLE), "--quick", "--out", "out"), tmp_path)
+    assert first.returncode == 0, first.stderr
+    points = sorted(d for d in (tmp_path / "out" / "points").iterdir())
+    assert len(points) == 4
+    (points[0] / "values.json").write_text("{not json")
+    flows = points[1] / "flows.parquet"
+    flows.write_bytes(flows.read_bytes()[:100])  # truncated: the footer is gone
+    (points[2] / "point.json").unlink()
+    again = run(cli("experiment", "run", str(EXAMPLE), "--quick", "--out", "out"), tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    for d in points[:3]:
+        assert f"points/{d.name} does not read back" in again.stderr, again.stderr
+    assert "1 reused" in again.stdout, again.stdout
+    same_tables(tmp_path / "ref", tmp_path / "out", ["points.parquet", "flows.parquet", "links.parquet"])

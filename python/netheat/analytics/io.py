@@ -163,12 +163,15 @@ def scan(path: PathLike, what: str) -> pl.LazyFrame:
         if not files:
             raise InputError(f"{what} directory {p}: no *.parquet files in it")
         return pl.scan_parquet(files)
-    name = p.name.lower()
-    if name.endswith((".csv", ".csv.gz", ".txt")):
-        return pl.scan_csv(p, infer_schema=False)
-    if name.endswith((".parquet", ".pq")):
+    # The format is told by content, not by name: Parquet starts with PAR1, anything else is CSV.
+    try:
+        with p.open("rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise InputError(f"{what} file {p}: cannot read: {e.strerror or e}") from None
+    if magic == b"PAR1":
         return pl.scan_parquet(p)
-    raise InputError(f"{what} file {p}: unknown format (expected .csv or .parquet)")
+    return pl.scan_csv(p, infer_schema=False)
 
 
 def _schema(lf: pl.LazyFrame, src: str, what: str) -> dict[str, pl.DataType]:
@@ -367,6 +370,7 @@ def scan_links(path: PathLike, interval_s: float | None = None) -> LinkTelemetry
             src,
             what,
         )["t"]
+        gaps = gaps.drop_nulls()
         ival = float(gaps.min()) if gaps.len() else 1.0  # type: ignore[arg-type]
         notes.append(f"sample interval inferred from timestamp spacing: {ival:g} s")
 
@@ -479,13 +483,24 @@ def scan_latency(path: PathLike) -> LatencyTelemetry:
     sel: list[pl.Expr] = [ts.alias("start_s"), lat.alias("latency_s"), pl.col("op").cast(pl.String)]
     checks = [
         _Check("start_s", ts.is_null(), "missing or unparsable start time"),
-        _Check("latency_s", lat.is_null() | lat.is_nan() | (lat < 0), "latency not a non-negative number"),
+        _Check(
+            "start_s",
+            ts.is_not_null() & (ts.is_nan() | ts.is_infinite() | (ts.abs() > MAX_TIMESTAMP_S)),
+            f"start time not finite or beyond ±{MAX_TIMESTAMP_S:g} s:",
+        ),
+        _Check(
+            "latency_s",
+            lat.is_null() | lat.is_nan() | lat.is_infinite() | (lat < 0),
+            "latency not a finite non-negative number",
+        ),
         _null("op", "missing op"),
     ]
     if "network_latency_s" in cols:
         net = numeric("network_latency_s", cols["network_latency_s"], src)
         sel.append(net.alias("network_latency_s"))
-        bad_net = pl.col("network_latency_s").is_not_null() & (net.is_null() | net.is_nan() | (net < 0))
+        bad_net = pl.col("network_latency_s").is_not_null() & (
+            net.is_null() | net.is_nan() | net.is_infinite() | (net < 0)
+        )
         checks.append(_Check("network_latency_s", bad_net, "network latency not a non-negative number"))
     if "qos" in cols:
         sel.append(pl.col("qos").cast(pl.String))
@@ -493,7 +508,7 @@ def scan_latency(path: PathLike) -> LatencyTelemetry:
     if size_col:
         size = numeric(size_col, cols[size_col], src)
         sel.append(size.alias("size_bytes"))
-        bad_size = pl.col(size_col).is_not_null() & (size.is_null() | (size < 0))
+        bad_size = pl.col(size_col).is_not_null() & (size.is_null() | size.is_nan() | (size < 0))
         checks.append(_Check(size_col, bad_size, "size not a non-negative number"))
     if link_col:
         sel.append(_name_list(link_col, cols[link_col]).alias("links"))

@@ -483,7 +483,7 @@ def _with_provenance(table: pa.Table, prov: dict[str, Any]) -> pa.Table:
 def _merge(res: RunResult, version: str, revision: str, stage: Path) -> None:
     out = res.out
     base = {"experiment_hash": res.experiment_hash, "netheat_version": version, "git_revision": revision}
-    per_kind: dict[str, list[pa.Table]] = {}
+    per_kind: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
     rows: dict[str, list[Any]] = {k: [] for k in (*PROVENANCE, "status", "error")}
     value_names = sorted({k for v in res.values.values() for k in v})
     vals: dict[str, list[float]] = {k: [] for k in value_names}
@@ -500,14 +500,34 @@ def _merge(res: RunResult, version: str, revision: str, stage: Path) -> None:
             continue
         meta = json.loads((_point_dir(out, p) / "point.json").read_text())
         for name in meta["tables"]:
-            t = pq.read_table(_point_dir(out, p) / f"{name}.parquet")
-            per_kind.setdefault(name, []).append(_with_provenance(t, prov))
+            per_kind.setdefault(name, []).append((_point_dir(out, p) / f"{name}.parquet", prov))
     points = pa.table({**rows, **{k: pa.array(v, type=pa.float64()) for k, v in vals.items()}})
     pq.write_table(points, stage / "points.parquet")
     res.tables = [out / "points.parquet"]
-    for name, tables in sorted(per_kind.items()):
-        pq.write_table(pa.concat_tables(tables, promote_options="default"), stage / f"{name}.parquet")
+    for name, parts in sorted(per_kind.items()):
+        _concat_to(parts, stage / f"{name}.parquet")
         res.tables.append(out / f"{name}.parquet")
+
+
+def _concat_to(parts: list[tuple[Path, dict[str, Any]]], path: Path) -> None:
+    """Concatenate point tables (with provenance) into one Parquet file, one point in memory at a time.
+
+    Schemas are unified first (a column missing from a point is null
+    there, numeric types are promoted), as ``pa.concat_tables`` with
+    ``promote_options="default"`` would; each point becomes one row group.
+    """
+    probe = [_with_provenance(pq.read_schema(f).empty_table(), prov) for f, prov in parts]
+    schema = pa.unify_schemas([t.schema for t in probe], promote_options="default")
+    with pq.ParquetWriter(path, schema) as writer:
+        for f, prov in parts:
+            t = _with_provenance(pq.read_table(f), prov)
+            cols = [
+                t.column(fld.name).cast(fld.type)
+                if fld.name in t.column_names
+                else pa.nulls(t.num_rows, fld.type)
+                for fld in schema
+            ]
+            writer.write_table(pa.Table.from_arrays(cols, schema=schema))
 
 
 # ---------------------------------------------------------------------------------------------
