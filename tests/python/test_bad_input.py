@@ -20,6 +20,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -410,3 +411,96 @@ def test_duplicate_samples_warn(work: Path) -> None:
     r = netheat(["analyze", "--links", "l.csv", "--out", "an"], work)
     assert r.code == 0, r.err
     assert "warning: 1 duplicate samples" in r.err
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Memory: inputs that would need more than the budget are refused quickly, naming the input
+
+
+def _timed(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[Run, float]:
+    t0 = time.monotonic()
+    r = netheat(args, cwd, env)
+    return r, time.monotonic() - t0
+
+
+QUICK_S = 30.0
+"""A refusal must come well before the run would have done anything large."""
+
+
+def test_a_flow_of_1e30_bytes(work: Path) -> None:
+    (work / "big.csv").write_text("start_s,src,dst,bytes\n0,0,5,1e30\n")
+    r, dt = _timed(sim("out", flows="big.csv"), work)
+    expect_error(r, "budget", "--window")
+    assert dt < QUICK_S
+    assert not (work / "out").exists()
+
+
+def test_a_start_time_of_1e300(work: Path) -> None:
+    (work / "late.csv").write_text("start_s,src,dst,bytes\n1e300,0,5,1000\n")
+    r, dt = _timed(sim("out", flows="late.csv"), work)
+    expect_error(r, "budget")
+    assert dt < QUICK_S
+
+
+def test_a_one_nanosecond_window(work: Path) -> None:
+    r, dt = _timed(sim("out", "--window", "1ns"), work)
+    expect_error(r, "budget", "--window")
+    assert dt < QUICK_S
+
+
+def test_a_one_bps_host_link(work: Path) -> None:
+    (work / "slow.toml").write_text(
+        '[topology]\nkind = "two-tier"\nracks = 2\nhosts-per-rack = 2\n'
+        'host-link = "1bps"\ntor-uplink = "10Gbps"\n'
+    )
+    (work / "f.csv").write_text("start_s,src,dst,bytes\n0,0,3,1000000000\n")
+    r, dt = _timed(sim("out", flows="f.csv", topo="slow.toml"), work)
+    expect_error(r, "budget")
+    assert dt < QUICK_S
+
+
+def test_a_trillion_racks(work: Path) -> None:
+    (work / "huge.toml").write_text(
+        '[topology]\nkind = "two-tier"\nracks = 1000000000000\nhosts-per-rack = 4\n'
+        'host-link = "10Gbps"\ntor-uplink = "10Gbps"\n'
+    )
+    r, dt = _timed(["topo", "check", "huge.toml"], work)
+    expect_error(r, "huge.toml:3", "racks")
+    assert dt < QUICK_S
+
+
+@pytest.mark.parametrize(("key", "value"), [("load", "1e30"), ("duration", '"1e9s"')])
+def test_a_workload_that_would_not_fit(work: Path, key: str, value: str) -> None:
+    text = POISSON.replace("load = 0.2", "load = 1e30" if key == "load" else "load = 0.2")
+    if key == "duration":
+        text = text.replace('duration = "2s"', f"duration = {value}")
+    (work / "w.toml").write_text(text)
+    line = 1 + text.splitlines().index(next(ln for ln in text.splitlines() if ln.startswith(key)))
+    for args in (
+        ["workload", "generate", "--topology", str(TOPO), "--workload", "w.toml", "-o", "f.parquet"],
+        ["simulate", "--topology", str(TOPO), "--workload", "w.toml", "--out", "out"],
+    ):
+        r, dt = _timed(args, work)
+        expect_error(r, f"w.toml:{line}", key)
+        assert dt < QUICK_S
+        assert not (work / "f.parquet").exists() and not (work / "out").exists()
+
+
+def test_a_one_gigabyte_line(work: Path) -> None:
+    """1 GiB without a newline (sparse, so the test writes almost nothing): refused after 1 MiB."""
+    p = work / "line.csv"
+    with p.open("wb") as f:
+        f.write(b"start_s,src,dst,bytes,")
+        f.truncate(1 << 30)
+    r, dt = _timed(sim("out", flows="line.csv"), work)
+    expect_error(r, "line.csv", "longer than")
+    assert len(r.err) < 500
+    assert dt < QUICK_S
+
+
+def test_the_budget_flag(work: Path) -> None:
+    expect_error(netheat(["--memory-budget", "lots", *sim("out")], work), "--memory-budget")
+    # A budget too small for even this small run refuses it, naming the flag to raise.
+    r = netheat(["--memory-budget", "1KiB", *sim("out", "--window", "1ms")], work)
+    expect_error(r, "budget")
+    assert netheat(["--memory-budget", "1GiB", *sim("out")], work).code == 0

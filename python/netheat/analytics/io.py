@@ -244,6 +244,8 @@ def _problems(raw: pl.LazyFrame, checks: list[_Check], counts: pl.DataFrame) -> 
         n = int(counts[f"bad{i}"][0] or 0)
         if n:
             row, value = _first_bad(raw, c.column, c.mask)
+            if len(value) > 60:
+                value = value[:57] + "..."  # a huge cell is not echoed whole
             shown = f" {value}" if value and value != "None" else ""
             problems.append(
                 f"{c.message}{shown} in column `{c.column}`: {_rows(n)} (first at data row {row})"

@@ -35,6 +35,7 @@ import numpy as np
 from netheat.errors import InputError
 from netheat.experiments.config import Experiment, MetricSpec
 from netheat.experiments.registry import get_metric
+from netheat.output import is_complete
 
 if TYPE_CHECKING:
     from netheat.experiments.runner import RunResult
@@ -205,4 +206,9 @@ def read_summary(path: str | Path) -> dict[str, Any]:
         raise InputError(f"{p}: cannot read summary: {e}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("metrics"), dict):
         raise InputError(f"{p}: not an experiment summary (no `metrics` object)")
+    if is_complete(p.parent) is False:
+        raise InputError(
+            f"{p.parent}: a run was interrupted while writing its results (its marker says incomplete); "
+            "run it again to finish them"
+        )
     return obj
