@@ -108,6 +108,7 @@ def test_latency_reader_never_crashes(tmp_path: Path, data: bytes) -> None:
 
 @settings(max_examples=40 if not os.environ.get("NETHEAT_FUZZ") else 1000)
 @given(data=mutated(LINKS))
+@example(data=LINKS.replace("\n0,tor0", "\n1e-320,tor0").encode())  # found by this fuzzer: 1e-320 s gap
 def test_whole_analysis_never_crashes(tmp_path: Path, data: bytes) -> None:
     _read("analyze", data, tmp_path)
 

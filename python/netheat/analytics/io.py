@@ -44,6 +44,9 @@ from netheat.errors import InputError
 MAX_TIMESTAMP_S = 1e12
 """Largest timestamp magnitude accepted, in seconds (about 31,700 years from the epoch)."""
 
+MIN_INTERVAL_S = 1e-6
+"""Shortest sample interval accepted (given or inferred from timestamps), in seconds."""
+
 MAX_UTILIZATION = 1.5
 """Largest utilization accepted (bursts measured over short windows can exceed 1)."""
 
@@ -375,6 +378,11 @@ def scan_links(path: PathLike, interval_s: float | None = None) -> LinkTelemetry
         gaps = gaps.drop_nulls()
         ival = float(gaps.min()) if gaps.len() else 1.0  # type: ignore[arg-type]
         notes.append(f"sample interval inferred from timestamp spacing: {ival:g} s")
+    if ival < MIN_INTERVAL_S:
+        raise InputError(
+            f"links file {src}: sample interval of {ival:g} s is below {MIN_INTERVAL_S:g} s (timestamps "
+            "closer than that); timestamps must be in seconds"
+        )
 
     lmin, lmax, dmax = (int(st[c][0]) for c in ("lmin", "lmax", "dmax"))
     if lmin < 0 or lmax >= 1 << LINK_CODE_BITS or dmax >= 1 << DIR_CODE_BITS:
