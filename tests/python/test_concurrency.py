@@ -55,6 +55,18 @@ def long_experiment(tmp: Path, duration: str) -> Path:
     return p
 
 
+def start_run(exp: Path, cwd: Path, workers: int, capture: bool) -> subprocess.Popen[str]:
+    """``netheat experiment run EXP --out out`` in the background."""
+    pipe = subprocess.PIPE if capture else subprocess.DEVNULL
+    return subprocess.Popen(
+        cli("experiment", "run", str(exp), "--out", "out", "--workers", str(workers)),
+        cwd=cwd,
+        stdout=pipe,
+        stderr=pipe,
+        text=True,
+    )
+
+
 def wait_for(cond: object, timeout_s: float = 60.0) -> None:
     t0 = time.monotonic()
     while not cond():  # type: ignore[operator]
@@ -118,13 +130,7 @@ def same_tables(a: Path, b: Path, names: list[str], float_rtol: float = 0.0) -> 
 
 def test_two_experiment_runs_on_one_directory(tmp_path: Path) -> None:
     exp = long_experiment(tmp_path, "1000s")
-    first = subprocess.Popen(
-        cli("experiment", "run", str(exp), "--out", "out", "--workers", "1"),
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    first = start_run(exp, tmp_path, workers=1, capture=True)
     try:
         wait_for(
             lambda: (
@@ -246,12 +252,7 @@ def test_kill_9_at_random_moments_then_rerun(tmp_path: Path, command: str) -> No
 
 def test_kill_9_of_a_two_worker_run_kills_its_workers(tmp_path: Path) -> None:
     exp = long_experiment(tmp_path, "3000s")
-    driver = subprocess.Popen(
-        cli("experiment", "run", str(exp), "--out", "out", "--workers", "2"),
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    driver = start_run(exp, tmp_path, workers=2, capture=False)
     try:
         # Wait until the pool's workers (forked by the fork server) exist.
         wait_for(lambda: len(descendants(driver.pid)) >= 3, timeout_s=60)
