@@ -11,7 +11,7 @@ PY_DEPS := maturin numpy pyarrow matplotlib polars pytest hypothesis ruff mypy r
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp validate validate-ns3 demo clean chromium
+.PHONY: help venv build test test-rust test-python test-java lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp validate validate-ns3 demo clean chromium prometheus
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -34,10 +34,16 @@ test-rust: ## Run the Rust tests (unit, integration, property)
 chromium: ## Install headless Chromium (the report-rendering test needs it)
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
-test-python: build chromium ## Run the Python tests
+prometheus: ## Install Prometheus (the ingest end-to-end test needs it)
+	command -v prometheus >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus)
+
+test-python: build chromium prometheus ## Run the Python tests
 	$(PY) -m pytest -q
 
-test: test-rust test-python ## Create .venv, build, run every test
+test-java: ## Run the HDFS placement policy's tests (Maven)
+	mvn -q -B -f java/hdfs-placement/pom.xml test
+
+test: test-rust test-python test-java ## Create .venv, build, run every test
 
 lint: venv ## cargo fmt/clippy -D warnings, ruff, mypy
 	cargo fmt --all --check
