@@ -278,6 +278,9 @@ class OutputDir:
         self.force = force
         self._lock_fd: int | None = None
         self.marker: dict[str, Any] = {}
+        self._new_marker = False
+        self._new_lock = False
+        self._committed = False
         self.created_root: Path | None = None
         """The top directory this open created (None if the output existed)."""
 
@@ -315,9 +318,12 @@ class OutputDir:
         od._lock()
         try:
             od._clean_stale()
-            od.marker = _read_marker(p) or {}
+            marker = _read_marker(p)
+            od.marker = marker or {}
             od.marker.setdefault("files", {})
-            od._write_marker()
+            if marker is None:
+                od._write_marker()  # a new (or foreign, with --force) directory becomes netheat's
+                od._new_marker = True
         except BaseException:
             od._undo_create()
             od.close()
@@ -326,6 +332,7 @@ class OutputDir:
 
     def _lock(self) -> None:
         lock = self.path / LOCK
+        self._new_lock = not os.path.lexists(lock)
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666 & ~umask())
         except OSError as e:
@@ -476,6 +483,7 @@ class OutputDir:
             if rel not in new:
                 del files[rel]
         self._write_marker(complete=True)
+        self._committed = True
 
     def _prune(self, rel_dir: Path) -> None:
         """Remove directories left empty by removing netheat's own files (never the output itself)."""
@@ -506,8 +514,14 @@ class OutputDir:
         self.close()
 
     def _undo_create(self) -> None:
-        """After a failure, remove the directory this open created if it holds only netheat's bookkeeping."""
+        """After a failure that wrote no result, remove what this open added: the directory it created,
+        or the marker and lock it put in an existing directory."""
         if self.created_root is None:
+            if not self._committed:
+                for name, new in ((MARKER, self._new_marker), (LOCK, self._new_lock)):
+                    if new:
+                        with contextlib.suppress(OSError):
+                            (self.path / name).unlink()
             return
         try:
             if set(os.listdir(self.path)) - {MARKER, LOCK}:

@@ -28,6 +28,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from netheat.output import LOCK
+
 ROOT = Path(__file__).resolve().parents[2]
 TOPO = ROOT / "examples" / "topologies" / "two-tier-4x4.toml"
 AS_CAP = 2 << 30
@@ -63,11 +65,17 @@ def netheat(
 
 
 def snapshot(root: Path, skip: Path | None = None) -> dict[str, tuple[str, int, int, str]]:
-    """Type, size, mode and content digest of everything under ``root`` (except ``skip``)."""
+    """Type, size, mode and content digest of everything under ``root`` (except ``skip`` and the lock).
+
+    The lock file of a netheat directory holds the pid of the last command
+    that ran there; it is netheat's bookkeeping, not a result.
+    """
     out: dict[str, tuple[str, int, int, str]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             p = Path(dirpath) / name
+            if name == LOCK:
+                continue
             if skip is not None and (p == skip or skip in p.parents):
                 continue
             st = os.lstat(p)

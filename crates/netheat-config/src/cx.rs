@@ -1,8 +1,22 @@
 //! The context every config loader reports errors through: the file name and
 //! a [`Locator`] over its text, so a key path becomes `file:line:col`.
 
+use netheat_core::{clip, clip_words};
+
 use crate::error::ConfigError;
 use crate::locate::Locator;
+
+/// Longest word of a reason (a run of characters without white space,
+/// e.g. a quoted value; longer ones are cut with `…`). Long enough for
+/// paths; units and generators quote at most 60 characters of a value
+/// themselves.
+const QUOTE: usize = 160;
+
+/// Longest reason of a message.
+const MAX_REASON: usize = 400;
+
+/// Longest key path of a message.
+const MAX_KEY: usize = 100;
 
 /// File name and locator of the config being read.
 pub(crate) struct Cx<'a> {
@@ -25,9 +39,17 @@ impl<'a> Cx<'a> {
     }
 
     /// An error at the dotted key path `key` (`traffic[0].load`).
+    /// Words of the reason are cut to [`QUOTE`] characters and the reason
+    /// to [`MAX_REASON`] (see [`netheat_core::clip_words`]).
     pub(crate) fn at(&self, key: &str, reason: impl Into<String>) -> ConfigError {
         let (line, column) = self.locator.line_col(self.locator.offset_of(key));
-        ConfigError::Invalid { file: self.file.to_string(), line, column, key: key.to_string(), reason: reason.into() }
+        ConfigError::Invalid {
+            file: self.file.to_string(),
+            line,
+            column,
+            key: clip(key, MAX_KEY),
+            reason: clip_words(&reason.into(), QUOTE, MAX_REASON),
+        }
     }
 
     /// A deserialisation error, located by its span and phrased for users.
@@ -35,6 +57,11 @@ impl<'a> Cx<'a> {
         let offset = e.span().map(|s| s.start).unwrap_or(0);
         let (line, column) = self.locator.line_col(offset);
         let mut reason = e.message().trim().to_string();
+        if reason.is_empty() {
+            // The parser names nothing for some mistakes (a key without a
+            // value, a control character).
+            reason = "this is not valid TOML: a value is missing or a character is not allowed here".into();
+        }
         let mut key = self.locator.key_at(offset);
         if let Some(rest) = reason.strip_prefix("unknown field `") {
             // Serde names the field; point the key at it and keep the list of valid ones.
@@ -48,6 +75,12 @@ impl<'a> Cx<'a> {
         if reason.starts_with("missing field `") {
             reason = reason.replacen("missing field", "missing required key", 1);
         }
-        ConfigError::Invalid { file: self.file.to_string(), line, column, key, reason }
+        ConfigError::Invalid {
+            file: self.file.to_string(),
+            line,
+            column,
+            key: clip(&key, MAX_KEY),
+            reason: clip_words(&reason, QUOTE, MAX_REASON),
+        }
     }
 }

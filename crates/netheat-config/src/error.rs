@@ -1,5 +1,6 @@
 //! The one error type of the config crate.
 
+use netheat_core::BudgetError;
 use thiserror::Error;
 
 /// A config that cannot be used, written for the person who wrote it.
@@ -28,4 +29,8 @@ pub enum ConfigError {
         /// What is wrong.
         reason: String,
     },
+    /// The memory budget cannot be read (an invalid
+    /// `NETHEAT_MEMORY_BUDGET`): not about the file.
+    #[error(transparent)]
+    Budget(#[from] BudgetError),
 }

@@ -253,9 +253,23 @@ impl<'de> Deserialize<'de> for HostRef {
     }
 }
 
-/// Rack indices as a list or a `"a..b"` range string.
+/// Rack indices as a list or a `"a..b"` range string, kept as inclusive
+/// ranges so a huge range costs nothing until it is walked (and walking
+/// stops at the first rack that does not exist).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RackList(pub Vec<i64>);
+pub struct RackList(pub Vec<std::ops::RangeInclusive<i64>>);
+
+impl RackList {
+    /// The indices, in the order given.
+    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        self.0.iter().flat_map(|r| r.clone())
+    }
+
+    /// Whether `rack` is listed.
+    pub fn contains(&self, rack: i64) -> bool {
+        self.0.iter().any(|r| r.contains(&rack))
+    }
+}
 
 impl<'de> Deserialize<'de> for RackList {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -268,22 +282,23 @@ impl<'de> Deserialize<'de> for RackList {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RackList, A::Error> {
                 let mut out = Vec::new();
                 while let Some(v) = seq.next_element::<i64>()? {
-                    out.push(v);
+                    out.push(v..=v);
                 }
                 Ok(RackList(out))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<RackList, E> {
-                Ok(RackList(vec![v]))
+                Ok(RackList(vec![v..=v]))
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<RackList, E> {
-                let bad = || E::custom(format!("`{s}` is not a rack range; write \"a..b\" (end excluded)"));
+                let quoted = netheat_core::clip(s, 60);
+                let bad = || E::custom(format!("`{quoted}` is not a rack range; write \"a..b\" (end excluded)"));
                 let (a, b) = s.split_once("..").ok_or_else(bad)?;
                 let a: i64 = a.trim().parse().map_err(|_| bad())?;
                 let b: i64 = b.trim().parse().map_err(|_| bad())?;
                 if b <= a {
-                    return Err(E::custom(format!("rack range `{s}` is empty")));
+                    return Err(E::custom(format!("rack range `{quoted}` is empty")));
                 }
-                Ok(RackList((a..b).collect()))
+                Ok(RackList(vec![a..=b - 1]))
             }
         }
         d.deserialize_any(V)

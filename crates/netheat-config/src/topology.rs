@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use netheat_topology::{
-    BorderSpec, EventAction, EventSpec, EventTarget, FabricSpec, HostSpec, Provisioning, RackKind, RackSpec,
-    StorageDevice, StorageKind, SubwaysSpec, Topology, TopologySpec, Wiring,
+    BorderSpec, Count, Dimensions, EventAction, EventSpec, EventTarget, FabricSpec, HostSpec, Provisioning, RackKind,
+    RackSpec, StorageDevice, StorageKind, SubwaysSpec, Topology, TopologySpec, Wiring,
 };
 
 use crate::cx::{count, Cx};
@@ -46,7 +46,7 @@ impl Cx<'_> {
         not_for("wiring", !subways_kind && t.wiring.is_some())?;
         not_for("loop-size", !subways_kind && t.loop_size.is_some())?;
         not_for("clusters-per-loop", !subways_kind && t.clusters_per_loop.is_some())?;
-        let (fabric, nracks) = match kind {
+        let (fabric, rack_counts) = match kind {
             Kind::TwoTier => {
                 for (k, present) in [
                     ("pods", t.pods.is_some()),
@@ -58,7 +58,7 @@ impl Cx<'_> {
                     not_for(k, present)?;
                 }
                 let racks = count(self, "topology.racks", need("racks", t.racks)?, 1)?;
-                (FabricSpec::TwoTier, racks)
+                (FabricSpec::TwoTier, vec![Count::new("topology.racks", racks as u64)])
             }
             Kind::ThreeTier | Kind::Subways => {
                 not_for("racks", t.racks.is_some())?;
@@ -101,10 +101,42 @@ impl Cx<'_> {
                         agg_uplink_bps: t.agg_uplink.map(|b| b.0),
                         subways,
                     },
-                    pods * rpp,
+                    vec![Count::new("topology.pods", pods as u64), Count::new("topology.racks-per-pod", rpp as u64)],
                 )
             }
         };
+
+        // Count before allocating anything per rack, host or port.
+        let ports = match (&t.host_ports, t.ports_per_host) {
+            (Some(list), _) => Count::new("topology.host-ports", list.len() as u64),
+            (None, n) => {
+                let n = count(self, "topology.ports-per-host", n.unwrap_or(if subways_kind { 2 } else { 1 }), 1)?;
+                Count::new("topology.ports-per-host", n as u64)
+            }
+        };
+        let (pods, aggs, spines) = match &fabric {
+            FabricSpec::TwoTier => (1, 1, 0),
+            FabricSpec::Clos { pods, aggs_per_pod, spines, .. } => (*pods, *aggs_per_pod, *spines),
+        };
+        let border_switches = match t.border_switches {
+            Some(n) => count(self, "topology.border-switches", n, 1)?,
+            None => 0,
+        };
+        let dims = Dimensions {
+            two_tier: kind == Kind::TwoTier,
+            racks: rack_counts,
+            hosts_per_rack: Count::new("topology.hosts-per-rack", hosts_per_rack as u64),
+            ports_per_host: ports,
+            devices_per_host: self.devices_per_host(raw)?,
+            pods: Count::new("topology.pods", pods as u64),
+            aggs_per_pod: Count::new("topology.aggs-per-pod", aggs as u64),
+            spines: Count::new("topology.spines", spines as u64),
+            border_switches: Count::new("topology.border-switches", border_switches as u64),
+        };
+        let budget = netheat_core::memory_budget()?;
+        dims.check_against(budget).map_err(|e| self.at(&e.key, e.reason))?;
+        // Fits 32-bit ids, so the product cannot overflow.
+        let nracks = dims.racks.iter().map(|c| c.value as usize).product::<usize>();
 
         let ports_bps = match (&t.host_ports, t.host_link, t.ports_per_host) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
@@ -125,14 +157,14 @@ impl Cx<'_> {
             vec![RackSpec { kind: RackKind::Compute, host: base_host, tor_uplink_bps: t.tor_uplink.0 }; nracks];
         for (g, group) in raw.rack_group.iter().enumerate() {
             let key = format!("rack-group[{g}]");
-            for r in &group.racks.0 {
-                if *r < 0 || *r as usize >= nracks {
+            for r in group.racks.iter() {
+                if r < 0 || r as usize >= nracks {
                     return Err(self.at(
                         &format!("{key}.racks"),
                         format!("rack {r} does not exist (the datacenter has racks 0..{})", nracks - 1),
                     ));
                 }
-                let rack = &mut racks[*r as usize];
+                let rack = &mut racks[r as usize];
                 if let Some(k) = group.kind {
                     rack.kind = match k {
                         RackKindName::Compute => RackKind::Compute,
@@ -153,7 +185,7 @@ impl Cx<'_> {
                 let key = raw
                     .rack_group
                     .iter()
-                    .rposition(|g| g.racks.0.contains(&(r as i64)) && g.tor_uplink.is_some())
+                    .rposition(|g| g.racks.contains(r as i64) && g.tor_uplink.is_some())
                     .map(|g| format!("rack-group[{g}].tor-uplink"))
                     .unwrap_or_else(|| "topology.tor-uplink".into());
                 return Err(self.at(&key, "a ToR uplink must be positive"));
@@ -187,14 +219,39 @@ impl Cx<'_> {
         let tor_ports = t.tor_ports.map(|v| count(self, "topology.tor-ports", v, 1)).transpose()?;
         let border = match (t.border_switches, t.border_link) {
             (None, None) => None,
-            (Some(n), Some(b)) => {
-                Some(BorderSpec { switches: count(self, "topology.border-switches", n, 1)?, link_bps: b.0 })
-            }
+            (Some(_), Some(b)) => Some(BorderSpec { switches: border_switches, link_bps: b.0 }),
             (Some(_), None) => return Err(self.at("topology.border-switches", "a fabric border needs `border-link`")),
             (None, Some(_)) => return Err(self.at("topology.border-link", "a fabric border needs `border-switches`")),
         };
         let events = self.events(raw, nracks, hosts_per_rack)?;
         Ok(TopologySpec { fabric, hosts_per_rack, racks, tor_ports, provisioning, events, border })
+    }
+
+    /// Storage devices per host (the most of `[hosts]` and any rack group's
+    /// hosts), keyed by the largest `count` among them.
+    fn devices_per_host(&self, raw: &DatacenterFile) -> Result<Count, ConfigError> {
+        let mut best = Count::new("hosts.storage", 0);
+        let mut largest = 0;
+        let sections = std::iter::once(("hosts".to_string(), &raw.hosts)).chain(
+            raw.rack_group
+                .iter()
+                .enumerate()
+                .filter_map(|(g, r)| r.hosts.as_ref().map(|h| (format!("rack-group[{g}].hosts"), h))),
+        );
+        for (key, h) in sections {
+            let mut total: u64 = 0;
+            for (i, d) in h.storage.iter().flatten().enumerate() {
+                let k = format!("{key}.storage[{i}].count");
+                let n = count(self, &k, d.count.unwrap_or(1), 1)? as u64;
+                total = total.saturating_add(n);
+                if n > largest {
+                    largest = n;
+                    best.key = k;
+                }
+            }
+            best.value = best.value.max(total);
+        }
+        Ok(best)
     }
 
     fn host(&self, key: &str, h: &HostsSection, base: &HostSpec) -> Result<HostSpec, ConfigError> {
@@ -263,14 +320,14 @@ impl Cx<'_> {
             }
             let target = if let Some(r) = &e.racks {
                 let mut v = Vec::new();
-                for x in &r.0 {
-                    if *x < 0 || *x as usize >= nracks {
+                for x in r.iter() {
+                    if x < 0 || x as usize >= nracks {
                         return Err(self.at(
                             &format!("{key}.racks"),
                             format!("rack {x} does not exist (the datacenter has racks 0..{})", nracks - 1),
                         ));
                     }
-                    v.push(*x as u32);
+                    v.push(x as u32);
                 }
                 EventTarget::TorUplinks(v)
             } else if let Some(hosts) = &e.hosts {

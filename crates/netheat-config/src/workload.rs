@@ -28,6 +28,7 @@
 
 use std::path::{Path, PathBuf};
 
+use netheat_core::budget::{self, format_count, format_number, BYTES_PER_FLOW, BYTES_PER_TASK_STEP};
 use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
 use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
@@ -35,9 +36,10 @@ use netheat_workloads::apps::memcache::Memcache;
 use netheat_workloads::apps::partition_aggregate::PartitionAggregate;
 use netheat_workloads::apps::shuffle::{DataParallel, Shuffle};
 use netheat_workloads::apps::storage_ops::Retrieval;
-use netheat_workloads::apps::{choose, poisson_starts, rack_hosts};
+use netheat_workloads::apps::{choose, poisson_starts_n, rack_hosts};
 use netheat_workloads::{
-    read_flows_csv, Batches, FlowRow, GenError, Horizon, LinkSet, OnOff, Pattern, Poisson, Replay, SizeDist, TaskDag,
+    read_flows_csv, Batches, FlowCap, FlowRow, GenError, Horizon, LinkSet, OnOff, Pattern, Poisson, Replay, SizeDist,
+    TaskDag,
 };
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -372,6 +374,39 @@ impl Wcx<'_> {
         self.at(key, e.to_string())
     }
 
+    /// Refuses, at `key`, a table whose estimate (`flows` flows and
+    /// `extra_bytes` more) does not fit the memory budget together with what
+    /// the tables before it hold.
+    fn fits(
+        &self,
+        key: &str,
+        what: String,
+        flows: f64,
+        extra_bytes: f64,
+        out: &Workload,
+        hint: &str,
+    ) -> Result<(), ConfigError> {
+        let held = held_bytes(out);
+        let what = if held > 0.0 { format!("{what}, with the tables before it,") } else { what };
+        let budget = budget::memory_budget()?;
+        budget::check_against(budget, &what, held + flows * BYTES_PER_FLOW as f64 + extra_bytes, hint)
+            .map_err(|e| self.at(key, e.to_string()))
+    }
+
+    /// The memory budget in bytes.
+    fn budget(&self) -> Result<f64, ConfigError> {
+        Ok(budget::memory_budget()? as f64)
+    }
+
+    /// The key of the duration a table uses: its own or `[workload]`'s.
+    fn duration_key(&self, prefix: &str, own: Option<Duration>) -> String {
+        if own.is_some() || self.default_duration.is_none() {
+            format!("{prefix}.duration")
+        } else {
+            "workload.duration".into()
+        }
+    }
+
     fn only(&self, prefix: &str, kind: &str, set: &[(&str, bool)], allowed: &[&str]) -> Result<(), ConfigError> {
         match set.iter().find(|(k, on)| *on && !allowed.contains(k)) {
             Some((k, _)) => Err(self.at(&format!("{prefix}.{k}"), format!("is not used by kind \"{kind}\""))),
@@ -449,6 +484,14 @@ impl Wcx<'_> {
             (None | Some(PatternName::Matrix), Some(ds)) => {
                 let tm = netheat_data::load_traffic_matrix(self.data, ds)
                     .map_err(|e| self.at(&format!("{prefix}.matrix"), e.to_string()))?;
+                let racks = self.topo.racks().len() as f64;
+                budget::check_against(
+                    budget::memory_budget()?,
+                    &format!("a rack-to-rack matrix of {} racks", format_count(racks)),
+                    racks * racks * 8.0,
+                    "use a datacenter with fewer racks for matrix traffic",
+                )
+                .map_err(|e| self.at(&format!("{prefix}.matrix"), e.to_string()))?;
                 Ok(Pattern::RackMatrix(fold_matrix(&tm.matrix, self.topo.racks().len())))
             }
             (Some(PatternName::Matrix), None) => {
@@ -489,10 +532,38 @@ impl Wcx<'_> {
                 };
                 let sizes = self.sizes(&format!("{p}.sizes"), t.sizes.as_ref())?;
                 let pattern = self.pattern(&p, t.pattern, t.matrix.as_deref())?;
-                Poisson::new(links, load, sizes, horizon)
-                    .with_pattern(pattern)
-                    .generate(self.topo, seed)
-                    .map_err(|e| self.gen(&p, e))?
+                let gen = Poisson::new(links, load, sizes, horizon).with_pattern(pattern);
+                let lambda = gen.calibration(self.topo).map_err(|e| self.gen(&p, e))?.lambda_per_s;
+                let (flows, key, hint) = match horizon {
+                    Horizon::Flows(n) => (n as f64, format!("{p}.flows"), "lower `flows`".to_string()),
+                    Horizon::Duration(d) => {
+                        // One second alone too large: the rate (load) is the problem.
+                        if lambda * BYTES_PER_FLOW as f64 > self.budget()? {
+                            (
+                                lambda * d,
+                                format!("{p}.load"),
+                                format!("lower `load` ({}) or use larger flows", format_number(load)),
+                            )
+                        } else {
+                            (
+                                lambda * d,
+                                self.duration_key(&p, t.duration),
+                                format!("lower `duration` ({} s) or `load`, or use larger flows", format_number(d)),
+                            )
+                        }
+                    }
+                };
+                let what = match horizon {
+                    Horizon::Flows(_) => format!("`{p}`: {} flows", format_count(flows)),
+                    Horizon::Duration(d) => format!(
+                        "`{p}`: about {} flows ({} per second for {} s)",
+                        format_count(flows.round()),
+                        format_count(lambda.round()),
+                        format_number(d)
+                    ),
+                };
+                self.fits(&key, what, flows, 0.0, out, &hint)?;
+                gen.generate(self.topo, seed).map_err(|e| self.gen(&p, e))?
             }
             TrafficKind::OnOff => {
                 self.only(
@@ -513,7 +584,7 @@ impl Wcx<'_> {
                         })
                         .collect::<Result<Vec<_>, _>>()?,
                 };
-                OnOff {
+                let gen = OnOff {
                     sources,
                     on_mean_s: self.positive(&format!("{p}.on-mean"), t.on_mean.map(|d| d.0), "duration")?,
                     off_mean_s: self.positive(&format!("{p}.off-mean"), t.off_mean.map(|d| d.0), "duration")?,
@@ -521,9 +592,30 @@ impl Wcx<'_> {
                     sizes: self.sizes(&format!("{p}.sizes"), t.sizes.as_ref())?,
                     inter_rack_only: t.inter_rack.unwrap_or(false),
                     duration_s: self.duration(&p, t.duration)?,
-                }
-                .generate(self.topo, seed)
-                .map_err(|e| self.gen(&p, e))?
+                };
+                let per_s = gen.sources.len() as f64 * gen.mean_rate_per_source();
+                let flows = per_s * gen.duration_s;
+                let (key, hint) = if per_s * BYTES_PER_FLOW as f64 > self.budget()? {
+                    (format!("{p}.rate-on"), format!("lower `rate-on` ({})", format_number(gen.rate_on_per_s)))
+                } else {
+                    (
+                        self.duration_key(&p, t.duration),
+                        format!("lower `duration` ({} s) or `rate-on`", format_number(gen.duration_s)),
+                    )
+                };
+                let what = format!(
+                    "`{p}`: about {} flows ({} per second for {} s)",
+                    format_count(flows.round()),
+                    format_count(per_s.round()),
+                    format_number(gen.duration_s)
+                );
+                self.fits(&key, what, flows, 0.0, out, &hint)?;
+                gen.generate(self.topo, seed).map_err(|e| match &e {
+                    GenError::InvalidParameter { name, .. } if name == "on_mean_s" => {
+                        self.gen(&format!("{p}.on-mean"), e)
+                    }
+                    _ => self.gen(&p, e),
+                })?
             }
             TrafficKind::Batches => {
                 self.only(
@@ -534,6 +626,14 @@ impl Wcx<'_> {
                 )?;
                 let k = count(self.cx, &format!("{p}.k"), t.k.ok_or_else(|| self.at(&p, "needs `k`"))?, 1)?;
                 let n = count(self.cx, &format!("{p}.batches"), t.batches.unwrap_or(1), 1)?;
+                let flows = k as f64 * n as f64;
+                let (key, hint) = if k as f64 * BYTES_PER_FLOW as f64 > self.budget()? {
+                    (format!("{p}.k"), format!("lower `k` ({k})"))
+                } else {
+                    (format!("{p}.batches"), format!("lower `batches` ({n}) or `k`"))
+                };
+                let what = format!("`{p}`: {} batches of {} flows", format_count(n as f64), format_count(k as f64));
+                self.fits(&key, what, flows, 0.0, out, &hint)?;
                 Batches {
                     k,
                     period_s: self.positive(&format!("{p}.period"), t.period.map(|d| d.0).or(Some(1.0)), "duration")?,
@@ -552,13 +652,31 @@ impl Wcx<'_> {
                 let topo = self.topo;
                 let rows = read_flows_csv(&path, &|s| topo.host_ref(s))
                     .map_err(|e| self.at(&format!("{p}.file"), e.to_string()))?;
-                Replay {
+                let replay = Replay {
                     time_scale: t.time_scale.unwrap_or(1.0),
                     offset_s: t.offset.map_or(0.0, |d| d.0),
                     repeat_until_s: t.repeat_until.map(|d| d.0),
-                }
-                .apply(&rows, self.topo.hosts().len())
-                .map_err(|e| self.gen(&p, e))?
+                };
+                let (lo, hi) = rows
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| (lo.min(r.start_s), hi.max(r.start_s)));
+                let flows = replay.estimate(rows.len(), if rows.is_empty() { 0.0 } else { hi - lo });
+                let what = format!(
+                    "`{p}`: {} flows ({} rows, repeated)",
+                    format_count(flows),
+                    format_count(rows.len() as f64)
+                );
+                // The rows read and the replayed copies are held at once.
+                let key = if t.repeat_until.is_some() { format!("{p}.repeat-until") } else { format!("{p}.file") };
+                self.fits(
+                    &key,
+                    what,
+                    rows.len() as f64 + flows,
+                    0.0,
+                    out,
+                    "lower `repeat-until` or replay fewer rows",
+                )?;
+                replay.apply(&rows, self.topo.hosts().len()).map_err(|e| self.gen(&p, e))?
             }
             TrafficKind::Coflow => {
                 self.only(&p, "coflow", &set, &["dataset", "time-scale", "duration", "priority"])?;
@@ -610,6 +728,10 @@ impl Wcx<'_> {
             })
             .filter(|s| s.start_s < until)
             .collect();
+        let flows: f64 = shuffles.iter().map(|s| s.mapper_racks.len() as f64 * s.reducers.len() as f64).sum();
+        let key = if duration.is_some() { format!("{p}.duration") } else { format!("{p}.dataset") };
+        let what = format!("`{p}`: {} shuffles of {} flows", format_count(shuffles.len() as f64), format_count(flows));
+        self.fits(&key, what, flows, 0.0, out, "replay part of the trace with a shorter `duration`")?;
         let mapped = map_rack_shuffles(self.topo, &shuffles, seed).map_err(|e| self.gen(p, e))?;
         out.local_bytes += mapped.local_bytes;
         if mapped.folded {
@@ -650,9 +772,11 @@ impl Wcx<'_> {
         }
         let common = ["rate", "duration", "tasks"];
         let rate = self.positive(&format!("{p}.rate"), a.rate, "rate (tasks/s)")?;
-        let starts = poisson_starts(rate, self.duration(&p, a.duration)?, seed).map_err(|e| self.gen(&p, e))?;
+        let duration = self.duration(&p, a.duration)?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED);
-        let starts = starts.into_iter().take(limit);
+        // Flows and steps of one task, and the key that sets them.
+        let per_task: (f64, f64, String);
+        let others = |k: usize| (self.topo.hosts_per_rack() as f64 - 1.0).max(0.0) * k as f64;
         let b = |v: Option<Bytes>, d: f64| v.map_or(d, |x| x.0);
         let s = |v: Option<Duration>, d: f64| v.map_or(d, |x| x.0);
         let allow = |extra: &[&'static str]| -> Vec<&'static str> { common.iter().chain(extra).copied().collect() };
@@ -679,6 +803,12 @@ impl Wcx<'_> {
                     mid_compute_s: s(a.mid_compute, d.mid_compute_s),
                     mid_response_bytes: b(a.mid_response, d.mid_response_bytes),
                 };
+                per_task = if stages == 1 {
+                    (others(2), others(3), p.clone())
+                } else {
+                    let m = pa.mid_aggregators as f64;
+                    (m * (2.0 + others(2)), m * (3.0 + others(3)), format!("{p}.mid-aggregators"))
+                };
                 let topo = self.topo;
                 if stages == 1 {
                     Box::new(move |r| pa.random_one_stage(topo, r))
@@ -704,6 +834,7 @@ impl Wcx<'_> {
                     k: count(self.cx, &format!("{p}.servers"), a.servers.unwrap_or(6), 1)?,
                     device,
                 };
+                per_task = (rt.k as f64, 2.0 * rt.k as f64, format!("{p}.servers"));
                 let topo = self.topo;
                 Box::new(move |r| rt.random_task(topo, r))
             }
@@ -714,6 +845,9 @@ impl Wcx<'_> {
                     mappers: count(self.cx, &format!("{p}.mappers"), a.mappers.unwrap_or(10), 1)?,
                     reducers: count(self.cx, &format!("{p}.reducers"), a.reducers.unwrap_or(10), 1)?,
                 };
+                let pairs = sh.mappers as f64 * sh.reducers as f64;
+                let key = if sh.reducers > sh.mappers { "reducers" } else { "mappers" };
+                per_task = (pairs, pairs, format!("{p}.{key}"));
                 let topo = self.topo;
                 Box::new(move |r| sh.random_task(topo, r))
             }
@@ -725,6 +859,9 @@ impl Wcx<'_> {
                     iterations: count(self.cx, &format!("{p}.iterations"), a.iterations.unwrap_or(1), 1)?,
                 };
                 let workers = count(self.cx, &format!("{p}.workers"), a.workers.unwrap_or(8), 2)?;
+                let (w, it) = (workers as f64, dp.iterations as f64);
+                let key = if dp.iterations > workers { "iterations" } else { "workers" };
+                per_task = (it * w * (w - 1.0), it * (w * w + 1.0), format!("{p}.{key}"));
                 let topo = self.topo;
                 let all: Vec<u32> = (0..topo.hosts().len() as u32).collect();
                 if workers > all.len() {
@@ -746,6 +883,7 @@ impl Wcx<'_> {
                     response_bytes: b(a.response, d.response_bytes),
                     service_s: s(a.service, d.service_s),
                 };
+                per_task = (2.0, 3.0, p.clone());
                 let racks = self.topo.racks().len() as i64;
                 let servers: Vec<u32> = match &a.server_racks {
                     None => (0..self.topo.hosts().len() as u32).collect(),
@@ -768,8 +906,51 @@ impl Wcx<'_> {
             }
             AppKind::Coflow => unreachable!("handled above"),
         };
-        starts.map(|t| build(&mut rng).map(|d| (t, d)).map_err(|e| self.gen(&p, e))).collect()
+        // Estimate before drawing anything: tasks times their flows and steps.
+        let (flows, steps, task_key) = per_task;
+        let task_bytes = flows * BYTES_PER_FLOW as f64 + steps * BYTES_PER_TASK_STEP as f64;
+        let expected = (rate * duration).min(limit as f64);
+        let budget = self.budget()?;
+        let (key, hint) = if task_bytes > budget {
+            (
+                task_key.clone(),
+                format!("make each task smaller (`{}`)", task_key.rsplit('.').next().unwrap_or(&task_key)),
+            )
+        } else if a.tasks.is_some() && (limit as f64) < rate * duration {
+            (format!("{p}.tasks"), format!("lower `tasks` ({limit})"))
+        } else if rate * task_bytes > budget {
+            (format!("{p}.rate"), format!("lower `rate` ({})", format_number(rate)))
+        } else {
+            (self.duration_key(&p, a.duration), format!("lower `duration` ({} s) or `rate`", format_number(duration)))
+        };
+        let what = format!(
+            "`{p}`: about {} {} of {} flows",
+            format_count(expected.round()),
+            if expected.round() == 1.0 { "task" } else { "tasks" },
+            format_count(flows)
+        );
+        self.fits(&key, what, expected * flows, expected * steps * BYTES_PER_TASK_STEP as f64, out, &hint)?;
+        let starts = poisson_starts_n(rate, duration, seed, limit).map_err(|e| self.gen(&p, e))?;
+        // Hard cap while building, in case the estimate was off.
+        let cap = FlowCap::current()?;
+        let mut total = out.flows.len() + out.tasks.iter().map(|t| t.2.num_flows()).sum::<usize>();
+        let mut tasks = Vec::with_capacity(starts.len());
+        for t in starts {
+            let dag = build(&mut rng).map_err(|e| self.gen(&p, e))?;
+            total += dag.num_flows();
+            cap.check(total, &format!("the tasks of `{p}`")).map_err(|e| self.gen(&key, e))?;
+            tasks.push((t, dag));
+        }
+        Ok(tasks)
     }
+}
+
+/// Bytes that the flows and tasks generated so far will hold in a run.
+fn held_bytes(w: &Workload) -> f64 {
+    let task_flows: usize = w.tasks.iter().map(|t| t.2.num_flows()).sum();
+    let task_steps: usize = w.tasks.iter().map(|t| t.2.steps.len()).sum();
+    (w.flows.len() + task_flows) as f64 * BYTES_PER_FLOW as f64
+        + task_steps.saturating_sub(task_flows) as f64 * BYTES_PER_TASK_STEP as f64
 }
 
 /// A rack-to-rack matrix of `n` racks on a topology of `racks` racks: rack

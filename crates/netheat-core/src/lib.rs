@@ -4,14 +4,20 @@
 //! hosts, nodes and *directed* links, unit strings as they appear in configs
 //! (`"10Gbps"`, `"256MiB"`, `"5min"`), and the [`Routing`] trait through which
 //! the engine and the policies ask a topology for paths without depending on
-//! how the topology is built.
+//! how the topology is built. [`budget`] holds the memory budget every
+//! reader checks its estimates against.
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod routing;
 pub mod units;
 
+pub use budget::{
+    check_budget, format_bytes, memory_budget, over_budget, set_memory_budget, with_memory_budget, BudgetError,
+    BYTES_PER_FLOW, BYTES_PER_LINK, BYTES_PER_LINK_WINDOW, BYTES_PER_NODE,
+};
 pub use routing::Routing;
-pub use units::{parse_bandwidth, parse_bytes, parse_duration, UnitError};
+pub use units::{clip, clip_words, parse_bandwidth, parse_bytes, parse_duration, UnitError};
 
 /// Index of a host, `0..num_hosts`, numbered rack-major.
 pub type HostId = u32;

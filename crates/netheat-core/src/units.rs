@@ -36,6 +36,43 @@ pub enum UnitError {
     },
 }
 
+/// At most `max_chars` characters of `text`, cut with an ellipsis (`…`) when
+/// longer: error messages quote user values through this, so a huge value
+/// never makes a huge message.
+pub fn clip(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        None => text.to_string(),
+        Some((cut, _)) => {
+            let keep = text[..cut].char_indices().nth(max_chars.saturating_sub(1)).map_or(cut, |(i, _)| i);
+            format!("{}…", &text[..keep])
+        }
+    }
+}
+
+/// `text` with every run of non-space characters longer than `max_word`
+/// characters [`clip`]ped to `max_word`, and the whole clipped to
+/// `max_total`: for messages that quote values they did not choose (a
+/// parser's), so one huge value cannot make a huge message.
+pub fn clip_words(text: &str, max_word: usize, max_total: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max_total + 8));
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        out.push_str(&clip(&rest[..end], max_word));
+        rest = &rest[end..];
+        let ws = rest.find(|c: char| !c.is_whitespace()).unwrap_or(rest.len());
+        out.push_str(&rest[..ws]);
+        rest = &rest[ws..];
+        if out.len() > 4 * max_total {
+            break;
+        }
+    }
+    clip(&out, max_total)
+}
+
+/// Longest quote of an input in a [`UnitError`].
+const QUOTE: usize = 60;
+
 fn split_number(input: &str, example: &'static str) -> Result<(f64, String), UnitError> {
     let s = input.trim();
     let end = s
@@ -52,16 +89,18 @@ fn split_number(input: &str, example: &'static str) -> Result<(f64, String), Uni
                 break;
             }
             if v < 0.0 {
-                return Err(UnitError::Negative { input: input.to_string() });
+                return Err(UnitError::Negative { input: clip(input, QUOTE) });
             }
             return Ok((v, s[cut..].trim().to_string()));
         }
-        if cut == 0 {
+        // A few characters are enough to give back a unit starting with
+        // `e`/`E`; bounding the back-off keeps a huge input linear.
+        if cut == 0 || end - cut >= 8 {
             break;
         }
         cut -= 1;
     }
-    Err(UnitError::NotANumber { input: input.to_string(), example })
+    Err(UnitError::NotANumber { input: clip(input, QUOTE), example })
 }
 
 const BANDWIDTH_UNITS: &str = "bps, Kbps, Mbps, Gbps, Tbps, B/s, KB/s, MB/s, GB/s";
@@ -79,7 +118,13 @@ pub fn parse_bandwidth(input: &str) -> Result<f64, UnitError> {
         "KB/s" | "kB/s" => 8e3,
         "MB/s" => 8e6,
         "GB/s" => 8e9,
-        _ => return Err(UnitError::UnknownUnit { input: input.to_string(), unit, known: BANDWIDTH_UNITS }),
+        _ => {
+            return Err(UnitError::UnknownUnit {
+                input: clip(input, QUOTE),
+                unit: clip(&unit, QUOTE),
+                known: BANDWIDTH_UNITS,
+            })
+        }
     };
     Ok(v * mult)
 }
@@ -101,7 +146,13 @@ pub fn parse_bytes(input: &str) -> Result<f64, UnitError> {
         "GiB" => 1024.0 * 1024.0 * 1024.0,
         "TiB" => 1024.0f64.powi(4),
         "PiB" => 1024.0f64.powi(5),
-        _ => return Err(UnitError::UnknownUnit { input: input.to_string(), unit, known: BYTE_UNITS }),
+        _ => {
+            return Err(UnitError::UnknownUnit {
+                input: clip(input, QUOTE),
+                unit: clip(&unit, QUOTE),
+                known: BYTE_UNITS,
+            })
+        }
     };
     Ok(v * mult)
 }
@@ -119,7 +170,13 @@ pub fn parse_duration(input: &str) -> Result<f64, UnitError> {
         "min" | "m" => 60.0,
         "h" => 3600.0,
         "d" => 86400.0,
-        _ => return Err(UnitError::UnknownUnit { input: input.to_string(), unit, known: DURATION_UNITS }),
+        _ => {
+            return Err(UnitError::UnknownUnit {
+                input: clip(input, QUOTE),
+                unit: clip(&unit, QUOTE),
+                known: DURATION_UNITS,
+            })
+        }
     };
     Ok(v * mult)
 }
@@ -147,6 +204,26 @@ mod tests {
     }
 
     #[test]
+    fn clip_cuts_with_an_ellipsis() {
+        assert_eq!(clip("short", 60), "short");
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("ééééé", 3), "éé…");
+        assert_eq!(clip("abc", 3), "abc");
+        assert_eq!(clip(&"x".repeat(1000), 60).chars().count(), 60);
+    }
+
+    #[test]
+    fn clip_words_cuts_long_words_and_the_whole() {
+        let long = "9".repeat(5000);
+        assert_eq!(
+            clip_words(&format!("unknown variant `{long}`, expected one of `a`"), 10, 400),
+            "unknown variant `99999999… expected one of `a`"
+        );
+        assert_eq!(clip_words("a b  c", 10, 400), "a b  c");
+        assert_eq!(clip_words(&"ab ".repeat(1000), 10, 20).chars().count(), 20);
+    }
+
+    #[test]
     fn rejects_bad_units() {
         assert!(matches!(parse_bandwidth("10"), Err(UnitError::UnknownUnit { .. })));
         assert!(matches!(parse_bandwidth("10GB"), Err(UnitError::UnknownUnit { .. })));
@@ -155,5 +232,14 @@ mod tests {
         assert!(matches!(parse_duration("5 fortnights"), Err(UnitError::UnknownUnit { .. })));
         let msg = parse_bandwidth("10Gbs").unwrap_err().to_string();
         assert!(msg.contains("Gbps"), "{msg}");
+        // Huge inputs: quoted in at most 60 characters, parsed in linear time.
+        let huge = format!("1{}Gbps", "0".repeat(1 << 20));
+        let msg = parse_bandwidth(&huge).unwrap_err().to_string();
+        assert!(msg.len() < 200 && msg.contains("does not start with a number"), "{msg}");
+        let junk = "1e".repeat(1 << 19);
+        let msg = parse_duration(&junk).unwrap_err().to_string();
+        assert!(msg.len() < 200 && msg.contains('…'), "{msg}");
+        let msg = parse_bytes(&format!("5{}", "x".repeat(1 << 20))).unwrap_err().to_string();
+        assert!(msg.len() < 300, "{}", msg.len());
     }
 }

@@ -214,6 +214,13 @@ pub struct SimConfig {
     /// no link telemetry ([`SimResult::link_windows`] is empty) and saves
     /// a little work at every load change.
     pub telemetry: bool,
+    /// Telemetry windows `0..max_windows` are recorded; traffic after
+    /// `max_windows * window_s` is not (counted in
+    /// [`Stats::windows_dropped`]). Bounds the telemetry's memory
+    /// (`links * max_windows` entries at most) and keeps window indices in
+    /// `u32`. Callers that take inputs from users set it from the memory
+    /// budget; the default only guards the index.
+    pub max_windows: u32,
 }
 
 impl Default for SimConfig {
@@ -226,6 +233,7 @@ impl Default for SimConfig {
             dense: DenseMode::Auto,
             recycle_finished: false,
             telemetry: true,
+            max_windows: u32::MAX,
         }
     }
 }
@@ -276,6 +284,9 @@ pub struct Stats {
     /// Regions widened at once to every reachable flow at or above their
     /// lowest level (dense cascades).
     pub widenings: u64,
+    /// Load intervals (partly) after the last telemetry window kept
+    /// ([`SimConfig::max_windows`]), whose traffic telemetry dropped.
+    pub windows_dropped: u64,
     /// Times the engine switched to dense mode.
     pub dense_entries: u64,
     /// Instants allocated in dense mode (one progressive filling over the
@@ -915,7 +926,7 @@ impl<'r> Simulation<'r> {
         let n = cap.len();
         let lr = cap.iter().map(|&c| LinkRep { cap: c, ..LinkRep::default() }).collect();
         let down_links = cap.iter().filter(|&&c| c <= 0.0).count();
-        let windows = LinkWindows::new(cfg.window_s, cap.clone());
+        let windows = LinkWindows::new(cfg.window_s, cap.clone()).with_max_windows(cfg.max_windows);
         Self {
             routing,
             cfg,
@@ -1617,7 +1628,18 @@ impl<'r> Simulation<'r> {
         if t1 <= h.tel_t || load <= 0.0 {
             return;
         }
-        let mut k = (h.tel_t / w).floor() as u64;
+        let max = u64::from(self.cfg.max_windows);
+        let first = (h.tel_t / w).floor();
+        if first >= max as f64 {
+            // Past the last kept window (see `SimConfig::max_windows`).
+            if h.win != NO_WINDOW {
+                self.windows.add_to_window(l as LinkId, h.win, h.acc);
+                self.lk[l].win = NO_WINDOW;
+            }
+            self.stats.windows_dropped += 1;
+            return;
+        }
+        let mut k = first as u64;
         if u64::from(h.win) == k && t1 <= (k + 1) as f64 * w {
             self.lk[l].acc += load * (t1 - h.tel_t) / 8.0;
             return;
@@ -1644,6 +1666,10 @@ impl<'r> Simulation<'r> {
             }
             a = end;
             k += 1;
+            if k >= max {
+                self.stats.windows_dropped += 1;
+                break;
+            }
         }
     }
 

@@ -14,11 +14,13 @@ fn raise<'py>(py: Python<'py>, class: &str, args: Bound<'py, PyTuple>) -> PyErr 
     }
 }
 
-/// A config file that cannot be used -> `netheat.errors.ConfigError`.
+/// A config file that cannot be used -> `netheat.errors.ConfigError` (an
+/// unreadable memory budget -> `netheat.errors.InputError`).
 pub fn config(py: Python<'_>, e: netheat_config::ConfigError) -> PyErr {
     use netheat_config::ConfigError as E;
     let msg = e.to_string();
     let args = match &e {
+        E::Budget(_) => return input(py, msg),
         E::Io { file, .. } => (msg, file.clone(), 0usize, 0usize, String::new(), String::new()),
         E::Invalid { file, line, column, key, reason } => {
             (msg, file.clone(), *line, *column, key.clone(), reason.clone())

@@ -36,6 +36,8 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(set_memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(data::data_resolve_dir, m)?)?;
     m.add_function(wrap_pyfunction!(data::data_require_dir, m)?)?;
     m.add_function(wrap_pyfunction!(data::data_registry, m)?)?;
@@ -63,4 +65,20 @@ fn parse_bandwidth(py: Python<'_>, text: &str) -> PyResult<f64> {
 #[pyfunction]
 fn parse_bytes(py: Python<'_>, text: &str) -> PyResult<f64> {
     netheat_core::parse_bytes(text).map_err(|e| errors::input(py, format!("invalid size: {e}")))
+}
+
+/// The memory budget in bytes: what `set_memory_budget` set, else
+/// `$NETHEAT_MEMORY_BUDGET`, else half of the physical memory (see
+/// `netheat_core::budget`). An invalid `$NETHEAT_MEMORY_BUDGET` raises
+/// `InputError`.
+#[pyfunction]
+fn memory_budget(py: Python<'_>) -> PyResult<u64> {
+    netheat_core::memory_budget().map_err(|e| errors::input(py, e.to_string()))
+}
+
+/// Sets the memory budget of this process in bytes (overrides
+/// `$NETHEAT_MEMORY_BUDGET`); 0 raises `InputError`.
+#[pyfunction]
+fn set_memory_budget(py: Python<'_>, bytes: u64) -> PyResult<()> {
+    netheat_core::set_memory_budget(bytes).map_err(|e| errors::input(py, e.to_string()))
 }

@@ -12,13 +12,56 @@ use std::time::{Duration, Instant};
 use netheat_core::Routing;
 use std::path::PathBuf;
 
+use netheat_core::budget::{self, BYTES_PER_FLOW};
+use netheat_core::clip;
 use netheat_engine::{DenseMode, FlowSpec, Network, Route, SimConfig, Simulation};
-use netheat_workloads::{read_flows_csv, DagRunner, FlowRow, TaskDag, WorkloadError};
+use netheat_workloads::flows_csv::QUOTE;
+use netheat_workloads::{
+    end_lower_bound, read_flow_trace, same_host_note, DagRunner, FlowColumns, FlowRow, RunBudget, TaskDag,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::errors;
 use crate::topology::PyTopology;
+
+/// Why a run stopped early.
+enum Stop {
+    /// The engine refused something (an `EngineError`).
+    Engine(String),
+    /// The run outgrew the memory budget (an `InputError`).
+    Input(String),
+}
+
+/// Where the rows of a run came from, to name a flow in messages.
+enum Source {
+    /// A workload file's generators.
+    Workload,
+    /// A flow CSV file and the line of every row.
+    Csv(String, Vec<u64>),
+    /// Columns from Python.
+    Columns,
+}
+
+impl Source {
+    /// `f.csv:7`, `data row 7` or `flow 6` (a generated flow's id is its
+    /// index) for row `i`.
+    fn place(&self, i: usize) -> String {
+        match self {
+            Source::Csv(path, lines) => format!("{path}:{}", lines.get(i).copied().unwrap_or(0)),
+            Source::Columns => format!("data row {}", i + 1),
+            Source::Workload => format!("flow {i}"),
+        }
+    }
+
+    /// `flow 12 (f.csv:7)`, `flow 12 (data row 7)` or `flow 6`.
+    fn who(&self, i: usize, flow_id: u64) -> String {
+        match self {
+            Source::Workload => format!("flow {flow_id}"),
+            _ => format!("flow {flow_id} ({})", self.place(i)),
+        }
+    }
+}
 
 /// Numbers that can be handed to numpy as little-endian bytes.
 trait LeBytes: Copy {
@@ -47,7 +90,22 @@ fn column<'py, T: LeBytes>(py: Python<'py>, dtype: &str, v: &[T]) -> PyResult<Bo
     (dtype, PyBytes::new(py, &bytes)).into_pyobject(py).map(|t| t.into_any())
 }
 
-fn rows_from_columns(topo: &PyTopology, cols: &Bound<'_, PyDict>) -> Result<Vec<FlowRow>, String> {
+/// Flows given as columns from Python (a dict of sequences: what
+/// `netheat.simulate` passes for dicts and Parquet files), checked like a
+/// flow CSV; refused before anything is extracted when their count does not
+/// fit the memory budget. Messages name the column and the data row.
+fn rows_from_columns(topo: &PyTopology, cols: &Bound<'_, PyDict>, budget: u64) -> Result<Vec<FlowRow>, String> {
+    let n = match cols.get_item("start_s").map_err(|e| e.to_string())? {
+        None => return Err("missing column `start_s`".into()),
+        Some(v) => v.len().map_err(|_| "column `start_s` must be a sequence of numbers".to_string())?,
+    };
+    budget::check_against(
+        budget,
+        &format!("the {} flows of the columns", budget::format_count(n as f64)),
+        n as f64 * BYTES_PER_FLOW as f64,
+        "simulate a part of the flows",
+    )
+    .map_err(|e| e.to_string())?;
     let get = |name: &str| -> Result<Option<Vec<f64>>, String> {
         match cols.get_item(name).map_err(|e| e.to_string())? {
             None => Ok(None),
@@ -56,62 +114,42 @@ fn rows_from_columns(topo: &PyTopology, cols: &Bound<'_, PyDict>) -> Result<Vec<
     };
     let hosts = |name: &str| -> Result<Vec<u32>, String> {
         let v = cols.get_item(name).map_err(|e| e.to_string())?.ok_or(format!("missing column `{name}`"))?;
-        let items: Vec<Bound<'_, PyAny>> =
-            v.try_iter().map_err(|e| e.to_string())?.collect::<Result<_, _>>().map_err(|e| e.to_string())?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                let text = if let Ok(n) = h.extract::<i64>() {
-                    n.to_string()
-                } else {
-                    h.extract::<String>().unwrap_or_default()
-                };
-                topo.inner.host_ref(&text).ok_or(format!("row {i}: column `{name}`: unknown host `{text}`"))
-            })
-            .collect()
+        let items = v.try_iter().map_err(|_| format!("column `{name}` must be host indices or names"))?;
+        let mut out = Vec::with_capacity(n);
+        for (i, h) in items.enumerate() {
+            let h = h.map_err(|e| e.to_string())?;
+            let text = if let Ok(k) = h.extract::<i64>() {
+                k.to_string()
+            } else if let Ok(s) = h.extract::<String>() {
+                s
+            } else {
+                let shown = h.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+                return Err(format!(
+                    "data row {}: column `{name}`: {} is not a host index or name",
+                    i + 1,
+                    clip(&shown, QUOTE)
+                ));
+            };
+            let id = topo
+                .inner
+                .host_ref(&text)
+                .ok_or_else(|| format!("data row {}: column `{name}`: unknown host `{}`", i + 1, clip(&text, QUOTE)))?;
+            out.push(id);
+        }
+        Ok(out)
     };
-    let start = get("start_s")?.ok_or("missing column `start_s`")?;
-    let bytes = get("bytes")?.ok_or("missing column `bytes`")?;
-    let (src, dst) = (hosts("src")?, hosts("dst")?);
-    let n = start.len();
-    if [bytes.len(), src.len(), dst.len()].iter().any(|l| *l != n) {
-        return Err("columns start_s, src, dst and bytes must have the same length".into());
-    }
-    let opt = |name: &str| -> Result<Option<Vec<f64>>, String> {
-        let v = get(name)?;
-        if v.as_ref().is_some_and(|v| v.len() != n) {
-            return Err(format!("column `{name}` has a different length"));
-        }
-        Ok(v)
+    let columns = FlowColumns {
+        start_s: get("start_s")?.ok_or("missing column `start_s`")?,
+        bytes: get("bytes")?.ok_or("missing column `bytes`")?,
+        src: hosts("src")?,
+        dst: hosts("dst")?,
+        flow_id: get("flow_id")?,
+        task_id: get("task_id")?,
+        priority: get("priority")?,
+        weight: get("weight")?,
+        rate_cap_bps: get("rate_cap_bps")?,
     };
-    let (ids, tasks, prio, weight, cap) =
-        (opt("flow_id")?, opt("task_id")?, opt("priority")?, opt("weight")?, opt("rate_cap_bps")?);
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        if !(start[i].is_finite() && start[i] >= 0.0) {
-            return Err(format!("row {i}: column `start_s`: {} is not a time >= 0", start[i]));
-        }
-        if !(bytes[i].is_finite() && bytes[i] >= 0.0) {
-            return Err(format!("row {i}: column `bytes`: {} is not a size >= 0", bytes[i]));
-        }
-        let w = weight.as_ref().map_or(1.0, |w| w[i]);
-        if w.is_nan() || w <= 0.0 {
-            return Err(format!("row {i}: column `weight`: {w} must be positive"));
-        }
-        out.push(FlowRow {
-            flow_id: ids.as_ref().map_or(i as u64, |v| v[i] as u64),
-            start_s: start[i],
-            src: src[i],
-            dst: dst[i],
-            bytes: bytes[i],
-            task_id: tasks.as_ref().and_then(|v| (v[i] >= 0.0).then_some(v[i] as u64)),
-            priority: prio.as_ref().map_or(0, |v| v[i] as i32),
-            weight: w,
-            rate_cap_bps: cap.as_ref().and_then(|v| (v[i] > 0.0).then_some(v[i])),
-        });
-    }
-    Ok(out)
+    columns.rows()
 }
 
 /// Generates a workload file on a topology (released GIL).
@@ -185,9 +223,12 @@ pub fn run_simulation<'py>(
         return Err(errors::input(py, format!("the window must be a positive duration, got {window_s} s")));
     }
     let dense = DenseMode::parse(dense).map_err(|e| errors::input(py, e))?;
+    let budget = budget::memory_budget().map_err(|e| errors::input(py, e.to_string()))?;
     let topo = topology.inner.clone();
     let mut tasks: Vec<(f64, usize, TaskDag)> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
+    // Where each row came from, to name a flow in messages.
+    let mut source = Source::Workload;
     let rows = match (flows_csv, flows, workload) {
         (None, None, Some(path)) => {
             let w = load_workload(py, topology, path, seed, data_dir, &extra_roots)?;
@@ -197,15 +238,20 @@ pub fn run_simulation<'py>(
         }
         (Some(path), None, None) => {
             let t = topo.clone();
-            py.allow_threads(move || read_flows_csv(std::path::Path::new(&path), &|s| t.host_ref(s))).map_err(|e| {
-                match e {
-                    WorkloadError::Io { .. } | WorkloadError::Malformed { .. } => errors::input(py, e.to_string()),
-                }
-            })?
+            let p = path.clone();
+            let trace = py
+                .allow_threads(move || read_flow_trace(std::path::Path::new(&p), &|s| t.host_ref(s)))
+                .map_err(|e| errors::input(py, e.to_string()))?;
+            source = Source::Csv(path, trace.lines);
+            trace.rows
         }
-        (None, Some(cols), None) => rows_from_columns(topology, &cols).map_err(|e| errors::input(py, e))?,
+        (None, Some(cols), None) => {
+            source = Source::Columns;
+            rows_from_columns(topology, &cols, budget).map_err(|e| errors::input(py, e))?
+        }
         _ => return Err(errors::input(py, "give exactly one of a flow CSV path, flow columns or a workload file")),
     };
+    notes.extend(same_host_note(&rows, &|i| source.place(i)));
     // Application tasks: flow ids after the trace's, task ids after its task ids.
     let mut runner = DagRunner::with_id_bases(
         rows.iter().map(|r| r.flow_id + 1).max().unwrap_or(0),
@@ -214,16 +260,23 @@ pub fn run_simulation<'py>(
     );
     let task_table: Vec<usize> = tasks.iter().map(|t| t.1).collect();
     let total = rows.len() as u64 + tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
+    // Within the budget: every flow, and every link in every window until
+    // the last flow can end at the earliest.
+    let plan = RunBudget::new(&topo, total, budget).map_err(|e| errors::input(py, e.to_string()))?;
+    if let Some(b) = end_lower_bound(&topo, &rows) {
+        let who = source.who(b.index, rows[b.index].flow_id);
+        plan.check_bound(&b, &who, window_s).map_err(|e| errors::input(py, e))?;
+    }
     for (start, _, dag) in tasks {
         runner.add_task(start, dag);
     }
     let cb = progress.as_ref().map(|p| p.clone_ref(py));
-    let outcome = py.allow_threads(move || -> Result<_, String> {
+    let outcome = py.allow_threads(move || -> Result<_, Stop> {
         let routing: &dyn Routing = &*topo;
-        let cfg = SimConfig { window_s, seed, dense, ..SimConfig::default() };
+        let cfg = SimConfig { window_s, seed, dense, max_windows: plan.max_windows, ..SimConfig::default() };
         let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
         for e in topo.events() {
-            sim.schedule_capacity(e.time_s, e.link, e.capacity_bps).map_err(|e| e.to_string())?;
+            sim.schedule_capacity(e.time_s, e.link, e.capacity_bps).map_err(|e| Stop::Engine(e.to_string()))?;
         }
         for r in &rows {
             let mut f = FlowSpec::new(r.flow_id, r.src, r.dst, r.bytes, r.start_s, Route::Ecmp)
@@ -235,14 +288,16 @@ pub fn run_simulation<'py>(
             if let Some(t) = r.task_id {
                 f = f.with_task(t);
             }
-            sim.add_flow(f).map_err(|e| e.to_string())?;
+            sim.add_flow(f).map_err(|e| Stop::Engine(e.to_string()))?;
         }
-        runner.install(&mut sim).map_err(|e| e.to_string())?;
+        runner.install(&mut sim).map_err(|e| Stop::Engine(e.to_string()))?;
         // Step one timestamp at a time (run_until never moves the clock past
-        // the last event this way) and look at the wall clock every 1024 steps.
+        // the last event this way) and look at the wall clock every 1024
+        // steps. Stop before a time whose windows would not fit the budget.
         let mut last = Instant::now();
         let mut steps = 0u32;
         while let Some(t) = sim.next_event_time() {
+            plan.check_reached(t, window_s).map_err(Stop::Input)?;
             sim.run_until(&mut runner, t);
             steps = steps.wrapping_add(1);
             if steps.is_multiple_of(1024) && last.elapsed() >= Duration::from_millis(250) {
@@ -260,12 +315,13 @@ pub fn run_simulation<'py>(
             }
         }
         if let Some(e) = runner.error() {
-            return Err(format!("an application task could not start a step: {e}"));
+            return Err(Stop::Engine(format!("an application task could not start a step: {e}")));
         }
         Ok(Ok((sim.finish(), runner)))
     });
     let res = match outcome {
-        Err(msg) => return Err(errors::engine(py, msg)),
+        Err(Stop::Engine(msg)) => return Err(errors::engine(py, msg)),
+        Err(Stop::Input(msg)) => return Err(errors::input(py, msg)),
         Ok(Err(pyerr)) => return Err(pyerr),
         Ok(Ok(r)) => r,
     };
@@ -316,6 +372,7 @@ pub fn run_simulation<'py>(
     stats.set_item("reroutes", s.reroutes)?;
     stats.set_item("end_s", res.end_s)?;
     stats.set_item("windows", n_windows)?;
+    stats.set_item("max_windows", plan.max_windows)?;
 
     let recs = runner.records();
     let tasks = PyDict::new(py);

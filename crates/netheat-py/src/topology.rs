@@ -23,7 +23,8 @@ impl PyTopology {
             errors::input(
                 py,
                 format!(
-                    "host {text} does not exist (hosts are 0..{} or named r<rack>h<slot>)",
+                    "host {} does not exist (hosts are 0..{} or named r<rack>h<slot>)",
+                    netheat_core::clip(&text, 60),
                     self.inner.hosts().len() - 1
                 ),
             )

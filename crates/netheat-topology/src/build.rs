@@ -106,6 +106,7 @@ impl<'s> Builder<'s> {
             }
         };
         let racks_per_pod = nracks / pods;
+        spec.dimensions().check()?;
         if let Some(sw) = subways {
             validate_subways(spec, sw, pods, racks_per_pod)?;
         }

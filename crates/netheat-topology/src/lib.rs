@@ -15,7 +15,8 @@
 //!
 //! Routing ([`routing`]) enumerates shortest paths on demand, and capacity
 //! changes and failures ([`events`]) are compiled to per-link records the
-//! engine replays.
+//! engine replays. [`size`] counts a datacenter before it is built and
+//! checks it against the memory budget.
 #![warn(missing_docs)]
 
 pub mod build;
@@ -23,11 +24,13 @@ pub mod error;
 pub mod events;
 pub mod model;
 pub mod routing;
+pub mod size;
 pub mod spec;
 pub mod summary;
 
 pub use error::TopologyError;
 pub use events::CapacityEvent;
 pub use model::*;
+pub use size::{Count, Dimensions, TopologySize};
 pub use spec::*;
 pub use summary::Summary;

@@ -4,6 +4,7 @@
 //! they can also be written directly from Rust (benchmarks, tests).
 
 use crate::model::{RackKind, StorageKind};
+use crate::size::{Count, Dimensions};
 
 /// A storage device model.
 #[derive(Debug, Clone, PartialEq)]
@@ -208,6 +209,27 @@ pub struct TopologySpec {
 }
 
 impl TopologySpec {
+    /// The counts that determine the datacenter's size (most ports and
+    /// devices of any rack), keyed by the config keys that set them.
+    pub fn dimensions(&self) -> Dimensions {
+        let most = |f: &dyn Fn(&RackSpec) -> usize| self.racks.iter().map(f).max().unwrap_or(0) as u64;
+        let (two_tier, pods, aggs, spines) = match &self.fabric {
+            FabricSpec::TwoTier => (true, 1, 1, 0),
+            FabricSpec::Clos { pods, aggs_per_pod, spines, .. } => (false, *pods, *aggs_per_pod, *spines),
+        };
+        Dimensions {
+            two_tier,
+            racks: vec![Count::new("topology.racks", self.racks.len() as u64)],
+            hosts_per_rack: Count::new("topology.hosts-per-rack", self.hosts_per_rack as u64),
+            ports_per_host: Count::new("topology.ports-per-host", most(&|r| r.host.ports_bps.len())),
+            devices_per_host: Count::new("hosts.storage", most(&|r| r.host.storage.len())),
+            pods: Count::new("topology.pods", pods as u64),
+            aggs_per_pod: Count::new("topology.aggs-per-pod", aggs as u64),
+            spines: Count::new("topology.spines", spines as u64),
+            border_switches: Count::new("topology.border-switches", self.border.map_or(0, |b| b.switches) as u64),
+        }
+    }
+
     /// A uniform two-tier datacenter: `racks` x `hosts_per_rack` hosts with one
     /// port of `host_bps`, ToR uplinks of `uplink_bps`.
     pub fn two_tier(racks: usize, hosts_per_rack: usize, host_bps: f64, uplink_bps: f64) -> Self {

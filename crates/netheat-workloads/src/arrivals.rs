@@ -17,6 +17,9 @@ use rand::Rng;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use netheat_core::budget::format_count;
+
+use crate::budget::FlowCap;
 use crate::load::{calibrate, Calibration, LinkSet, PairSampler, Pattern};
 use crate::sizes::SizeDist;
 use crate::{FlowRow, GenError};
@@ -101,14 +104,17 @@ impl Poisson {
         let cal = calibrate(topo, &self.links, &sampler, self.sizes.mean(), self.load)?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (limit_t, limit_n) = horizon_limits(self.horizon)?;
+        let cap = FlowCap::current()?;
         // Reserve what is expected, at most 4M rows up front.
-        let mut out = Vec::with_capacity(limit_n.min((cal.lambda_per_s * limit_t).min(4e6) as usize + 16));
+        let mut out =
+            Vec::with_capacity(limit_n.min(cap.limit).min((cal.lambda_per_s * limit_t).min(4e6) as usize + 16));
         let mut t = 0.0;
         loop {
             t += exp_gap(&mut rng, cal.lambda_per_s);
             if t >= limit_t || out.len() >= limit_n {
                 break;
             }
+            cap.check(out.len() + 1, "the flows of a Poisson generator")?;
             let (s, d) = sampler.sample(&mut rng);
             let b = self.sizes.sample(&mut rng);
             out.push(row(self.first_id + out.len() as u64, t, s, d, b));
@@ -124,6 +130,9 @@ fn horizon_limits(h: Horizon) -> Result<(f64, usize), GenError> {
         Horizon::Flows(n) => Ok((f64::INFINITY, n)),
     }
 }
+
+/// Most on/off periods an on-off generator walks through (over all sources).
+pub const MAX_PERIODS: f64 = 1e8;
 
 /// Bursty sources: each source host alternates exponential on and off
 /// periods (independently, starting in its stationary phase) and, while
@@ -170,6 +179,26 @@ impl OnOff {
         let pattern = if self.inter_rack_only { Pattern::InterRack } else { Pattern::Uniform };
         let per_rack = topo.hosts_per_rack();
         PairSampler::new(topo, &pattern)?;
+        // Every on or off period is a step of the loop below: bound them, so
+        // tiny periods over a long duration cannot spin for ever (and the
+        // mean period stays far above the clock's resolution at `duration`).
+        let periods = self.sources.len() as f64 * 2.0 * self.duration_s / (self.on_mean_s + self.off_mean_s);
+        if periods > MAX_PERIODS {
+            return Err(GenError::param(
+                "on_mean_s",
+                format!(
+                    "on and off periods of {} s and {} s over {} s make about {} periods over {} sources \
+                     (at most {}); lengthen the periods or shorten the duration",
+                    self.on_mean_s,
+                    self.off_mean_s,
+                    self.duration_s,
+                    format_count(periods.round()),
+                    self.sources.len(),
+                    format_count(MAX_PERIODS)
+                ),
+            ));
+        }
+        let cap = FlowCap::current()?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut out = Vec::new();
         let p_on = self.on_mean_s / (self.on_mean_s + self.off_mean_s);
@@ -196,6 +225,7 @@ impl OnOff {
                             }
                             d
                         };
+                        cap.check(out.len() + 1, "the flows of an on-off generator")?;
                         out.push(row(0, a, s, d, self.sizes.sample(&mut rng)));
                         a += exp_gap(&mut rng, self.rate_on_per_s);
                     }
@@ -241,8 +271,14 @@ impl Batches {
         }
         self.sizes.validate()?;
         let sampler = PairSampler::new(topo, &self.pattern)?;
+        let cap = FlowCap::current()?;
+        let n = self.k.saturating_mul(self.batches);
+        cap.check(
+            n,
+            &format!("{} batches of {} flows", format_count(self.batches as f64), format_count(self.k as f64)),
+        )?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut out = Vec::with_capacity(self.k * self.batches);
+        let mut out = Vec::with_capacity(n);
         for b in 0..self.batches {
             let t = self.offset_s + b as f64 * self.period_s;
             for _ in 0..self.k {
@@ -277,6 +313,19 @@ impl Default for Replay {
 }
 
 impl Replay {
+    /// How many flows [`Replay::apply`] makes of a trace of `rows` flows
+    /// starting over `span_s` seconds (max start - min start, unscaled): the
+    /// rows times the copies that start before `repeat_until_s`.
+    pub fn estimate(&self, rows: usize, span_s: f64) -> f64 {
+        let Some(until) = self.repeat_until_s else { return rows as f64 };
+        let span = span_s * self.time_scale;
+        let period = span + if rows > 1 { span / (rows - 1) as f64 } else { 0.0 };
+        if period.is_nan() || period <= 0.0 {
+            return rows as f64;
+        }
+        rows as f64 * ((until - self.offset_s) / period).ceil().max(1.0)
+    }
+
     /// The replayed flows, sorted by start time (stable for ties).
     pub fn apply(&self, rows: &[FlowRow], num_hosts: usize) -> Result<Vec<FlowRow>, GenError> {
         if !(self.time_scale.is_finite() && self.time_scale > 0.0) {
@@ -296,6 +345,12 @@ impl Replay {
         let Some(first) = base.first().map(|r| r.start_s) else { return Ok(base) };
         for r in &mut base {
             r.start_s = (r.start_s - first) * self.time_scale + self.offset_s;
+            if !r.start_s.is_finite() {
+                return Err(GenError::param(
+                    "time_scale",
+                    format!("flow {} would start at {} s; lower the time scale or the offset", r.flow_id, r.start_s),
+                ));
+            }
         }
         let Some(until) = self.repeat_until_s else { return Ok(base) };
         let span = base.last().map(|r| r.start_s - self.offset_s).unwrap_or(0.0);
@@ -303,6 +358,7 @@ impl Replay {
         if period <= 0.0 {
             return Err(GenError::param("repeat_until_s", "cannot loop a trace whose flows all start at once"));
         }
+        let cap = FlowCap::current()?;
         let mut out = Vec::new();
         let mut k = 0.0;
         'outer: loop {
@@ -311,6 +367,7 @@ impl Replay {
                 if t >= until {
                     break 'outer;
                 }
+                cap.check(out.len() + 1, "the replayed trace")?;
                 out.push(FlowRow { flow_id: out.len() as u64, start_s: t, ..r.clone() });
             }
             k += 1.0;

@@ -1,5 +1,6 @@
 //! Errors of the generators and application structures.
 
+use netheat_core::BudgetError;
 use thiserror::Error;
 
 /// A generator or application structure that cannot be built as asked.
@@ -16,6 +17,10 @@ pub enum GenError {
     /// The topology does not have the hosts (or racks, or devices) needed.
     #[error("not enough hosts: {0}")]
     NotEnoughHosts(String),
+    /// What is being generated would not fit the memory budget (or the
+    /// budget cannot be read).
+    #[error(transparent)]
+    Budget(#[from] BudgetError),
 }
 
 impl GenError {

@@ -10,23 +10,33 @@
 //!   storage, shuffles, memcache, file-system writes, analytical queries,
 //!   compute jobs) as DAGs of flows and delays run by the [`DagRunner`]
 //!   engine controller, which records every task's completion time;
-//! * [`storage`]: the device-time model of storage operations.
+//! * [`storage`]: the device-time model of storage operations;
+//! * [`budget`]: the hard cap every generator stops at (the memory budget);
+//! * [`plan`]: how many telemetry windows a run may keep, and the checks
+//!   that refuse a run needing more.
 //!
 //! Units: bytes, seconds, bits per second throughout.
 #![warn(missing_docs)]
 
 pub mod apps;
 pub mod arrivals;
+pub mod budget;
 pub mod dag;
 pub mod error;
 pub mod flows_csv;
 pub mod load;
+pub mod plan;
 pub mod sizes;
 pub mod storage;
 
 pub use arrivals::{to_flow_spec, Batches, Horizon, OnOff, Poisson, Replay};
+pub use budget::FlowCap;
 pub use dag::{DagRunner, Step, StepId, TaskDag, TaskRecord};
 pub use error::GenError;
-pub use flows_csv::{parse_flows_csv, read_flows_csv, FlowRow, WorkloadError};
+pub use flows_csv::{
+    parse_flows_csv, parse_flows_reader, read_flow_trace, read_flows_csv, FlowColumns, FlowRow, FlowTrace,
+    WorkloadError,
+};
 pub use load::{Calibration, LinkSet, PairSampler, Pattern};
+pub use plan::{end_lower_bound, same_host_note, EndBound, RunBudget};
 pub use sizes::{EmpiricalCdf, SizeDist};

@@ -133,6 +133,11 @@ fn missing_key_and_bad_kind() {
 fn syntax_error() {
     let (line, _, _) = fails("[topology]\nkind = \"two-tier\nracks = 4\n");
     assert_eq!(line, 2);
+    // Mistakes the TOML parser gives no words for still get a reason.
+    for text in ["[topology]\nkind =", "# a\0b\n[topology]\n"] {
+        let (_, _, reason) = fails(text);
+        assert!(reason.starts_with("this is not valid TOML"), "{reason:?}");
+    }
 }
 
 #[test]
@@ -140,4 +145,17 @@ fn message_format() {
     let e = netheat_config::load_topology_str(&format!("{BASE}bogus = 1\n"), "dc.toml").unwrap_err();
     let msg = e.to_string();
     assert!(msg.starts_with("dc.toml:7:1: key `topology.bogus`: unknown key"), "{msg}");
+}
+
+#[test]
+fn huge_values_make_short_messages() {
+    let x = "x".repeat(100_000);
+    for text in [
+        BASE.replace("two-tier", &x),
+        BASE.replace("10Gbps\"\ntor", &format!("{x}\"\ntor")),
+        format!("{BASE}\n[[events]]\nat = \"1h\"\naction = \"fail\"\nnodes = [\"{x}\"]\n"),
+    ] {
+        let (_, _, reason) = fails(&text);
+        assert!(reason.len() < 450 && reason.contains('…'), "{} characters: {reason}", reason.len());
+    }
 }

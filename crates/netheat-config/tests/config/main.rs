@@ -2,7 +2,9 @@
 
 mod bad_input;
 mod examples;
+mod too_large;
 mod workload;
+mod workload_budget;
 
 use netheat_config::ConfigError;
 

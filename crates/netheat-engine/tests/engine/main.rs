@@ -4,6 +4,7 @@ mod changes;
 mod controller;
 mod dense;
 mod failures;
+mod hostile;
 mod invariants;
 mod maxmin;
 mod priorities;

@@ -18,6 +18,7 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::rack_hosts;
+use crate::budget::FlowCap;
 use crate::dag::TaskDag;
 use crate::{FlowRow, GenError};
 
@@ -46,10 +47,15 @@ pub struct MappedShuffles {
 }
 
 impl MappedShuffles {
+    /// Flows of every shuffle.
+    pub fn num_flows(&self) -> usize {
+        self.tasks.iter().map(|t| t.2.num_flows()).sum()
+    }
+
     /// The shuffles' flows as an open-loop trace (every flow starts with its
     /// shuffle, task id = shuffle id), sorted by start time, ids from 0.
     pub fn rows(&self) -> Vec<FlowRow> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.num_flows());
         for (start, id, dag) in &self.tasks {
             for step in &dag.steps {
                 if let crate::dag::Step::Flow { src, dst, bytes, .. } = *step {
@@ -81,6 +87,8 @@ pub fn map_rack_shuffles(topo: &Topology, shuffles: &[RackShuffle], seed: u64) -
     if racks == 0 || topo.hosts_per_rack() == 0 {
         return Err(GenError::NotEnoughHosts("the topology has no hosts to place shuffles on".into()));
     }
+    let cap = FlowCap::current()?;
+    let mut flows = 0usize;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut host_in = |trace_rack: u32| -> HostId {
         let r = rack_hosts(topo, trace_rack % racks);
@@ -102,6 +110,8 @@ pub fn map_rack_shuffles(topo: &Topology, shuffles: &[RackShuffle], seed: u64) -
                 return Err(GenError::param("reducers", format!("shuffle {}: {bytes} is not a size", s.id)));
             }
             let reducer = host_in(rack);
+            flows += mappers.len();
+            cap.check(flows, "the shuffles' flows")?;
             let share = bytes / mappers.len() as f64;
             for &m in &mappers {
                 if m == reducer {

@@ -23,24 +23,35 @@ use rand::Rng;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::budget::FlowCap;
 use crate::GenError;
 
 /// Task start times of a Poisson process of `rate_per_s` over
 /// `[0, duration_s)`, seeded.
 pub fn poisson_starts(rate_per_s: f64, duration_s: f64, seed: u64) -> Result<Vec<f64>, GenError> {
+    poisson_starts_n(rate_per_s, duration_s, seed, usize::MAX)
+}
+
+/// The first `max` of [`poisson_starts`] (the same times). Stops with an
+/// error past the memory budget's flow cap ([`FlowCap`]): every task has at
+/// least one flow.
+pub fn poisson_starts_n(rate_per_s: f64, duration_s: f64, seed: u64, max: usize) -> Result<Vec<f64>, GenError> {
     if !(rate_per_s.is_finite() && rate_per_s > 0.0) {
         return Err(GenError::param("rate_per_s", format!("{rate_per_s} must be > 0")));
     }
+    let cap = FlowCap::current()?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::new();
     let mut t = 0.0;
-    loop {
+    while out.len() < max {
         t += -(1.0 - rng.gen::<f64>()).ln() / rate_per_s;
         if t >= duration_s {
-            return Ok(out);
+            break;
         }
+        cap.check(out.len() + 1, "the tasks' start times")?;
         out.push(t);
     }
+    Ok(out)
 }
 
 /// Hosts of rack `rack`, in id order.

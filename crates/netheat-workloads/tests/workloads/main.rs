@@ -4,6 +4,7 @@
 mod analytics;
 mod arrivals;
 mod background;
+mod caps;
 mod cfs;
 mod compute_jobs;
 mod dag;
