@@ -165,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     from netheat.analytics.cli import add_cli as add_analyze_cli
 
     add_analyze_cli(sub)
+    from netheat.telemetry.cli import add_cli as add_ingest_cli
+
+    add_ingest_cli(sub)
     from netheat.experiments.cli import add_cli as add_experiments_cli
 
     add_experiments_cli(sub)

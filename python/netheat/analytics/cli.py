@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from netheat.errors import InputError
@@ -43,7 +44,16 @@ def _run(args: argparse.Namespace) -> int:
     for name, v in (("--window", cfg.hotspot_window_s), ("--latency-window", cfg.latency_window_s)):
         if not v > 0:
             raise InputError(f"{name} must be positive, got {v}")
-    res = analyze(args.links, args.latency, args.out, cfg, force=args.force)
+    links = args.links
+    if args.prometheus:
+        links = _ingest(args)
+    else:
+        given = [f for f in _PROMETHEUS_ONLY if getattr(args, f.lstrip("-").replace("-", "_")) is not None]
+        if given:
+            raise InputError(
+                f"{', '.join(given)} go with --prometheus (with --links the samples are read from the file)"
+            )
+    res = analyze(links, args.latency, args.out, cfg, force=args.force)
     s = res.summary
     print(
         f"{s['link_samples']:,} link samples ({s['directed_links']:,} directed links), "
@@ -60,6 +70,40 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+_PROMETHEUS_ONLY = (
+    "--topology",
+    "--map",
+    "--since",
+    "--until",
+    "--step",
+    "--max-gap",
+    "--timeout",
+    "--max-points",
+)
+"""Options that only ``--prometheus`` uses."""
+
+
+def _ingest(args: argparse.Namespace) -> Path:
+    """``--prometheus``: read the links table from Prometheus into ``DIR/links.parquet``."""
+    from netheat.output import OutputDir
+    from netheat.telemetry.cli import ingest_from_args, print_notes
+
+    missing = [f for f in ("--topology", "--map", "--since", "--step") if not getattr(args, f.lstrip("-"))]
+    if missing:
+        raise InputError(f"--prometheus needs {', '.join(missing)}")
+    with OutputDir.open(args.out, "analyze", force=args.force) as od:
+        res = ingest_from_args(args, args.prometheus)
+        with od.transaction("ingest") as stage:
+            res.write_to(stage / "links.parquet")
+    print_notes(res)
+    out = Path(args.out) / "links.parquet"
+    print(
+        f"wrote {out}: {res.stats['rows']:,} rows from Prometheus "
+        f"({res.stats['directed_links']:,} directed links)"
+    )
+    return out
+
+
 def add_cli(sub: Any) -> None:
     """Add the ``analyze`` command to the top-level subparsers ``sub``."""
     p = sub.add_parser(
@@ -72,8 +116,15 @@ def add_cli(sub: Any) -> None:
             "DIR/report.html."
         ),
     )
-    p.add_argument(
-        "--links", required=True, help="link samples: CSV, Parquet, or a directory of Parquet files"
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--links", help="link samples: CSV, Parquet, or a directory of Parquet files")
+    src.add_argument(
+        "--prometheus",
+        metavar="URL",
+        help=(
+            "read the link samples from Prometheus instead (needs --topology, --map, --since, --step; "
+            "see docs/telemetry.md); the table is kept as DIR/links.parquet"
+        ),
     )
     p.add_argument("--latency", default=None, help="latency samples: CSV or Parquet (optional)")
     p.add_argument("--out", required=True, help="output directory (see `Outputs` in the README)")
@@ -96,4 +147,7 @@ def add_cli(sub: Any) -> None:
         default=1000,
         help="at most this many bottleneck links for stability (0 = all; default: 1000)",
     )
+    from netheat.telemetry.cli import add_source_options
+
+    add_source_options(p.add_argument_group("with --prometheus"), required=False)
     p.set_defaults(func=_run)
