@@ -438,7 +438,7 @@ QUICK_S = 30.0
 def test_a_flow_of_1e30_bytes(work: Path) -> None:
     (work / "big.csv").write_text("start_s,src,dst,bytes\n0,0,5,1e30\n")
     r, dt = _timed(sim("out", flows="big.csv"), work)
-    expect_error(r, "budget", "--window")
+    expect_error(r, "big.csv:2", "8e20 s", "budget", "start time and size")
     assert dt < QUICK_S
     assert not (work / "out").exists()
 

@@ -29,6 +29,10 @@ pub struct RunBudget {
     pub max_windows: u32,
 }
 
+/// Longest window worth suggesting (a year, in seconds): a run that needs a
+/// longer one to fit has an absurd start time or size, and the message says so.
+pub const ABSURD_WINDOW_S: f64 = 365.0 * 86_400.0;
+
 impl RunBudget {
     /// The windows left for a run of `flows` flows on `topo` under `budget`
     /// bytes; an error if the flows and the datacenter alone do not fit.
@@ -71,6 +75,12 @@ impl RunBudget {
         );
         if self.max_windows == 0 {
             format!("{room}: raise the budget or simulate fewer flows")
+        } else if end_s / self.max_windows as f64 > ABSURD_WINDOW_S {
+            // A window of more than a year would fit but tell nothing: the input is what is wrong.
+            format!(
+                "{room}; no useful window fits a run that long: check the flow's start time and size \
+                 (and its hosts' link speeds)"
+            )
         } else {
             let w = format_duration_up(end_s / self.max_windows as f64);
             format!("{room}: use --window {w} or longer, or raise the budget")
@@ -227,6 +237,12 @@ mod tests {
                 format_bytes(budget as f64)
             )
         );
+        // A flow that cannot end for 10^12 s would need windows of 10^10 s (over a year): the message
+        // points at the flow instead of suggesting such a window.
+        let late = end_lower_bound(&topo, &[row(0, 5, 1e9, 1e12)]).unwrap();
+        let msg = rb.check_bound(&late, "flow 0 (f.csv:2)", 1.0).unwrap_err();
+        assert!(msg.ends_with("check the flow's start time and size (and its hosts' link speeds)"), "{msg}");
+        assert!(!msg.contains("--window"), "{msg}");
         // 8 ms windows: exactly 100.
         assert!(rb.check_bound(&b, "x", 8e-3).is_ok());
         assert!(rb.check_reached(0.8, 8e-3).is_ok());
