@@ -11,7 +11,7 @@ PY_DEPS := maturin numpy pyarrow matplotlib polars pytest hypothesis ruff mypy r
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python test-java lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp validate validate-ns3 demo clean chromium prometheus
+.PHONY: help venv build test test-rust test-python test-java lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp validate validate-ns3 demo clean chromium prometheus fuzz bench-hdfs
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -30,6 +30,10 @@ build: venv ## Build the Rust extension (release) into .venv
 
 test-rust: ## Run the Rust tests (unit, integration, property)
 	cargo test --workspace $(RUST_TEST_EXCLUDES)
+
+fuzz: build ## Fuzz every reader for longer (flow CSV, workload and datacenter TOML: 20,000 cases; telemetry: 5,000)
+	PROPTEST_CASES=$${PROPTEST_CASES:-20000} cargo test --release -p netheat-workloads -p netheat-config --test fuzz
+	NETHEAT_FUZZ=1 $(PY) -m pytest -q tests/python/test_fuzz_telemetry.py
 
 chromium: ## Install headless Chromium (the report-rendering test needs it)
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
@@ -78,6 +82,11 @@ bench-baraat-two-stage: build ## Baraat two-stage points: 10,000 tasks of 1,230 
 
 bench-utp: ## UTP at full scale: 10,000 servers, 24 simulated hours, UTP policy (long)
 	cargo run --release -q -p netheat-sched --example utp_bench -- experiments/topologies/utp-cluster-10k.toml 24 utp
+
+bench-hdfs: ## Sinbad/CCP/default in a real HDFS cluster on network namespaces (root; minutes)
+	@command -v ip >/dev/null && command -v tc >/dev/null || (apt-get update && apt-get install -y iproute2)
+	mvn -q -B -f java/hdfs-placement/pom.xml package -DskipTests
+	python3 benches/hdfs/run.py
 
 validate: build ## Cross-check engine completion times against SimGrid on random scenarios
 	$(PY) validation/crosscheck_simgrid.py --scenarios 20
