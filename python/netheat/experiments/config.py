@@ -46,6 +46,7 @@ from netheat.experiments.registry import (
     known,
     metrics,
 )
+from netheat.textfile import read_config_text
 
 EXPERIMENT_KEYS = ("name", "kind", "seeds", "description", "reference", "note")
 VARIANT_KEYS = ("name", "kind", "where")
@@ -214,35 +215,10 @@ def _seeds(ctx: _Ctx, value: Any, key: str) -> list[int]:
     return list(value)
 
 
-MAX_FILE_BYTES = 16 << 20
-"""Largest experiment file read (16 MiB; real ones are a few KiB)."""
-
-
 def load_experiment(path: str | Path, quick: bool = False) -> Experiment:
     """Read and validate an experiment file; ``quick`` applies its ``[quick]`` overrides."""
     path = Path(path).resolve()
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigError(
-                f"{path}: {path.stat().st_size:,} bytes is too large for an experiment file "
-                f"(at most {MAX_FILE_BYTES:,}); is this the right file?",
-                file=str(path),
-            )
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read experiment file: {e.strerror}", file=str(path)) from None
-    try:
-        text = raw.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise ConfigError(
-            f"{path}:{line}: not a UTF-8 text file (byte 0x{raw[e.start]:02x} at offset {e.start}); "
-            "an experiment file is TOML text",
-            file=str(path),
-            line=line,
-        ) from None
-    if "\x00" in text:
-        raise ConfigError(f"{path}: contains NUL bytes; an experiment file is TOML text", file=str(path))
+    text = read_config_text(path, "an experiment file")
     return parse_experiment(text, path, quick)
 
 

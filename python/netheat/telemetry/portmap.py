@@ -49,6 +49,7 @@ from typing import Any
 
 from netheat._netheat import Topology
 from netheat.errors import ConfigError
+from netheat.textfile import read_config_text
 
 TOP_KEYS = ("prometheus", "port")
 PROMETHEUS_KEYS = (
@@ -77,7 +78,6 @@ CAPACITIES = ("datacenter", "if-high-speed")
 DEFAULT_IGNORE_DEVICES = ("lo",)
 """node_exporter devices left out of the unmapped-series report by default."""
 
-MAX_FILE_BYTES = 16 << 20
 """Largest port map read (16 MiB; a map of 100,000 ports is about 10 MiB)."""
 
 NODE_TX = "node_network_transmit_bytes_total"
@@ -479,22 +479,7 @@ def _port(ctx: _Ctx, t: _Topo, i: int, raw: Any, pm: PortMap) -> Port:
 def load_port_map(path: str | Path, topology: Topology, topology_name: str = "the datacenter") -> PortMap:
     """Read, validate and resolve a port map against a datacenter (see the module docs)."""
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ConfigError(f"{p}: {size:,} bytes is too large for a port map (at most {MAX_FILE_BYTES:,})")
-        raw = p.read_bytes()
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read port map: {e.strerror or e}", file=str(p)) from None
-    try:
-        text = raw.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise ConfigError(
-            f"{p}:{line}: not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); a port map is TOML",
-            file=str(p),
-            line=line,
-        ) from None
+    text = read_config_text(p, "a port map")
     return parse_port_map(text, p, topology, topology_name)
 
 
