@@ -149,9 +149,7 @@ def _written_by_netheat(path: Path) -> bool:
 
                 meta = pq.read_schema(path).metadata or {}
                 return b"netheat_version" in meta
-    except (OSError, ValueError):
-        return False
-    except Exception:  # pyarrow raises its own errors for a damaged footer
+    except Exception:  # OSError, or pyarrow's own errors for a damaged footer: not recognizably ours
         return False
     return False
 
