@@ -5,11 +5,13 @@
 //! (`"10Gbps"`, `"256MiB"`, `"5min"`), and the [`Routing`] trait through which
 //! the engine and the policies ask a topology for paths without depending on
 //! how the topology is built. [`budget`] holds the memory budget every
-//! reader checks its estimates against.
+//! reader checks its estimates against; [`stats`] holds the one quantile
+//! definition every reported percentile uses.
 #![warn(missing_docs)]
 
 pub mod budget;
 pub mod routing;
+pub mod stats;
 pub mod units;
 
 pub use budget::{
