@@ -129,18 +129,20 @@ impl FileSystem {
         v
     }
 
-    /// Largest deviation of a host's used fraction from the mean fraction
-    /// (the quantity the rebalancer keeps below its threshold).
+    /// Largest deviation of a storage host's used fraction from the mean
+    /// fraction (the quantity the rebalancer keeps below its threshold).
     pub fn imbalance(&self, c: &Cluster) -> f64 {
-        let fr: Vec<f64> = self.host_used.iter().zip(&c.hosts).map(|(u, h)| u / h.capacity_bytes).collect();
+        let fr: Vec<f64> =
+            self.host_used.iter().zip(&c.hosts).filter(|(_, h)| h.stores).map(|(u, h)| u / h.capacity_bytes).collect();
         let mean = fr.iter().sum::<f64>() / fr.len().max(1) as f64;
         fr.iter().map(|f| (f - mean).abs()).fold(0.0, f64::max)
     }
 
-    /// Like [`FileSystem::imbalance`] over the hosts marked in `among`.
+    /// Like [`FileSystem::imbalance`] over the storage hosts marked in
+    /// `among`.
     pub fn imbalance_over(&self, c: &Cluster, among: &[bool]) -> f64 {
         let fr: Vec<f64> = (0..self.host_used.len())
-            .filter(|&h| among[h])
+            .filter(|&h| among[h] && c.hosts[h].stores)
             .map(|h| self.host_used[h] / c.hosts[h].capacity_bytes)
             .collect();
         let mean = fr.iter().sum::<f64>() / fr.len().max(1) as f64;
@@ -160,8 +162,8 @@ impl FileSystem {
         self.rebalance_among(c, threshold, &vec![true; self.host_used.len()])
     }
 
-    /// [`FileSystem::rebalance`] over the hosts marked in `among` (storage
-    /// hosts; compute-only hosts hold nothing and take nothing).
+    /// [`FileSystem::rebalance`] over the storage hosts marked in `among`
+    /// (compute-only hosts hold nothing and take nothing).
     ///
     /// Each move takes a piece from the fullest host that has one it can
     /// give to the emptiest host that may take it (a host never holds two
@@ -170,7 +172,8 @@ impl FileSystem {
     /// rebalancer while other pairs can still even things out.
     pub fn rebalance_among(&mut self, c: &Cluster, threshold: f64, among: &[bool]) -> Vec<Move> {
         let mut moves = Vec::new();
-        let hosts: Vec<usize> = (0..self.host_used.len()).filter(|&h| among.get(h) == Some(&true)).collect();
+        let hosts: Vec<usize> =
+            (0..self.host_used.len()).filter(|&h| among.get(h) == Some(&true) && c.hosts[h].stores).collect();
         let n = hosts.len();
         if n == 0 {
             return moves;

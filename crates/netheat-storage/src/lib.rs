@@ -1,13 +1,17 @@
 //! Network-aware storage placement on the flow engine.
 //!
-//! [`cluster`] is a two-tier cluster (racks of hosts, rack uplinks of
-//! several classes, one disk per host modelled as a link so that concurrent
-//! writes share its throughput); [`fs`] is the cluster-file-system model
-//! (blocks, replication or erasure coding, storage balance, rebalancer,
-//! replica and degraded reads); [`placement`] holds the
-//! [`ReplicaPlacement`] trait, its registry and the `uniform` and `ccp`
-//! policies; [`sinbad`] is Sinbad's network-balanced placement (Chowdhury
-//! et al., SIGCOMM 2013); [`experiment`] runs the Sinbad and CCP points.
+//! [`cluster`] is what the policies see of a datacenter: a view of a
+//! [`netheat_topology::Topology`] (its racks as fault domains, its ToR link
+//! sets and uplink classes, its directed link ids, its hosts' disks as write
+//! rates, its routing; [`Cluster::from_topology`]), or the small two-tier
+//! cluster of the experiment points (one disk per host modelled as a link
+//! so that concurrent writes share its throughput; [`Cluster::two_tier`]);
+//! [`fs`] is the cluster-file-system model (blocks, replication or erasure
+//! coding, storage balance, rebalancer, replica and degraded reads);
+//! [`placement`] holds the [`ReplicaPlacement`] trait, its registry and the
+//! `uniform` and `ccp` policies; [`sinbad`] is Sinbad's network-balanced
+//! placement (Chowdhury et al., SIGCOMM 2013); [`experiment`] runs the
+//! Sinbad and CCP points.
 
 pub mod cluster;
 pub mod error;

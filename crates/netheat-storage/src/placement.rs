@@ -3,11 +3,12 @@
 //! A request is laid out as an optional local piece (the writer's own host,
 //! HDFS-style) plus groups of pieces, one group per remote fault domain
 //! (rack); a policy orders candidate racks and hosts by its score, and the
-//! shared selector filters constraints first (live, distinct racks, enough
-//! eligible hosts, storage balance). Every result is validated: a placement
-//! that cannot meet r/f is an explicit failure, never fewer domains.
+//! shared selector filters constraints first (live hosts that store,
+//! distinct racks, enough eligible hosts, storage balance). Every result is
+//! validated: a placement that cannot meet r/f is an explicit failure, never
+//! fewer domains.
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, UplinkClass};
 use crate::fs::Redundancy;
 use crate::sinbad::Sinbad;
 use crate::StorageError;
@@ -107,7 +108,11 @@ pub fn layout(req: &PlacementRequest, view: &View<'_>) -> Result<(Option<HostId>
         return Err(format!("needs {d} fault domains but the cluster has {racks} racks"));
     }
     let local = match (req.redundancy, req.writer) {
-        (Redundancy::Replicate { .. }, Some(w)) if view.live[w as usize] && d >= 2 => Some(w),
+        (Redundancy::Replicate { .. }, Some(w))
+            if view.live[w as usize] && view.cluster.hosts[w as usize].stores && d >= 2 =>
+        {
+            Some(w)
+        }
         _ => None,
     };
     let (rest, groups) = if local.is_some() { (n - 1, d - 1) } else { (n, d) };
@@ -116,12 +121,12 @@ pub fn layout(req: &PlacementRequest, view: &View<'_>) -> Result<(Option<HostId>
     Ok((local, sizes))
 }
 
-/// Mean used fraction over live hosts (dead or non-storage hosts hold
-/// nothing and would drag the mean down).
+/// Mean used fraction over live storage hosts (dead or non-storage hosts
+/// hold nothing and would drag the mean down).
 fn live_mean(view: &View<'_>) -> f64 {
     let (mut sum, mut n) = (0.0, 0usize);
     for (h, (u, hh)) in view.host_used.iter().zip(&view.cluster.hosts).enumerate() {
-        if view.live[h] {
+        if view.live[h] && hh.stores {
             sum += u / hh.capacity_bytes;
             n += 1;
         }
@@ -143,6 +148,7 @@ fn eligible_hosts(
         .copied()
         .filter(|&h| {
             view.live[h as usize]
+                && c.hosts[h as usize].stores
                 && Some(h) != exclude
                 && view.host_used[h as usize] < c.hosts[h as usize].capacity_bytes
         })
@@ -267,20 +273,31 @@ impl ReplicaPlacement for Uniform {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Ccp;
 
+impl Ccp {
+    /// The rank of a rack of a class (higher is preferred): High 2,
+    /// Medium 1, Low 0.
+    pub fn rank(class: UplinkClass) -> f64 {
+        match class {
+            UplinkClass::High => 2.0,
+            UplinkClass::Medium => 1.0,
+            UplinkClass::Low => 0.0,
+        }
+    }
+}
+
 impl ReplicaPlacement for Ccp {
     fn name(&self) -> &'static str {
         "ccp"
     }
     fn place(&mut self, req: &PlacementRequest, view: &View<'_>, rng: &mut ChaCha8Rng) -> Result<Vec<HostId>, String> {
         let c = view.cluster;
-        select(view, req, rng, &mut |r| c.racks[r].class as i32 as f64, &mut |_| 0.0)
+        select(view, req, rng, &mut |r| Ccp::rank(c.racks[r].class), &mut |_| 0.0)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::UplinkClass;
     use proptest::prelude::*;
     use rand::SeedableRng;
 

@@ -15,6 +15,15 @@
 //! filtered first by the shared selector. Blocks below THRESHOLD use the
 //! default (uniform) policy. The decision interval q (batching, OPT'
 //! order) lives in the experiment driver, which owns time.
+//!
+//! A rack's downlink is the set of its ToR's downlinks (one per
+//! aggregation switch in a Clos fabric, one in a two-tier datacenter), and
+//! a host's the set of its NIC ports' downlinks: `Cap` and `v` are the sums
+//! over the set, and a bump is shared among the set's links in proportion
+//! to their spare capacity (no link is bumped past its capacity; the set's
+//! sum rises by exactly `min(Cap - v, Size(B) / Delta)`). `DiskWriteCap` is
+//! the host's disk write rate, and for a rack the fastest among its storage
+//! hosts ([`crate::Cluster::rack_disk_bps`]).
 
 use crate::placement::{select, PlacementRequest, PolicyConfig, ReplicaPlacement, Uniform, View};
 use netheat_core::{HostId, LinkId};
@@ -66,6 +75,47 @@ impl LinkEstimator {
     pub fn expected(&self, l: LinkId, disk_bps: f64) -> f64 {
         (self.cap[l as usize] - self.load(l)).max(0.0).min(disk_bps)
     }
+
+    /// Capacity of a link, bits/s.
+    pub fn capacity(&self, l: LinkId) -> f64 {
+        self.cap[l as usize]
+    }
+
+    /// Summed capacity of a set of links, bits/s.
+    pub fn set_capacity(&self, links: &[LinkId]) -> f64 {
+        links.iter().map(|&l| self.cap[l as usize]).sum()
+    }
+
+    /// Summed load estimate of a set of links, bits/s.
+    pub fn set_load(&self, links: &[LinkId]) -> f64 {
+        links.iter().map(|&l| self.load(l)).sum()
+    }
+
+    /// Expected capacity of a set of links: `min(sum Cap - sum v, disk)`
+    /// (for one link, [`LinkEstimator::expected`]).
+    pub fn set_expected(&self, links: &[LinkId], disk_bps: f64) -> f64 {
+        (self.set_capacity(links) - self.set_load(links)).max(0.0).min(disk_bps)
+    }
+
+    /// Hysteresis after placing `bytes` over a set of links: the set's sum
+    /// rises by `min(sum Cap - sum v, bytes * 8 / delta_s)`, shared among
+    /// its links in proportion to their spare capacity `Cap - v` (for one
+    /// link, [`LinkEstimator::bump`]).
+    pub fn set_bump(&mut self, links: &[LinkId], bytes: f64, delta_s: f64) {
+        if let [l] = links {
+            self.bump(*l, bytes, delta_s);
+            return;
+        }
+        let spare: Vec<f64> = links.iter().map(|&l| (self.cap[l as usize] - self.load(l)).max(0.0)).collect();
+        let total: f64 = spare.iter().sum();
+        let b = (self.set_capacity(links) - self.set_load(links)).max(0.0).min(bytes * 8.0 / delta_s);
+        if !(b > 0.0 && total > 0.0) {
+            return;
+        }
+        for (&l, s) in links.iter().zip(spare) {
+            self.bump[l as usize] += b * (s / total);
+        }
+    }
 }
 
 /// The Sinbad policy.
@@ -99,11 +149,11 @@ impl ReplicaPlacement for Sinbad {
         let c = view.cluster;
         let alpha = self.cfg.alpha;
         let est = self.est.get_or_insert_with(|| LinkEstimator::new(c.link_bps.clone(), alpha));
-        let disk = c.disk_write_bps.unwrap_or(f64::INFINITY);
         let hs = {
             let e = &*est;
-            select(view, req, rng, &mut |r| e.expected(c.racks[r].down, disk), &mut |h| {
-                e.expected(c.hosts[h as usize].down, disk)
+            select(view, req, rng, &mut |r| e.set_expected(&c.racks[r].down, c.rack_disk_bps(r)), &mut |h| {
+                let host = &c.hosts[h as usize];
+                e.set_expected(&host.down, host.disk_write_bps.unwrap_or(f64::INFINITY))
             })?
         };
         let local_rack = req.writer.map(|w| c.rack_of(w));
@@ -114,10 +164,10 @@ impl ReplicaPlacement for Sinbad {
             }
             let r = c.rack_of(h);
             if Some(r) != local_rack && !racks_done.contains(&r) {
-                est.bump(c.racks[r as usize].down, req.bytes, self.cfg.delta_s);
+                est.set_bump(&c.racks[r as usize].down, req.bytes, self.cfg.delta_s);
                 racks_done.push(r);
             }
-            est.bump(c.hosts[h as usize].down, req.bytes, self.cfg.delta_s);
+            est.set_bump(&c.hosts[h as usize].down, req.bytes, self.cfg.delta_s);
         }
         Ok(hs)
     }
@@ -185,8 +235,8 @@ mod tests {
         let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
         s.attach(c.link_bps.clone());
         let mut rates = vec![Some(0.0); c.link_bps.len()];
-        rates[c.racks[1].down as usize] = Some(1.5e9);
-        rates[c.racks[2].down as usize] = Some(0.5e9);
+        rates[c.racks[1].down[0] as usize] = Some(1.5e9);
+        rates[c.racks[2].down[0] as usize] = Some(0.5e9);
         // alpha = 1 for one clean report (estimates = measurements).
         s.est.as_mut().unwrap().alpha = 1.0;
         s.observe(1.0, &rates);
@@ -208,7 +258,7 @@ mod tests {
         // Hysteresis: rack 2 downlink bumped by min(2e9 - 0.5e9, 2.048e9) to
         // full; now rack 1 (0.5 Gbps spare) wins.
         let e = s.estimator().unwrap();
-        assert!((e.load(c.racks[2].down) - 2e9).abs() < 1.0);
+        assert!((e.load(c.racks[2].down[0]) - 2e9).abs() < 1.0);
         let hs2 = s.place(&PlacementRequest { block: 1, ..rq.clone() }, &v, &mut rng).unwrap();
         assert_eq!(c.rack_of(hs2[1]), 1);
     }

@@ -1,0 +1,17 @@
+//! Storage experiments on the flow engine: the Sinbad point ([`sinbad`]:
+//! block writes against background shuffles replayed from the Facebook
+//! coflow trace) and the CCP point ([`ccp`]: chunk reads and writes on racks
+//! of mixed uplink classes).
+//!
+//! Every point runs the baseline (`uniform`) and the policy under test on
+//! the same generated workload (same seed: identical files, writers and
+//! background flows), so per-block comparisons are paired. Percentiles are
+//! [`netheat_core::stats::quantile`], netheat's one definition.
+
+mod ccp;
+mod sinbad;
+
+pub use ccp::{ccp_point, CcpSpec};
+pub use sinbad::{
+    run_sinbad_policy, sinbad_cluster, sinbad_point, validate_sinbad, BlockRec, PointOut, RunOut, SinbadSpec,
+};
