@@ -50,7 +50,9 @@
 //! exceeds [`LOCAL_PER_CHANGE`] times its mean number of changed rates it
 //! hands the (exact) allocation back to the local repair.
 
-use super::{Simulation, Status, LIGHT_SLACK};
+use super::repair::LIGHT_SLACK;
+use super::state::{mix, Status};
+use super::Simulation;
 use crate::hops::Hops;
 use crate::maxmin::{BN_CAP, BN_NONE};
 use crate::order::heap_order;
@@ -578,9 +580,9 @@ impl Simulation<'_> {
                 f.path.iter().copied().filter(|&l| self.rep.lr[l as usize].load >= HEAVY_AT * self.cap[l as usize]),
             );
             links.sort_unstable();
-            let mut h = super::mix(f.prio as u32 as u64 ^ (f.cap / f.weight).to_bits().rotate_left(17));
+            let mut h = mix(f.prio as u32 as u64 ^ (f.cap / f.weight).to_bits().rotate_left(17));
             for &l in &links {
-                h = super::mix(h ^ u64::from(l));
+                h = mix(h ^ u64::from(l));
             }
             seen.insert(h);
         }
