@@ -21,6 +21,7 @@ import numpy as np
 from netheat import __version__
 from netheat._netheat import Topology
 from netheat.draw import draw
+from netheat.metrics import quantile
 from netheat.output import OutputDir, save_png
 from netheat.report import Figure, Section, Table, write_report
 from netheat.simulate import SimulationResult, simulate
@@ -187,7 +188,7 @@ def _hotspot_section(out: Path) -> Section:
                 str(s["flows"]),
                 str(s["completed"]),
                 fmt_seconds(float(done.mean())),
-                fmt_seconds(float(np.percentile(done, 99))),
+                fmt_seconds(quantile(done, 0.99)),
                 f"{100 * float((util > HOT).mean()):.1f}%",
             ]
         ],

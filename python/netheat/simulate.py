@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from netheat import __version__
 from netheat._netheat import Topology, parse_duration, run_simulation
 from netheat.errors import InputError
+from netheat.metrics import quantile, quantiles
 from netheat.output import OutputDir
 from netheat.units import fmt_bps, fmt_bytes, fmt_seconds
 
@@ -386,15 +387,15 @@ def summary_text(res: SimulationResult) -> str:
         line = f"tasks             {res.tasks.num_rows} ({len(ok)} completed)"
         if len(ok):
             line += f", completion time mean {fmt_seconds(float(ok.mean()))}, p99 "
-            line += fmt_seconds(float(np.percentile(ok, 99)))
+            line += fmt_seconds(quantile(ok, 0.99))
         lines.append(line)
     for n in res.notes:
         lines.append(f"note: {n}")
     if len(done):
-        q = np.percentile(done, [50, 99])
+        p50, p99 = quantiles(done, (0.5, 0.99))
         lines.append(
-            f"FCT               mean {fmt_seconds(float(done.mean()))}, p50 {fmt_seconds(float(q[0]))}, "
-            f"p99 {fmt_seconds(float(q[1]))}, max {fmt_seconds(float(done.max()))}"
+            f"FCT               mean {fmt_seconds(float(done.mean()))}, p50 {fmt_seconds(p50)}, "
+            f"p99 {fmt_seconds(p99)}, max {fmt_seconds(float(done.max()))}"
         )
     links = res.links
     if links.num_rows:

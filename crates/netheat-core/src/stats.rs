@@ -32,10 +32,11 @@ pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
     let lo = h.floor() as usize;
     let hi = (lo + 1).min(n - 1);
     let (a, b) = (sorted[lo], sorted[hi]);
-    if a == b {
-        return a; // also keeps infinities exact
+    let t = h - lo as f64;
+    if a == b || t == 0.0 {
+        return a; // also keeps infinities exact (0 * inf would be NaN)
     }
-    a + (h - lo as f64) * (b - a)
+    a + t * (b - a)
 }
 
 /// Several quantiles of one sample (sorted once).
@@ -77,6 +78,8 @@ mod tests {
         assert!(quantile(&[1.0, f64::NAN], 0.5).is_nan());
         assert_eq!(quantile(&[7.0], 0.99), 7.0);
         assert_eq!(quantile(&[1.0, f64::INFINITY, f64::INFINITY], 0.9), f64::INFINITY);
+        // h = 2 * 0.5 = 1 exactly: the middle value, even with an infinity above it.
+        assert_eq!(quantile(&[1.0, 2.0, f64::INFINITY], 0.5), 2.0);
         assert_eq!(quantiles(&[3.0, 1.0, 2.0], &[0.0, 0.5, 1.0]), vec![1.0, 2.0, 3.0]);
         assert_eq!(mean(&[1.0, 2.0, 6.0]), 3.0);
     }

@@ -15,6 +15,7 @@
 //! `make bench` runs the one-stage points, `make bench-baraat-two-stage`
 //! the two-stage ones.
 
+use netheat_core::stats::{mean, quantile};
 use netheat_flowsched::{run_point, AppKind, PointSpec, WorkloadKind, WorkloadSpec};
 use std::time::Instant;
 
@@ -23,12 +24,6 @@ const TARGET_S: f64 = 60.0;
 
 /// Set in the child process that runs one point.
 const CHILD: &str = "BARAAT_BENCH_POINT";
-
-fn pct(v: &[f64], p: f64) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    s[((p * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1]
-}
 
 fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -66,7 +61,7 @@ fn run_row(tasks: usize, app: AppKind, wl: &str, policy: &str) {
     };
     let wall = t0.elapsed().as_secs_f64();
     let tct: Vec<f64> = r.tasks.iter().map(|t| t.tct_s()).collect();
-    let mean = tct.iter().sum::<f64>() / tct.len() as f64;
+    let mean = mean(&tct);
     // The target is for points of 10,000 tasks (or more); smaller runs show
     // none, since the cost grows faster than the number of tasks.
     let (target, ok) = if tasks >= 10_000 {
@@ -91,7 +86,7 @@ fn run_row(tasks: usize, app: AppKind, wl: &str, policy: &str) {
         ok,
         rss,
         mean * 1e3,
-        pct(&tct, 0.99) * 1e3,
+        quantile(&tct, 0.99) * 1e3,
         repairs,
         changes
     );

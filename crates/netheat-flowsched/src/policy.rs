@@ -16,7 +16,7 @@
 //! number of classes stays small (tasks within 1% of each other share).
 
 use crate::FlowschedError;
-use netheat_core::HostId;
+use netheat_core::{stats, HostId};
 use std::collections::BTreeMap;
 
 /// Tasks ids at or above this value are background tasks: they are served
@@ -295,14 +295,29 @@ impl TaskIdAllocator {
     }
 }
 
-/// The `p`-quantile (0..=1) of task sizes (nearest rank), the heavy
-/// threshold when `p` is e.g. 0.8.
+/// The FIFO-LM heavy threshold for a `heavy-percentile` of `p` (0..=1):
+/// the nearest-rank `p`-quantile of the task sizes, i.e. the
+/// `ceil(p n)`-th smallest of the `n` sizes (the first when `p n <= 1`).
+/// It is one of the task sizes, and since a task is heavy once its bytes
+/// so far *exceed* it, `floor((1 - p) n)` of `n` distinct sizes are heavy.
+/// `NaN` for no sizes or a NaN size.
+///
+/// This is a policy parameter, not a reported metric, and deliberately
+/// not [`netheat_core::stats::quantile`] (linear interpolation, the one
+/// definition of every percentile netheat *reports*). Baraat (§3.2) takes
+/// the threshold from the task-size distribution "in the range of
+/// 80th-90th percentile" without naming an estimator; interpolating would
+/// move the threshold between two task sizes and change when tasks turn
+/// heavy, hence every FIFO-LM and SPC result, for no gain. The order
+/// statistic still goes through `netheat_core::stats`: the linear
+/// quantile at `q = 1` of the `k` smallest sizes is exactly the largest of
+/// them (no interpolation), with the module's empty-sample rule.
 pub fn percentile(sizes: &[f64], p: f64) -> f64 {
-    if sizes.is_empty() {
-        return 0.0;
+    if sizes.iter().any(|s| s.is_nan()) {
+        return f64::NAN;
     }
     let mut v = sizes.to_vec();
-    v.sort_by(f64::total_cmp);
-    let rank = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[rank - 1]
+    v.sort_unstable_by(f64::total_cmp);
+    let k = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len().max(1)).min(v.len());
+    stats::quantile_sorted(&v[..k], 1.0)
 }

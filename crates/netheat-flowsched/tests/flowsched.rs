@@ -56,11 +56,29 @@ fn id_counters_with_stride_and_background_range() {
     assert_eq!(netheat_flowsched::policy::id_class(BACKGROUND_BASE + 7), BACKGROUND_CLASS);
 }
 
+/// The heavy threshold is a policy parameter and stays the nearest-rank
+/// quantile (the `ceil(p n)`-th smallest size), unlike the linear quantile
+/// every reported metric uses.
 #[test]
-fn percentile_nearest_rank() {
+fn heavy_threshold_is_the_nearest_rank_task_size() {
     let v: Vec<f64> = (1..=10).map(f64::from).collect();
+    // ceil(0.8 * 10) = 8th and ceil(0.85 * 10) = 9th smallest; 10 - 8 = 2
+    // and 10 - 9 = 1 tasks exceed them (floor((1 - p) n)).
     assert_eq!(percentile(&v, 0.8), 8.0);
     assert_eq!(percentile(&v, 0.85), 9.0);
+    // Linear interpolation would put them between task sizes: h = 9 * 0.8
+    // = 7.2 -> 8.2, h = 9 * 0.85 = 7.65 -> 8.65 (not used for thresholds).
+    assert!((netheat_core::stats::quantile(&v, 0.8) - 8.2).abs() < 1e-12);
+    assert!((netheat_core::stats::quantile(&v, 0.85) - 8.65).abs() < 1e-12);
+    // Unsorted input, p = 0 (the smallest), p = 1 (the largest), p n < 1.
+    let u = [30.0, 10.0, 20.0];
+    assert_eq!(percentile(&u, 0.0), 10.0);
+    assert_eq!(percentile(&u, 0.2), 10.0); // ceil(0.6) = 1st
+    assert_eq!(percentile(&u, 0.5), 20.0); // ceil(1.5) = 2nd
+    assert_eq!(percentile(&u, 1.0), 30.0);
+    // netheat_core::stats' rules: NaN for no sizes or a NaN size.
+    assert!(percentile(&[], 0.8).is_nan());
+    assert!(percentile(&[1.0, f64::NAN], 0.5).is_nan());
     assert!(size_class(1000.0) < size_class(1020.0));
 }
 

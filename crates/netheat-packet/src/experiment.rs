@@ -12,6 +12,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use netheat_core::stats;
 use netheat_topology::{Topology, TopologySpec};
 use netheat_workloads::sizes::SizeDist;
 
@@ -231,13 +232,31 @@ pub fn run_incast_point(
     Ok(IncastOutcome { mct_s, mct_bytes, unfinished, result })
 }
 
-/// Mean and 99th percentile (nearest rank) of `v`; NaN when empty.
+/// Mean and 99th percentile of `v` (the linear quantile of
+/// [`netheat_core::stats`]); NaN when empty.
 pub fn mean_p99(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
+    (stats::mean(v), stats::quantile(v, 0.99))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mean_p99;
+
+    #[test]
+    fn mean_p99_is_the_linear_quantile() {
+        // 1..=100: mean 50.5; h = 99 * 0.99 = 98.01 -> 99 + 0.01 = 99.01
+        // (nearest rank gave the 99th value, 99).
+        let v: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        let (m, p99) = mean_p99(&v);
+        assert_eq!(m, 50.5);
+        assert!((p99 - 99.01).abs() < 1e-9, "{p99}");
+        // Three values: h = 2 * 0.99 = 1.98 -> 3 + 0.98 * (5 - 3) = 4.96
+        // (nearest rank: 5).
+        let (m, p99) = mean_p99(&[5.0, 1.0, 3.0]);
+        assert_eq!(m, 3.0);
+        assert!((p99 - 4.96).abs() < 1e-12, "{p99}");
+        assert_eq!(mean_p99(&[7.0]), (7.0, 7.0));
+        let (m, p99) = mean_p99(&[]);
+        assert!(m.is_nan() && p99.is_nan());
     }
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let rank = ((0.99 * s.len() as f64).ceil() as usize).clamp(1, s.len());
-    (s.iter().sum::<f64>() / s.len() as f64, s[rank - 1])
 }

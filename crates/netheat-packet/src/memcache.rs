@@ -29,7 +29,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use netheat_core::LinkId;
+use netheat_core::{stats, LinkId};
 use netheat_topology::{FabricSpec, HostSpec, SubwaysSpec, Topology, TopologySpec, Wiring};
 
 use crate::{FlowSpec, NetConfig, PacketError, Simulator, TransportConfig};
@@ -90,7 +90,9 @@ pub struct MemcachePoint {
     pub rate_per_s: f64,
     /// Mean latency of the measured requests (infinite if some did not finish).
     pub mean_latency_s: f64,
-    /// 99th percentile latency.
+    /// 99th percentile latency (the linear quantile of
+    /// [`netheat_core::stats`]; infinite when it interpolates towards a
+    /// request that did not finish).
     pub p99_latency_s: f64,
     /// Requests measured (arrivals in the second half).
     pub requests: usize,
@@ -214,13 +216,15 @@ pub fn memcache_point(p: &MemcacheParams, variant: &str, rate_per_s: f64) -> Res
     for f in &r.flows {
         lat[f.task_id as usize] += if f.fct_s.is_finite() { f.fct_s } else { f64::INFINITY };
     }
-    let mut measured: Vec<f64> =
+    let measured: Vec<f64> =
         lat.iter().zip(&starts).filter(|(_, &s)| s >= p.duration_s / 2.0).map(|(&l, _)| l).collect();
-    let n = measured.len();
-    let mean = if n == 0 { f64::NAN } else { measured.iter().sum::<f64>() / n as f64 };
-    measured.sort_by(f64::total_cmp);
-    let p99 = if n == 0 { f64::NAN } else { measured[((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1] };
-    Ok(MemcachePoint { rate_per_s, mean_latency_s: mean, p99_latency_s: p99, requests: n, events: r.events })
+    Ok(MemcachePoint {
+        rate_per_s,
+        mean_latency_s: stats::mean(&measured),
+        p99_latency_s: stats::quantile(&measured, 0.99),
+        requests: measured.len(),
+        events: r.events,
+    })
 }
 
 /// The largest request rate (within 2%) whose mean latency stays at or

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from netheat._netheat import Topology
 from netheat.experiments.registry import Param, PointResult, ScenarioKind, register_kind
+from netheat.metrics import mean, quantile
 from netheat.simulate import simulate
 
 
@@ -88,8 +89,8 @@ def run_flow_sim(params: dict[str, Any], seed: int) -> PointResult:
     values = {
         "flows": float(n),
         "completed_share": float(len(done) / n) if n else float("nan"),
-        "mean_fct_s": float(done.mean()) if len(done) else float("nan"),
-        "p99_fct_s": float(np.percentile(done, 99)) if len(done) else float("nan"),
+        "mean_fct_s": mean(done),
+        "p99_fct_s": quantile(done, 0.99),
         "hot_tor_share": float(np.mean(util > params["hot-threshold"])) if len(util) else float("nan"),
     }
     return PointResult(tables={"flows": res.flows, "links": res.links}, values=values)
