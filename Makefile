@@ -49,12 +49,15 @@ test-java: ## Run the HDFS placement policy's tests (Maven)
 
 test: test-rust test-python test-java ## Create .venv, build, run every test
 
-lint: venv ## cargo fmt/clippy -D warnings, ruff, mypy
+# stubtest imports the built extension and checks _netheat.pyi against it (names,
+# parameters, defaults, @final); hence `build`. No allowlist: nothing needs one.
+lint: build ## cargo fmt/clippy -D warnings, ruff, mypy, stubtest of _netheat.pyi
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests benches validation
 	$(VENV)/bin/ruff format --check python tests benches validation
 	$(VENV)/bin/mypy
+	$(PY) -m mypy.stubtest netheat._netheat
 
 fmt: venv ## Format Rust and Python sources
 	cargo fmt --all
@@ -64,6 +67,7 @@ fmt: venv ## Format Rust and Python sources
 bench: build ## Run the benchmarks and print their tables
 	cargo run --release -q -p netheat-bench --bin netheat-bench
 	cargo run --release -q -p netheat-engine --example engine_bench -- a b c=10000,100000,1000000
+	cargo run --release -q -p netheat-scenario --example scenario_bench
 	cargo run --release -q -p netheat-workloads --example gen_bench
 	cargo run --release -q -p netheat-flowsched --example baraat_bench
 	$(PY) benches/cli_bench.py

@@ -15,6 +15,7 @@ __all__ = [
     "EngineError",
     "InputError",
     "NetheatError",
+    "Scenario",
     "Topology",
     "__version__",
     "load_topology",
@@ -24,3 +25,12 @@ __all__ = [
 def load_topology(path: str) -> Topology:
     """Load and validate a datacenter TOML file."""
     return Topology.load(path)
+
+
+def __getattr__(name: str) -> object:
+    # `netheat.Scenario` without importing pyarrow and matplotlib at `import netheat`.
+    if name == "Scenario":
+        from netheat.scenario import Scenario
+
+        return Scenario
+    raise AttributeError(f"module 'netheat' has no attribute {name!r}")

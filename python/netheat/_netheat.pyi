@@ -2,10 +2,43 @@
 
 from collections.abc import Callable
 from os import PathLike
-from typing import Any
+from typing import Any, final
+
+# The names the extension module exports (`#[pymodule]` fills its `__all__`);
+# stubtest (`make lint`) checks this list and every signature against the build.
+__all__ = [
+    "Topology",
+    "__version__",
+    "baraat_point",
+    "ccp_point",
+    "data_load_cdf",
+    "data_load_coflows",
+    "data_load_table",
+    "data_load_traffic_matrix",
+    "data_registry",
+    "data_require_dir",
+    "data_resolve_dir",
+    "data_status",
+    "generate_workload",
+    "memory_budget",
+    "packet_cloudburst_point",
+    "packet_memcache_max_rate",
+    "parse_bandwidth",
+    "parse_bytes",
+    "parse_duration",
+    "run_scenario",
+    "run_simulation",
+    "scenario_schema",
+    "set_memory_budget",
+    "sinbad_point",
+    "subways_shuffle",
+    "subways_tor_failure",
+    "utp_cluster",
+]
 
 __version__: str
 
+@final
 class Topology:
     @staticmethod
     def load(path: str | PathLike[str]) -> Topology: ...
@@ -46,6 +79,18 @@ def run_simulation(
     extra_roots: list[str] = ...,
     dense: str = "auto",
 ) -> dict[str, Any]: ...
+def run_scenario(
+    path: str | None = None,
+    text: str | None = None,
+    file: str = ...,  # "<scenario>"
+    base: str | None = None,
+    overrides: list[tuple[str, str]] = ...,
+    data_dir: str | None = None,
+    extra_roots: list[str] = ...,
+    progress: Callable[[int, int], None] | None = None,
+    check_only: bool = False,
+) -> dict[str, Any]: ...
+def scenario_schema() -> str: ...
 def generate_workload(
     topology: Topology,
     workload: str,
@@ -92,7 +137,7 @@ def sinbad_point(
     hosts_per_rack: int = 20,
     host_bps: float = 1e9,
     oversubscription: float = 10.0,
-    disk_write_bps: float | None = 400e6,
+    disk_write_bps: float | None = ...,  # 400e6 (Rust `Some(400e6)`)
     block_bytes: float = 268435456.0,
     replicas: int = 3,
     faults: int = 1,
@@ -123,7 +168,7 @@ def ccp_point(
     client_racks: int = 10,
     host_bps: float = 10e9,
     oversubscription: float = 4.0,
-    class_factor: tuple[float, float, float] = (4.0, 1.0, 0.25),
+    class_factor: tuple[float, float, float] = ...,  # (4.0, 1.0, 0.25)
     load: float = 0.7,
     read_fraction: float = 0.7,
     chunk_min: float = 100e3,

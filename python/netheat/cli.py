@@ -156,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_force(demo)
     demo.set_defaults(func=_demo)
 
+    from netheat.scenario import add_cli as add_run_cli
+
+    add_run_cli(sub)
     from netheat.data import add_cli as add_data_cli
 
     add_data_cli(sub)

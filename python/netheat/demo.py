@@ -21,17 +21,19 @@ import numpy as np
 from netheat import __version__
 from netheat._netheat import Topology
 from netheat.draw import draw
+from netheat.experiments.runner import ROOT as BUNDLE_ROOT
 from netheat.metrics import quantile
 from netheat.output import OutputDir, save_png
 from netheat.report import Figure, Section, Table, write_report
 from netheat.simulate import SimulationResult, simulate
 from netheat.units import fmt_bps, fmt_seconds
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = BUNDLE_ROOT
+"""The checkout, or the bundled data of an installed wheel (``examples/`` lives under it)."""
 DEMO_DC = ROOT / "examples" / "demo" / "datacenter.toml"
 HOT = 0.75
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "topologies"
+EXAMPLES = ROOT / "examples" / "topologies"
 
 DATACENTERS = [
     ("two-tier-4x4.toml", "The smallest two-tier datacenter: 4 racks of 4 hosts, 4:1 at the ToR."),

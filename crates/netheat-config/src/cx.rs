@@ -69,7 +69,12 @@ impl<'a> Cx<'a> {
                 if !key.ends_with(field) {
                     key = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
                 }
-                reason = format!("unknown key{}", tail.replacen(", expected", "; expected", 1));
+                reason = match closest(field, tail) {
+                    Some(best) => {
+                        format!("unknown key; did you mean `{best}`?{}", tail.replacen(", expected", " Expected", 1))
+                    }
+                    None => format!("unknown key{}", tail.replacen(", expected", "; expected", 1)),
+                };
             }
         }
         if reason.starts_with("missing field `") {
@@ -82,5 +87,54 @@ impl<'a> Cx<'a> {
             key: clip(&key, MAX_KEY),
             reason: clip_words(&reason, QUOTE, MAX_REASON),
         }
+    }
+}
+
+/// The valid key closest to `field` among those serde lists in `tail`
+/// (`, expected one of `a`, `b``), if one is close enough to be a typo:
+/// at most a third of its letters edited (and at least one allowed).
+fn closest(field: &str, tail: &str) -> Option<String> {
+    let names: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+    let limit = (field.chars().count() / 3).max(1);
+    names
+        .into_iter()
+        .map(|n| (edit_distance(field, n), n))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n.to_string())
+}
+
+/// Levenshtein distance between two short strings.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// A TOML deserialisation error of `text` (read from `file`) as a located
+/// [`ConfigError`], phrased as every netheat config error is (unknown keys
+/// name the closest valid one).
+pub fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> ConfigError {
+    Cx::new(file, text).toml_error(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_key_is_a_typo_away() {
+        let tail = ", expected one of `policy`, `period`, `ewma-weight`";
+        assert_eq!(closest("polcy", tail).as_deref(), Some("policy"));
+        assert_eq!(closest("ewma_weight", tail).as_deref(), Some("ewma-weight"));
+        assert_eq!(closest("bandwidth", tail), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

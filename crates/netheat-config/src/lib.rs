@@ -17,6 +17,7 @@ pub mod topology;
 pub mod units;
 pub mod workload;
 
+pub use cx::toml_error;
 pub use error::ConfigError;
 
 pub use topology::{load_topology, load_topology_str};

@@ -14,6 +14,7 @@
 //!
 //! [[app]]                          # tasks whose flows depend on each other
 //! kind = "partition-aggregate"     # partition-aggregate | retrieval | shuffle | data-parallel | memcache | coflow
+//!                                  # | file-write | compute-job
 //! rate = 50.0                      # tasks per second (Poisson starts)
 //! stages = 2
 //! ```
@@ -31,7 +32,9 @@ use std::path::{Path, PathBuf};
 use netheat_core::budget::{self, format_count, format_number, BYTES_PER_FLOW, BYTES_PER_TASK_STEP};
 use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
+use netheat_workloads::apps::cfs::{CfsWrite, UniformRackAware};
 use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
+use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
 use netheat_workloads::apps::memcache::Memcache;
 use netheat_workloads::apps::partition_aggregate::PartitionAggregate;
 use netheat_workloads::apps::shuffle::{DataParallel, Shuffle};
@@ -47,7 +50,7 @@ use serde::Deserialize;
 
 use crate::cx::{count, Cx};
 use crate::error::ConfigError;
-use crate::units::{Bytes, Duration};
+use crate::units::{Bandwidth, Bytes, Duration};
 
 /// A workload file.
 #[derive(Debug, Deserialize)]
@@ -106,6 +109,13 @@ pub enum AppKind {
     Memcache,
     /// The coflow trace, one task per coflow (completion = last flow).
     Coflow,
+    /// Cluster-file-system file writes: blocks through replication
+    /// pipelines (replicas placed by the scenario's `[storage]` policy).
+    FileWrite,
+    /// Long-running compute jobs: tasks requesting cores and memory, each
+    /// sending rate-capped flows to peers of its job (hosts chosen by the
+    /// scenario's `[placement]` policy when the job starts).
+    ComputeJob,
 }
 
 /// `pattern` of a generator.
@@ -272,6 +282,35 @@ pub struct AppTable {
     pub dataset: Option<String>,
     /// `coflow`: multiplier of trace times.
     pub time_scale: Option<f64>,
+    /// `file-write`: bytes of each file (default 1 GiB).
+    pub file_size: Option<Bytes>,
+    /// `file-write`: block size (default 256 MiB, HDFS's).
+    pub block: Option<Bytes>,
+    /// `file-write`: replicas per block (default 3).
+    pub replicas: Option<i64>,
+    /// `file-write`: rack failures a block survives; its replicas span at
+    /// least this plus one racks (default 1).
+    pub fault_tolerance: Option<i64>,
+    /// `compute-job`: tasks of each job (default 8; `tasks` caps the
+    /// number of jobs).
+    pub tasks_per_job: Option<i64>,
+    /// `compute-job`: cores each task requests (default 4).
+    pub cores_per_task: Option<i64>,
+    /// `compute-job`: memory each task requests (default 16 GB).
+    pub memory_per_task: Option<Bytes>,
+    /// `compute-job`: other tasks of its job each task sends to, the next
+    /// ones in ring order (default 2).
+    pub peers: Option<i64>,
+    /// `compute-job`: how long each flow lasts at its rate cap (default 1 h).
+    pub task_duration: Option<Duration>,
+    /// `compute-job`: network demand per core, the same for every job
+    /// (default: heavy-tailed across jobs, bounded Pareto of shape 1.1
+    /// from 1 Mbit/s to 1 Gbit/s per core). A task's historical estimate
+    /// is this times its cores.
+    pub bandwidth_per_core: Option<Bandwidth>,
+    /// `compute-job`: sigma of the log-normal (mean one) drift of each
+    /// task's actual demand from the estimate (default 0.5).
+    pub drift_sigma: Option<f64>,
 }
 
 /// What a workload file produces on a topology.
@@ -760,6 +799,10 @@ impl Wcx<'_> {
             chunk => "chunk", servers => "servers", device => "device", bytes_per_pair => "bytes-per-pair",
             mappers => "mappers", reducers => "reducers", workers => "workers", iterations => "iterations",
             service => "service", server_racks => "server-racks", dataset => "dataset", time_scale => "time-scale",
+            file_size => "file-size", block => "block", replicas => "replicas", fault_tolerance => "fault-tolerance",
+            tasks_per_job => "tasks-per-job", cores_per_task => "cores-per-task", memory_per_task => "memory-per-task",
+            peers => "peers", task_duration => "task-duration", bandwidth_per_core => "bandwidth-per-core",
+            drift_sigma => "drift-sigma",
         );
         let limit = match a.tasks {
             Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,
@@ -903,6 +946,117 @@ impl Wcx<'_> {
                 };
                 let topo = self.topo;
                 Box::new(move |r| mc.random_task(topo, &servers, r))
+            }
+            AppKind::FileWrite => {
+                self.only(&p, "file-write", &set, &allow(&["file-size", "block", "replicas", "fault-tolerance"]))?;
+                let d = CfsWrite::default();
+                let cw = CfsWrite {
+                    block_bytes: b(a.block, d.block_bytes),
+                    replicas: count(self.cx, &format!("{p}.replicas"), a.replicas.unwrap_or(d.replicas as i64), 1)?,
+                    fault_tolerance: count(
+                        self.cx,
+                        &format!("{p}.fault-tolerance"),
+                        a.fault_tolerance.unwrap_or(d.fault_tolerance as i64),
+                        0,
+                    )?,
+                    default_disk_write_bps: None,
+                };
+                if cw.fault_tolerance + 1 > cw.replicas {
+                    return Err(self.at(
+                        &format!("{p}.fault-tolerance"),
+                        format!("{} replicas cannot span {} racks", cw.replicas, cw.fault_tolerance + 1),
+                    ));
+                }
+                let size = b(a.file_size, 1024.0 * 1024.0 * 1024.0);
+                if !(size.is_finite() && size > 0.0) {
+                    return Err(self.at(&format!("{p}.file-size"), "must be more than 0 bytes"));
+                }
+                let blocks = (size / cw.block_bytes).ceil();
+                per_task = (blocks * cw.replicas as f64, blocks * cw.replicas as f64, format!("{p}.file-size"));
+                let topo = self.topo;
+                let n = topo.hosts().len() as u32;
+                Box::new(move |r| {
+                    use rand::Rng;
+                    let writer = r.gen_range(0..n);
+                    cw.task(topo, writer, size, &mut UniformRackAware, r).map(|w| w.dag)
+                })
+            }
+            AppKind::ComputeJob => {
+                let keys = [
+                    "tasks-per-job",
+                    "cores-per-task",
+                    "memory-per-task",
+                    "peers",
+                    "task-duration",
+                    "bandwidth-per-core",
+                    "drift-sigma",
+                ];
+                self.only(&p, "compute-job", &set, &allow(&keys))?;
+                let d = ComputeJobs::default();
+                let cj = ComputeJobs {
+                    tasks: count(self.cx, &format!("{p}.tasks-per-job"), a.tasks_per_job.unwrap_or(d.tasks as i64), 1)?,
+                    cores_per_task: match a.cores_per_task {
+                        None => d.cores_per_task,
+                        Some(c) => u32::try_from(count(self.cx, &format!("{p}.cores-per-task"), c, 1)?)
+                            .map_err(|_| self.at(&format!("{p}.cores-per-task"), format!("{c} cores is too many")))?,
+                    },
+                    memory_per_task_bytes: b(a.memory_per_task, d.memory_per_task_bytes),
+                    bw_per_core: match a.bandwidth_per_core {
+                        None => d.bw_per_core,
+                        Some(bw) if bw.0.is_finite() && bw.0 > 0.0 => SizeDist::Constant(bw.0),
+                        Some(bw) => {
+                            return Err(self.at(
+                                &format!("{p}.bandwidth-per-core"),
+                                format!("must be positive, got {} bit/s", bw.0),
+                            ))
+                        }
+                    },
+                    drift_sigma: a.drift_sigma.unwrap_or(d.drift_sigma),
+                    duration_s: s(a.task_duration, d.duration_s),
+                    peers: count(self.cx, &format!("{p}.peers"), a.peers.unwrap_or(d.peers as i64), 0)?,
+                };
+                if !(cj.memory_per_task_bytes.is_finite() && cj.memory_per_task_bytes >= 0.0) {
+                    return Err(self.at(&format!("{p}.memory-per-task"), "must be 0 bytes or more"));
+                }
+                if !(cj.drift_sigma.is_finite() && cj.drift_sigma >= 0.0) {
+                    return Err(
+                        self.at(&format!("{p}.drift-sigma"), format!("must be 0 or more, got {}", cj.drift_sigma))
+                    );
+                }
+                if !(cj.duration_s.is_finite() && cj.duration_s > 0.0) {
+                    return Err(
+                        self.at(&format!("{p}.task-duration"), format!("must be positive, got {} s", cj.duration_s))
+                    );
+                }
+                if cj.peers >= cj.tasks {
+                    let key = if a.peers.is_some() { format!("{p}.peers") } else { format!("{p}.tasks-per-job") };
+                    return Err(self.at(
+                        &key,
+                        format!("each task sends to {} other tasks of its job, which has {}", cj.peers, cj.tasks),
+                    ));
+                }
+                let fit = self
+                    .topo
+                    .hosts()
+                    .iter()
+                    .filter(|h| h.cores >= cj.cores_per_task && h.memory_bytes >= cj.memory_per_task_bytes)
+                    .count();
+                if fit < cj.tasks {
+                    return Err(self.at(
+                        &format!("{p}.tasks-per-job"),
+                        format!(
+                            "a job's {} tasks run on distinct hosts with {} cores and {:.0} bytes of memory; {fit} hosts have them",
+                            cj.tasks, cj.cores_per_task, cj.memory_per_task_bytes
+                        ),
+                    ));
+                }
+                let flows = (cj.tasks * cj.peers) as f64;
+                per_task = (flows, flows, format!("{p}.tasks-per-job"));
+                let topo = self.topo;
+                // Each job on distinct uniform hosts with room for one task:
+                // the generator does not know which jobs still run; a
+                // `[placement]` policy tracks that and places them again.
+                Box::new(move |r| cj.job(topo, &mut RandomPlacement::default(), r).map(|j| j.dag))
             }
             AppKind::Coflow => unreachable!("handled above"),
         };

@@ -10,6 +10,7 @@ mod data;
 mod errors;
 mod flowsched;
 mod packet;
+mod scenario;
 mod sched;
 mod simulate;
 mod storage;
@@ -24,6 +25,8 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<topology::PyTopology>()?;
     m.add_function(wrap_pyfunction!(simulate::run_simulation, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(flowsched::baraat_point, m)?)?;
     m.add_function(wrap_pyfunction!(storage::sinbad_point, m)?)?;
     m.add_function(wrap_pyfunction!(storage::ccp_point, m)?)?;

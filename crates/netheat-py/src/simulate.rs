@@ -64,7 +64,7 @@ impl Source {
 }
 
 /// Numbers that can be handed to numpy as little-endian bytes.
-trait LeBytes: Copy {
+pub(crate) trait LeBytes: Copy {
     /// Appends the little-endian encoding.
     fn put(self, out: &mut Vec<u8>);
 }
@@ -78,11 +78,11 @@ macro_rules! le_bytes {
         }
     )*};
 }
-le_bytes!(u32, u64, i32, i64, f64);
+le_bytes!(u8, u32, u64, i32, i64, f64);
 
 /// A column handed to Python as (numpy dtype string, raw little-endian bytes);
 /// `numpy.frombuffer` turns it into an array without a per-element loop.
-fn column<'py, T: LeBytes>(py: Python<'py>, dtype: &str, v: &[T]) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn column<'py, T: LeBytes>(py: Python<'py>, dtype: &str, v: &[T]) -> PyResult<Bound<'py, PyAny>> {
     let mut bytes = Vec::with_capacity(std::mem::size_of_val(v));
     for x in v {
         x.put(&mut bytes);

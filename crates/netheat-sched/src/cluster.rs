@@ -37,14 +37,18 @@
 //! network-intensive tasks on hot ToRs, and the other objectives (servers
 //! used, tasks of a job per rack, CPU imbalance).
 
-use netheat_core::{LinkId, Routing};
+use netheat_core::{stats, LinkId, Routing};
 use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
 use netheat_topology::Topology;
 use rand::Rng;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::policy::{pick_migrations, placement_policy, Candidate, MigrationCandidate, Objective, PlacementPolicy};
+use crate::policy::{
+    pick_migrations, placement_policy, projected_tor, sample_servers, Candidate, MigrationCandidate, Objective,
+    PlacementPolicy,
+};
+use crate::tors::{tor_capacity_bps, HotTors};
 use crate::SchedError;
 use netheat_workloads::apps::analytics::AnalyticalQuery;
 use netheat_workloads::storage::WriteModel;
@@ -193,7 +197,9 @@ impl Default for ClusterParams {
 pub struct ClusterResult {
     /// Share of (compute ToR, window) pairs above the hot threshold, outbound.
     pub hot_tor_share: f64,
-    /// 98th percentile of ToR-window outbound utilization.
+    /// 98th percentile of ToR-window outbound utilization (the linear
+    /// quantile of [`netheat_core::stats`]); NaN when no window is past
+    /// the warm-up.
     pub p98_tor_util: f64,
     /// Every window of the run, the warm-up included (the scalar metrics
     /// exclude it), for plots over time.
@@ -220,7 +226,8 @@ pub struct ClusterResult {
     /// Placements that had no demand estimate and used observed usage.
     pub estimate_fallbacks: u64,
     /// Per query type (in [`ClusterParams::queries`] order): `(name,
-    /// completed queries, mean s, p95 s)` after the warm-up.
+    /// completed queries, mean s, p95 s)` after the warm-up (p95: the
+    /// linear quantile of [`netheat_core::stats`]; NaN without queries).
     pub queries: Vec<(String, usize, f64, f64)>,
     /// Every query that finished after the warm-up: `(query type index,
     /// start s, completion time s)`, for latency CDFs.
@@ -236,7 +243,8 @@ pub struct WindowStats {
     pub start_s: f64,
     /// Share of ToRs above the hot threshold.
     pub hot_share: f64,
-    /// 98th percentile of ToR utilization.
+    /// 98th percentile of ToR utilization (linear quantile, as
+    /// [`ClusterResult::p98_tor_util`]).
     pub p98_util: f64,
     /// Tasks migrated during the window.
     pub migrations: u64,
@@ -288,9 +296,7 @@ struct Sched<'t> {
     free_mem: Vec<f64>,
     server_tasks: Vec<Vec<usize>>,
     next_flow: u64,
-    tor_util: Vec<f64>,
-    above_ticks: Vec<u32>,
-    hot_now: Vec<bool>,
+    tors: HotTors,
     pending: Vec<usize>,
     intensive_cut: f64,
     res: ClusterResult,
@@ -305,22 +311,11 @@ struct Sched<'t> {
 
 impl Sched<'_> {
     fn tor_cap(&self, ctx: &Ctx<'_, '_>, t: usize) -> f64 {
-        self.topo.tors()[t].up.iter().map(|&l| ctx.link_capacity_bps(l)).sum()
+        tor_capacity_bps(self.topo, ctx, t)
     }
 
     fn sample_tors(&mut self, ctx: &Ctx<'_, '_>) {
-        for t in 0..self.topo.tors().len() {
-            let rate: f64 = self.topo.tors()[t].up.iter().map(|&l| ctx.link_rate_bps(l)).sum();
-            let cap = self.tor_cap(ctx, t);
-            self.tor_util[t] = if cap > 0.0 { rate / cap } else { 1.0 };
-            if self.tor_util[t] > self.p.hot_threshold {
-                self.above_ticks[t] += 1;
-            } else {
-                self.above_ticks[t] = 0;
-            }
-            let need = (self.p.detect_s / self.p.tick_s).round().max(1.0) as u32;
-            self.hot_now[t] = self.above_ticks[t] >= need;
-        }
+        self.tors.sample(self.topo, ctx);
     }
 
     /// The peak estimate the scheduler uses for task `i`.
@@ -354,35 +349,20 @@ impl Sched<'_> {
             .filter(|&&t| t != i && !self.tasks[t].done)
             .filter(|&&t| self.tasks[t].server.is_some_and(|x| self.topo.hosts()[x as usize].rack == rack))
             .count() as u32;
-        let cores = h.cores.max(1) as f64;
-        let free_after = self.free_cores[s as usize] - self.tasks[i].cores as f64;
-        let cap = self.tor_cap(ctx, rack as usize).max(1.0);
-        Candidate {
-            server: s,
-            job_tasks_in_rack: in_rack,
-            free_cores_after: free_after,
-            cpu_after: 1.0 - free_after / cores,
-            projected_tor: self.tor_util[rack as usize] + est / cap,
-        }
-    }
-
-    fn fits(&self, i: usize, s: u32, avoid_rack: Option<u32>) -> bool {
-        let t = &self.tasks[i];
-        self.free_cores[s as usize] >= t.cores as f64
-            && self.free_mem[s as usize] >= t.mem
-            && avoid_rack != Some(self.topo.hosts()[s as usize].rack)
+        let projected = projected_tor(self.tors.util(rack as usize), est, self.tor_cap(ctx, rack as usize));
+        Candidate::new(s, in_rack, h.cores, self.free_cores[s as usize], self.tasks[i].cores, projected)
     }
 
     /// Places task `i` (not on `avoid_rack`); false when nothing fits.
     fn place(&mut self, ctx: &mut Ctx<'_, '_>, i: usize, avoid_rack: Option<u32>) -> bool {
         let n = self.topo.hosts().len() as u32;
-        let mut sample: Vec<u32> = (0..self.p.candidates).map(|_| self.rng.gen_range(0..n)).collect();
-        sample.sort_unstable();
-        sample.dedup();
-        sample.retain(|&s| self.fits(i, s, avoid_rack));
-        if sample.is_empty() {
-            sample = (0..n).filter(|&s| self.fits(i, s, avoid_rack)).collect();
-        }
+        let (free_cores, free_mem, topo, t) = (&self.free_cores, &self.free_mem, self.topo, &self.tasks[i]);
+        let fits = |s: u32| {
+            free_cores[s as usize] >= t.cores as f64
+                && free_mem[s as usize] >= t.mem
+                && avoid_rack != Some(topo.hosts()[s as usize].rack)
+        };
+        let sample = sample_servers(&mut self.rng, n, self.p.candidates, fits);
         if sample.is_empty() {
             return false;
         }
@@ -403,7 +383,7 @@ impl Sched<'_> {
         self.res.placements += 1;
         if self.tasks[i].estimate.unwrap_or(self.tasks[i].demand) >= self.intensive_cut {
             self.res.net_intensive_placements += 1;
-            if self.tor_util[rack] > self.p.hot_threshold {
+            if self.tors.util(rack) > self.p.hot_threshold {
                 self.res.net_intensive_on_hot += 1;
             }
         }
@@ -476,7 +456,7 @@ impl Sched<'_> {
         }
         if self.policy.migrates() {
             for t in 0..self.topo.tors().len() {
-                if !self.hot_now[t] {
+                if !self.tors.is_hot(t) {
                     continue;
                 }
                 let first = self.topo.racks()[t].first_host;
@@ -494,7 +474,7 @@ impl Sched<'_> {
                     }
                 }
                 let cap = self.tor_cap(ctx, t);
-                let rate = self.tor_util[t] * cap;
+                let rate = self.tors.util(t) * cap;
                 let mut moved = 0;
                 for i in pick_migrations(&cands, rate, cap, self.p.hot_threshold) {
                     let j = self.tasks[i].job;
@@ -512,8 +492,7 @@ impl Sched<'_> {
                     }
                 }
                 if moved > 0 {
-                    self.above_ticks[t] = 0;
-                    self.hot_now[t] = false;
+                    self.tors.clear(t);
                 }
             }
         }
@@ -775,9 +754,7 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
         free_mem: hosts.iter().map(|h| h.memory_bytes).collect(),
         server_tasks: vec![Vec::new(); hosts.len()],
         next_flow: 0,
-        tor_util: vec![0.0; ntor],
-        above_ticks: vec![0; ntor],
-        hot_now: vec![false; ntor],
+        tors: HotTors::new(ntor, p.hot_threshold, p.tick_s, p.detect_s),
         pending: Vec::new(),
         intensive_cut,
         res: ClusterResult::default(),
@@ -794,17 +771,14 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     let mut res = s.res;
     res.events = out.stats.events;
     for (k, q) in p.queries.iter().enumerate() {
-        let mut d: Vec<f64> = s
+        let d: Vec<f64> = s
             .queries
             .records()
             .iter()
             .filter(|r| s.query_type[r.task] == k && r.start_s >= p.warmup_s && r.finish_s.is_finite())
             .map(|r| r.duration_s())
             .collect();
-        let mean = if d.is_empty() { f64::NAN } else { d.iter().sum::<f64>() / d.len() as f64 };
-        let n = d.len();
-        let p95 = if n == 0 { f64::NAN } else { percentile(&mut d, 0.95) };
-        res.queries.push((q.name.clone(), n, mean, p95));
+        res.queries.push((q.name.clone(), d.len(), stats::mean(&d), stats::quantile(&d, 0.95)));
     }
     res.query_latencies = s
         .queries
@@ -876,7 +850,7 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
             utils.push(if cap_s > 0.0 { bytes * 8.0 / cap_s } else { 0.0 });
         }
         let hot = utils.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / ntor.max(1) as f64;
-        let p98 = percentile(&mut utils.clone(), 0.98);
+        let p98 = stats::quantile(&utils, 0.98);
         res.series.push(WindowStats {
             start_s: t0,
             hot_share: hot,
@@ -890,16 +864,6 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     }
     let nall = all.len().max(1) as f64;
     res.hot_tor_share = all.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / nall;
-    res.p98_tor_util = percentile(&mut all, 0.98);
+    res.p98_tor_util = stats::quantile(&all, 0.98);
     Ok(res)
-}
-
-/// The `q` quantile (nearest rank) of `v`, 0 when empty.
-fn percentile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
-    v[k]
 }

@@ -4,6 +4,8 @@
 //!   (`bandwidth-oblivious`, `utp`, `reactive-only`), the lexicographic
 //!   ranking of candidate servers, and the choice of tasks to migrate off a
 //!   hot ToR;
+//! * [`tors`]: ToR outbound utilization and hot-ToR detection from periodic
+//!   samples, for any run that places tasks with a policy;
 //! * [`cluster`]: the scheduler model run on the flow-level engine: jobs
 //!   arrive with tasks requesting CPU and memory and carrying network demand
 //!   (rate-capped flows to peers), placement samples candidates, filters and
@@ -13,7 +15,12 @@
 pub mod cluster;
 pub mod error;
 pub mod policy;
+pub mod tors;
 
 pub use cluster::{run_cluster, ClusterParams, ClusterResult, Incident, WindowStats};
 pub use error::SchedError;
-pub use policy::{placement_policy, Objective, PlacementPolicy, POLICIES};
+pub use policy::{
+    pick_migrations, placement_policy, projected_tor, sample_servers, Candidate, MigrationCandidate, Objective,
+    PlacementPolicy, POLICIES,
+};
+pub use tors::{tor_capacity_bps, tor_utilization, HotTors};

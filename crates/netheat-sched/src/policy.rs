@@ -10,6 +10,8 @@
 //! utilization plus the task's peak demand estimate over the ToR's uplink
 //! capacity), lower first, which evens ToR utilization out.
 
+use rand::Rng;
+
 use crate::SchedError;
 
 /// Registered placement tags.
@@ -42,6 +44,57 @@ pub struct Candidate {
     /// Measured ToR outbound utilization plus the task's peak estimate over
     /// the ToR's uplink capacity.
     pub projected_tor: f64,
+}
+
+impl Candidate {
+    /// Server `server` with `host_cores` cores of which `free_cores` are
+    /// free, for a task of `task_cores` cores; `job_tasks_in_rack` and
+    /// `projected_tor` (see [`projected_tor`]) as in the fields.
+    pub fn new(
+        server: u32,
+        job_tasks_in_rack: u32,
+        host_cores: u32,
+        free_cores: f64,
+        task_cores: u32,
+        projected_tor: f64,
+    ) -> Self {
+        let cores = host_cores.max(1) as f64;
+        let free_after = free_cores - task_cores as f64;
+        Candidate {
+            server,
+            job_tasks_in_rack,
+            free_cores_after: free_after,
+            cpu_after: 1.0 - free_after / cores,
+            projected_tor,
+        }
+    }
+}
+
+/// UTP's score of a ToR for a task: its measured outbound utilization plus
+/// the task's peak demand estimate over the ToR's uplink capacity (at least
+/// 1 bit/s).
+pub fn projected_tor(tor_util: f64, estimate_bps: f64, tor_cap_bps: f64) -> f64 {
+    tor_util + estimate_bps / tor_cap_bps.max(1.0)
+}
+
+/// The candidate servers of one placement: `draws` uniform draws among
+/// `n_hosts` servers, deduplicated (ascending), those that `fits`; when none
+/// of the sample fits, every server that does (empty: the task fits
+/// nowhere).
+pub fn sample_servers<R: Rng + ?Sized>(
+    rng: &mut R,
+    n_hosts: u32,
+    draws: usize,
+    fits: impl Fn(u32) -> bool,
+) -> Vec<u32> {
+    let mut sample: Vec<u32> = (0..draws).map(|_| rng.gen_range(0..n_hosts)).collect();
+    sample.sort_unstable();
+    sample.dedup();
+    sample.retain(|&s| fits(s));
+    if sample.is_empty() {
+        sample = (0..n_hosts).filter(|&s| fits(s)).collect();
+    }
+    sample
 }
 
 impl Objective {

@@ -102,3 +102,19 @@ fn bad_parameters_are_errors() {
     let p = ClusterParams { heavy_share: 2.0, ..params() };
     assert!(run_cluster(&t, "utp", &p, 1).unwrap_err().to_string().contains("heavy_share"));
 }
+
+/// The 98th percentile and the query p95 are netheat_core::stats' linear
+/// quantile, NaN (no longer 0) when nothing is measured: here every window
+/// and query falls in the warm-up.
+#[test]
+fn metrics_are_nan_when_everything_is_warm_up() {
+    let t = small();
+    let p = ClusterParams { duration_s: 3600.0, warmup_s: 3600.0, ..params() };
+    let r = run_cluster(&t, "utp", &p, 1).unwrap();
+    assert!(r.p98_tor_util.is_nan(), "{}", r.p98_tor_util);
+    assert!(r.series.iter().all(|w| w.warmup && w.p98_util.is_finite()));
+    for (name, n, mean, p95) in &r.queries {
+        assert_eq!(*n, 0, "{name}");
+        assert!(mean.is_nan() && p95.is_nan(), "{name}");
+    }
+}

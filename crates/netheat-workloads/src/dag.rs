@@ -10,6 +10,13 @@
 //! timer (`on_timer`) releases its dependants, and when the last step of a
 //! task finishes its completion time is recorded in a [`TaskRecord`].
 //!
+//! The runner makes no decision itself: every flow it starts goes through
+//! a [`FlowHooks`] (the route, the priority class, rewriting the steps about
+//! to start, as replica placement does), which also hears of task starts
+//! and completions. [`NoHooks`] routes by ECMP in class 0, as a plain
+//! [`Controller`] `DagRunner` does; a scenario passes its policies through
+//! the `*_with` methods.
+//!
 //! Ids: the runner gives its flows ids `flow_id_base, flow_id_base + 1, ...`
 //! and its timers tokens from `timer_base`, in the order they start (so runs
 //! are deterministic), and tags flows with `task_id_base + task index`. Keep
@@ -57,12 +64,34 @@ pub struct TaskDag {
     pub deps: Vec<Vec<StepId>>,
     /// Free-form kind, copied to the [`TaskRecord`] (`"shuffle"`, ...).
     pub kind: &'static str,
+    /// Racks the pieces of each block must span (`file-write` tasks, whose
+    /// replicas a storage policy may re-place); 0 otherwise.
+    pub min_racks: usize,
+    /// The tasks of a `compute-job` (whose hosts a placement policy may
+    /// choose again); `None` otherwise.
+    pub job: Option<Box<JobTasks>>,
+}
+
+/// What the tasks of a compute job request, so that a placement policy can
+/// choose their hosts when the job starts: every flow step of the DAG goes
+/// between two of `hosts` (task `i` runs on `hosts[i]`, all distinct).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobTasks {
+    /// Host of each task as generated.
+    pub hosts: Vec<HostId>,
+    /// Cores each task requests.
+    pub cores: u32,
+    /// Memory each task requests, bytes.
+    pub memory_bytes: f64,
+    /// The historical estimate of each task's network demand, bits/s (what
+    /// a scheduler knows; the flows carry the actual demand).
+    pub estimate_bps: f64,
 }
 
 impl TaskDag {
     /// An empty task of the given kind.
     pub fn new(kind: &'static str) -> Self {
-        Self { steps: Vec::new(), deps: Vec::new(), kind }
+        Self { steps: Vec::new(), deps: Vec::new(), kind, min_racks: 0, job: None }
     }
 
     fn push(&mut self, s: Step, deps: &[StepId]) -> StepId {
@@ -98,6 +127,36 @@ impl TaskDag {
         self.steps.iter().map(|s| if let Step::Flow { bytes, .. } = s { *bytes } else { 0.0 }).sum()
     }
 }
+
+/// The decisions a [`DagRunner`] asks for while it runs tasks (see the
+/// module docs). Every method has a neutral default.
+pub trait FlowHooks {
+    /// Task `task_id` starts; `ready` are the steps about to start (its
+    /// roots), which the hook may rewrite (their hosts, say).
+    fn task_started(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        let _ = (ctx, task_id, dag, ready);
+    }
+    /// Steps `ready` of a running task are about to start (their last
+    /// dependency finished); the hook may rewrite them.
+    fn steps_ready(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        let _ = (ctx, task_id, dag, ready);
+    }
+    /// The flow `spec` of task `task_id` is about to enter the engine: the
+    /// hook sets its route and priority.
+    fn flow(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) -> FlowSpec {
+        let _ = (ctx, task_id);
+        spec
+    }
+    /// Every step of task `task_id` finished.
+    fn task_finished(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
+        let _ = (ctx, task_id);
+    }
+}
+
+/// Hooks that decide nothing: ECMP, class 0.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHooks;
+impl FlowHooks for NoHooks {}
 
 /// What happened to one task.
 #[derive(Debug, Clone, PartialEq)]
@@ -234,6 +293,17 @@ impl DagRunner {
         self.tasks.iter().map(|t| t.rec.clone()).collect()
     }
 
+    /// The task and step of a flow this runner started, by engine flow id.
+    pub fn flow_step(&self, flow_id: u64) -> Option<(usize, StepId)> {
+        let i = flow_id.checked_sub(self.flow_id_base)?;
+        self.flows.get(i as usize).map(|&(t, s)| (t as usize, s as usize))
+    }
+
+    /// The DAG of task `task` (as its hooks left it).
+    pub fn dag(&self, task: usize) -> &TaskDag {
+        &self.tasks[task].dag
+    }
+
     /// The record of one task.
     pub fn record(&self, task: usize) -> &TaskRecord {
         &self.tasks[task].rec
@@ -244,15 +314,16 @@ impl DagRunner {
         self.timer_base + (self.timers.len() - 1) as u64
     }
 
-    fn start_step(&mut self, ctx: &mut Ctx<'_, '_>, task: usize, step: StepId) {
+    fn start_step(&mut self, ctx: &mut Ctx<'_, '_>, task: usize, step: StepId, hooks: &mut dyn FlowHooks) {
         let now = ctx.now();
         let res = match self.tasks[task].dag.steps[step] {
             Step::Flow { src, dst, bytes, rate_cap_bps } => {
                 self.flows.push((task as u32, step as u32));
                 let id = self.flow_id_base + (self.flows.len() - 1) as u64;
-                let mut f =
-                    FlowSpec::new(id, src, dst, bytes, now, Route::Ecmp).with_task(self.task_id_base + task as u64);
+                let task_id = self.task_id_base + task as u64;
+                let mut f = FlowSpec::new(id, src, dst, bytes, now, Route::Ecmp).with_task(task_id);
                 f.rate_cap_bps = rate_cap_bps;
+                let f = hooks.flow(ctx, task_id, f);
                 ctx.add_flow(f)
             }
             Step::Delay { seconds } => {
@@ -265,12 +336,14 @@ impl DagRunner {
         }
     }
 
-    fn finish_step(&mut self, ctx: &mut Ctx<'_, '_>, task: usize, step: StepId) {
+    fn finish_step(&mut self, ctx: &mut Ctx<'_, '_>, task: usize, step: StepId, hooks: &mut dyn FlowHooks) {
         let now = ctx.now();
+        let task_id = self.task_id_base + task as u64;
         let t = &mut self.tasks[task];
         t.rec.step_finish_s[step] = now;
         t.left -= 1;
-        if t.left == 0 {
+        let done = t.left == 0;
+        if done {
             t.rec.finish_s = now;
         }
         let ready: Vec<StepId> = t.children[step]
@@ -281,35 +354,59 @@ impl DagRunner {
                 t.waiting[c] == 0
             })
             .collect();
+        if !ready.is_empty() {
+            hooks.steps_ready(ctx, task_id, &mut t.dag, &ready);
+        }
         for c in ready {
-            self.start_step(ctx, task, c);
+            self.start_step(ctx, task, c, hooks);
+        }
+        if done {
+            hooks.task_finished(ctx, task_id);
+        }
+    }
+
+    /// [`Controller::on_flow_complete`] with `hooks` deciding.
+    pub fn on_flow_complete_with(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord, hooks: &mut dyn FlowHooks) {
+        let Some(i) = flow.id.checked_sub(self.flow_id_base) else { return };
+        let Some(&(task, step)) = self.flows.get(i as usize) else { return };
+        self.finish_step(ctx, task as usize, step as usize, hooks);
+    }
+
+    /// Whether `token` is one of this runner's timers.
+    pub fn owns_timer(&self, token: u64) -> bool {
+        token.checked_sub(self.timer_base).is_some_and(|i| (i as usize) < self.timers.len())
+    }
+
+    /// [`Controller::on_timer`] with `hooks` deciding.
+    pub fn on_timer_with(&mut self, ctx: &mut Ctx<'_, '_>, token: u64, hooks: &mut dyn FlowHooks) {
+        let Some(i) = token.checked_sub(self.timer_base) else { return };
+        let Some(&(task, step)) = self.timers.get(i as usize) else { return };
+        let task = task as usize;
+        if step != START {
+            self.finish_step(ctx, task, step as usize, hooks);
+            return;
+        }
+        let task_id = self.task_id_base + task as u64;
+        let t = &mut self.tasks[task];
+        let roots: Vec<StepId> = (0..t.dag.steps.len()).filter(|&s| t.dag.deps[s].is_empty()).collect();
+        hooks.task_started(ctx, task_id, &mut t.dag, &roots);
+        if t.dag.steps.is_empty() {
+            t.rec.finish_s = ctx.now();
+            hooks.task_finished(ctx, task_id);
+            return;
+        }
+        for s in roots {
+            self.start_step(ctx, task, s, hooks);
         }
     }
 }
 
 impl Controller for DagRunner {
     fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
-        let Some(i) = flow.id.checked_sub(self.flow_id_base) else { return };
-        let Some(&(task, step)) = self.flows.get(i as usize) else { return };
-        self.finish_step(ctx, task as usize, step as usize);
+        self.on_flow_complete_with(ctx, flow, &mut NoHooks);
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
-        let Some(i) = token.checked_sub(self.timer_base) else { return };
-        let Some(&(task, step)) = self.timers.get(i as usize) else { return };
-        let task = task as usize;
-        if step != START {
-            self.finish_step(ctx, task, step as usize);
-            return;
-        }
-        let t = &mut self.tasks[task];
-        if t.dag.steps.is_empty() {
-            t.rec.finish_s = ctx.now();
-            return;
-        }
-        let roots: Vec<StepId> = (0..t.dag.steps.len()).filter(|&s| t.dag.deps[s].is_empty()).collect();
-        for s in roots {
-            self.start_step(ctx, task, s);
-        }
+        self.on_timer_with(ctx, token, &mut NoHooks);
     }
 }

@@ -2,7 +2,9 @@
 
 The bundled experiments live in ``experiments/*.toml`` at the project root,
 one per reproduced paper result (``utp``, ``ccp``, ``sinbad``, ``baraat``,
-``subways``, ``cloudburst`` as they land) plus examples. Every selected
+``subways``, ``cloudburst`` as they land) plus examples; an installed wheel
+ships them, and the ``examples/`` they reference, as package data in
+``netheat/_bundled/`` (see :data:`netheat.experiments.runner.ROOT`). Every selected
 file is validated before anything runs. The report has, for each
 experiment, the paper's numbers and ours side by side, a plot, the exact
 command that re-runs it, and the notes on where and why they differ; it
@@ -27,7 +29,7 @@ from netheat import __version__
 from netheat.errors import InputError
 from netheat.experiments.config import Experiment, load_experiment
 from netheat.experiments.registry import get_kind
-from netheat.experiments.runner import ROOT, RunResult, run_experiment
+from netheat.experiments.runner import ROOT, SOURCE_ROOT, RunResult, run_experiment
 from netheat.experiments.summary import ci_text, has_intervals
 from netheat.output import OutputDir, save_png
 from netheat.report import Figure, Section, Table, write_report
@@ -117,11 +119,11 @@ def kind_figures(exp: Experiment, run_dir: Path) -> list[Figure]:
 
 
 def command_for(exp: Experiment, out: Path, quick: bool) -> str:
-    """The exact command that re-runs one experiment."""
-    try:
-        rel = exp.path.relative_to(ROOT)
-    except ValueError:
-        rel = exp.path
+    """The exact command that re-runs one experiment (a checkout's file relative to its root,
+    others, such as an installed wheel's, by absolute path)."""
+    rel = exp.path
+    if SOURCE_ROOT is not None and exp.path.is_relative_to(SOURCE_ROOT):
+        rel = exp.path.relative_to(SOURCE_ROOT)
     return f"netheat experiment run {rel} --out {out}" + (" --quick" if quick else "")
 
 

@@ -58,7 +58,25 @@ from netheat.experiments.config import Experiment, resolve_params
 from netheat.experiments.registry import PointResult, RunPoint, get_kind
 from netheat.output import OutputDir, mkdirs, new_temp_dir
 
-ROOT = Path(__file__).resolve().parents[3]
+
+def _source_root() -> Path | None:
+    """The project root when this module runs from a source checkout (``python/netheat/...``)."""
+    here = Path(__file__).resolve()
+    root = here.parents[3]
+    checkout = here.parents[2] == root / "python" and (root / "Cargo.toml").is_file()
+    return root if checkout and (root / "experiments").is_dir() else None
+
+
+SOURCE_ROOT = _source_root()
+"""Project root of the source checkout netheat runs from (``make build``, ``maturin develop``);
+None when netheat is installed from a wheel."""
+PACKAGE_DATA = Path(__file__).resolve().parents[1] / "_bundled"
+"""The bundled ``experiments/`` and ``examples/`` inside the package. In a checkout they are
+symlinks to the root's directories; a wheel ships them as package data (``[tool.maturin] include``),
+so experiment files' relative references (``../examples/...``, ``topologies/...``) resolve alike."""
+ROOT = SOURCE_ROOT if SOURCE_ROOT is not None else PACKAGE_DATA
+"""Where the bundled experiments (``ROOT/experiments``) and examples (``ROOT/examples``) live."""
+
 PROVENANCE = ("experiment_hash", "variant", "point", "point_hash", "seed", "netheat_version", "git_revision")
 """Provenance columns added to every output table."""
 
@@ -155,10 +173,13 @@ def experiment_hash(exp: Experiment, points: Sequence[Point]) -> str:
 
 
 def git_revision() -> str:
-    """``git rev-parse HEAD`` of the source checkout, or ``unknown``."""
+    """``git rev-parse HEAD`` of the source checkout, or ``unknown`` (also for an installed wheel,
+    whose site-packages may sit inside some unrelated repository)."""
+    if SOURCE_ROOT is None:
+        return "unknown"
     try:
         r = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+            ["git", "-C", str(SOURCE_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
         )
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"

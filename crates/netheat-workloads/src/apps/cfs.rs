@@ -130,7 +130,8 @@ impl CfsWrite {
                 ),
             ));
         }
-        let mut dag = TaskDag::new("cfs-write");
+        let mut dag = TaskDag::new("file-write");
+        dag.min_racks = self.fault_tolerance + 1;
         let mut blocks = Vec::new();
         let mut prev: Vec<StepId> = Vec::new();
         let mut left = file_bytes;

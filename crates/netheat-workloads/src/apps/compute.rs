@@ -8,14 +8,16 @@
 //! of each task drifts from the estimate by a mean-one log-normal factor
 //! `exp(σZ - σ²/2)`, `σ = drift_sigma`. Each task sends to its next `peers`
 //! tasks (ring order) one flow each, capped at `actual / peers` and sized to
-//! last `duration_s` at that rate (`bytes = cap · duration_s / 8`).
+//! last `duration_s` at that rate (`bytes = cap · duration_s / 8`). The
+//! DAG carries what its tasks request ([`JobTasks`]), so a placement policy
+//! can choose their hosts again when the job starts.
 
 use netheat_core::HostId;
 use netheat_topology::Topology;
 use rand::RngCore;
 
 use super::choose;
-use crate::dag::TaskDag;
+use crate::dag::{JobTasks, TaskDag};
 use crate::sizes::{std_normal, SizeDist};
 use crate::GenError;
 
@@ -153,6 +155,12 @@ impl ComputeJobs {
                 dag.capped_flow(h, peer, cap * self.duration_s / 8.0, cap, &[]);
             }
         }
+        dag.job = Some(Box::new(JobTasks {
+            hosts: hosts.clone(),
+            cores: self.cores_per_task,
+            memory_bytes: self.memory_per_task_bytes,
+            estimate_bps,
+        }));
         Ok(Job { dag, hosts, estimate_bps, actual_bps })
     }
 }

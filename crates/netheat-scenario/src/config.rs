@@ -1,0 +1,466 @@
+//! The scenario file: one serde struct per section, owning its keys, their
+//! defaults and their documentation.
+//!
+//! A scenario file is a datacenter document (the `[topology]`, `[hosts]`,
+//! `[provisioning]`, `[[rack-group]]` and `[[events]]` tables of
+//! `netheat topo`, inline or as `topology.file` with overrides beside it), a
+//! workload (`[workload]`, the schema of `netheat workload generate`, inline
+//! or as `workload.file`), and one section per kind of decision:
+//! `[routing]` (path choice), `[scheduling]` (flow priority), `[storage]`
+//! (replica placement), `[placement]` (task placement) and, on the packet
+//! engine, `[transport]` and `[packet]`. Defaults of policy parameters are
+//! the policies' own (`LbParams::default()`, `PolicyConfig::default()`,
+//! `ClusterParams::default()`, `TransportConfig::default()`, ...), so a
+//! value is written down once.
+//!
+//! [`schema`] exports these structs as JSON Schema (descriptions are the doc
+//! comments below): the Python package builds `netheat run --help` and the
+//! key tables of `docs/scenarios.md` from it.
+
+use netheat_config::units::{Bytes, Duration};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `[scenario]`: what runs and for how long.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ScenarioSection {
+    /// Engine that moves the bytes: `flow` (exact fluid max-min sharing;
+    /// routing, scheduling and storage policies) or `packet` (queues,
+    /// drops and ECN; transports).
+    #[serde(default)]
+    pub engine: EngineKind,
+    /// Simulated time at which the run stops; flows still running are
+    /// reported unfinished (`finish_s` is NaN). Default: until every flow
+    /// has finished (flow engine) or 1 s after the last start (packet).
+    #[schemars(with = "Option<UnitString>")]
+    pub duration: Option<Duration>,
+    /// Seed of every random draw: workload generators, ECMP hashing and the
+    /// policies' own choices. Same seed, same results.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Width of the utilization windows of the `links` table. Default: 1 s
+    /// on the flow engine, 1 ms on the packet engine.
+    #[schemars(with = "Option<UnitString>")]
+    pub window: Option<Duration>,
+    /// Free text, copied to `stats.json`.
+    pub description: Option<String>,
+}
+
+/// How a unit-string key appears in the schema: a string of format `unit`
+/// (`"10Gbps"`, `"256MiB"`, `"5min"`), so help and docs can say so.
+pub struct UnitString;
+
+impl JsonSchema for UnitString {
+    fn schema_name() -> String {
+        "UnitString".into()
+    }
+    fn json_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+        schemars::schema::SchemaObject {
+            instance_type: Some(schemars::schema::InstanceType::String.into()),
+            format: Some("unit".into()),
+            ..Default::default()
+        }
+        .into()
+    }
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+impl Default for ScenarioSection {
+    fn default() -> Self {
+        Self { engine: EngineKind::Flow, duration: None, seed: 1, window: None, description: None }
+    }
+}
+
+/// `scenario.engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineKind {
+    /// The exact flow-level engine.
+    #[default]
+    Flow,
+    /// The packet-level engine.
+    Packet,
+}
+
+/// `[routing]`: how a flow's path is chosen (Subways' load balancing,
+/// CoNEXT'15 §4; on any datacenter, not only Subways wirings).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RoutingSection {
+    /// `ecmp` (static per-flow hash over shortest paths, weighted by port
+    /// speed), `adaptive` (ports and paths drawn by residual capacity,
+    /// running flows re-drawn every period) or `detour` (adaptive plus
+    /// detours through neighbouring racks' ToRs when every ToR of a server
+    /// is hot). On the packet engine, `adaptive` is per-packet choice of the
+    /// least-queued path and `detour` is refused.
+    #[serde(default)]
+    pub policy: RoutingPolicy,
+    /// Controller period: utilization samples and re-binding.
+    #[schemars(with = "Option<UnitString>")]
+    pub period: Option<Duration>,
+    /// Weight of the newest utilization sample in the EWMA, in (0, 1].
+    pub ewma_weight: Option<f64>,
+    /// Probability that a running flow is re-drawn each period.
+    pub aggressiveness: Option<f64>,
+    /// Utilization above which a ToR uplink is hot (`detour`).
+    pub hot_threshold: Option<f64>,
+    /// A ToR stays hot at least this long once detected (`detour`).
+    #[schemars(with = "Option<UnitString>")]
+    pub hot_duration: Option<Duration>,
+    /// Share of a remote ToR's residual uplink capacity offered to detours.
+    pub detour_share: Option<f64>,
+    /// Most intermediate servers on a detour.
+    pub max_intermediate: Option<usize>,
+}
+
+/// `routing.policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingPolicy {
+    /// Static per-flow hash.
+    #[default]
+    Ecmp,
+    /// Residual-capacity port and path choice, re-drawn every period.
+    Adaptive,
+    /// Adaptive plus detours through neighbouring racks.
+    Detour,
+}
+
+impl RoutingPolicy {
+    /// The tag of the policy in `netheat_subways::POLICIES`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::Ecmp => "ecmp",
+            Self::Adaptive => "adaptive",
+            Self::Detour => "detour",
+        }
+    }
+}
+
+/// `[scheduling]`: the priority class of each flow (Baraat, SIGCOMM'14 §3;
+/// the idealized schedulers on the flow engine's strict priority classes).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SchedulingSection {
+    /// `fair-share` (one class), `sff` (smallest flow first), `stf`
+    /// (smallest task first, by total task bytes), `fifo` (tasks served in
+    /// arrival order) or `fifo-lm` (FIFO with limited multiplexing: a task
+    /// that has sent more than the heavy threshold yields to later tasks).
+    /// A task is an application task of the workload, or a flow of an
+    /// open-loop generator (flows of a replayed trace that share a
+    /// `task_id` form one task).
+    #[serde(default)]
+    pub policy: SchedulingPolicy,
+    /// `fifo-lm`: bytes above which a task is heavy. Default: the
+    /// `heavy-percentile` of the scenario's task sizes.
+    #[schemars(with = "Option<UnitString>")]
+    pub heavy_threshold: Option<Bytes>,
+    /// `fifo-lm`: the task-size quantile (0-1) used as the heavy threshold
+    /// when `heavy-threshold` is not given (Baraat §5 sets it from the
+    /// workload's size distribution; 0.8 as in netheat's Baraat experiment).
+    #[serde(default = "default_heavy_percentile")]
+    pub heavy_percentile: f64,
+    /// `fifo-lm`: how often the bytes sent by large tasks are read.
+    #[schemars(with = "Option<UnitString>")]
+    pub poll_interval: Option<Duration>,
+    /// Load balancers issuing task ids round-robin (FIFO order is per
+    /// balancer, Baraat §3.2).
+    #[serde(default = "default_lbs")]
+    pub load_balancers: usize,
+}
+
+fn default_heavy_percentile() -> f64 {
+    0.8
+}
+
+fn default_lbs() -> usize {
+    1
+}
+
+/// `scheduling.policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulingPolicy {
+    /// Max-min fair sharing, one class.
+    #[default]
+    FairShare,
+    /// Smallest flow first.
+    Sff,
+    /// Smallest task first.
+    Stf,
+    /// Tasks in arrival order.
+    Fifo,
+    /// FIFO with limited multiplexing.
+    FifoLm,
+}
+
+impl SchedulingPolicy {
+    /// The tag in `netheat_flowsched::POLICIES`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::FairShare => "fair-share",
+            Self::Sff => "sff",
+            Self::Stf => "stf",
+            Self::Fifo => "fifo",
+            Self::FifoLm => "fifo-lm",
+        }
+    }
+}
+
+/// `[storage]`: where the replicas of each block of a `file-write`
+/// application go (Sinbad, SIGCOMM'13 §4; CCP, the hotspot paper §5).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct StorageSection {
+    /// `uniform` (rack-aware, uniform), `ccp` (racks by uplink class, the
+    /// hotspot paper's chunk placement) or `sinbad` (network-balanced: the
+    /// least-loaded rack downlinks by an EWMA of reported rates).
+    #[serde(default)]
+    pub policy: StoragePolicy,
+    /// Sinbad: interval of link-utilization reports (Δ, §4.1).
+    #[schemars(with = "Option<UnitString>")]
+    pub report_interval: Option<Duration>,
+    /// Sinbad: EWMA weight of a new report.
+    pub ewma_weight: Option<f64>,
+    /// Sinbad: blocks smaller than this use the default placement.
+    #[schemars(with = "Option<UnitString>")]
+    pub small_block: Option<Bytes>,
+    /// Storage balance: hosts whose used fraction exceeds the mean by more
+    /// than this are avoided while others qualify.
+    #[serde(default = "default_balance")]
+    pub balance_threshold: f64,
+}
+
+fn default_balance() -> f64 {
+    0.1
+}
+
+/// `storage.policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum StoragePolicy {
+    /// Uniform rack-aware placement.
+    #[default]
+    Uniform,
+    /// The hotspot paper's CCP.
+    Ccp,
+    /// Sinbad.
+    Sinbad,
+}
+
+impl StoragePolicy {
+    /// The tag in `netheat_storage::POLICIES`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::Uniform => "uniform",
+            Self::Ccp => "ccp",
+            Self::Sinbad => "sinbad",
+        }
+    }
+}
+
+/// `[placement]`: the hosts of the tasks of `compute-job` applications
+/// (UTP, the hotspot paper §5.1: ToR-utilization-aware task placement and
+/// reactive migration off hot ToRs), with netheat-sched's scheduler model.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PlacementSection {
+    /// `bandwidth-oblivious` (the scheduler's own objectives only, never
+    /// migrates), `utp` (adds the projected utilization of the candidate's
+    /// ToR, lower first, as the lowest-priority objective, and migrates
+    /// tasks off hot ToRs) or `reactive-only` (oblivious placement plus the
+    /// migrations). When a job starts, each of its tasks goes to the best
+    /// of `candidates` sampled hosts with free cores and memory (the whole
+    /// cluster when none of the sample has room; a host already running
+    /// a task of the same job is never chosen); cores and memory are
+    /// released when every flow the task sends or receives has finished.
+    #[serde(default)]
+    pub policy: PlacementPolicyKind,
+    /// Hosts sampled per placement.
+    pub candidates: Option<usize>,
+    /// The scheduler's own objectives, most important first: `spread-job`
+    /// (fewer tasks of the job in the candidate's rack), `bin-pack` (fewer
+    /// free cores left) and `cpu-balance` (lower CPU utilization after
+    /// placement). Default: `["spread-job", "bin-pack"]`.
+    pub objectives: Option<Vec<PlacementObjective>>,
+    /// Utilization above which a ToR's uplinks are hot (the paper's 75%).
+    pub hot_threshold: Option<f64>,
+    /// Sampling period of ToR outbound utilization (live rates over the
+    /// uplink capacity in force).
+    #[schemars(with = "Option<String>")]
+    pub tick: Option<Duration>,
+    /// Detection window and migration period: a ToR sampled above the
+    /// threshold for a whole window is hot; every window, migrating
+    /// policies move the latency-tolerant tasks with the largest outbound
+    /// rates off each hot ToR, fewest first.
+    #[schemars(with = "Option<String>")]
+    pub detect: Option<Duration>,
+    /// Migrations allowed per job per detection window (the availability
+    /// budget).
+    pub budget_per_window: Option<u32>,
+}
+
+/// `placement.policy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementPolicyKind {
+    /// The scheduler's objectives only.
+    #[default]
+    BandwidthOblivious,
+    /// ToR-utilization-aware placement and migration.
+    Utp,
+    /// Oblivious placement plus migration.
+    ReactiveOnly,
+}
+
+impl PlacementPolicyKind {
+    /// The tag in `netheat_sched::POLICIES`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::BandwidthOblivious => "bandwidth-oblivious",
+            Self::Utp => "utp",
+            Self::ReactiveOnly => "reactive-only",
+        }
+    }
+}
+
+/// One of `placement.objectives`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementObjective {
+    /// Fewer tasks of the same job in the candidate's rack first.
+    SpreadJob,
+    /// Fewer free cores left after placement first.
+    BinPack,
+    /// Lower CPU utilization after placement first.
+    CpuBalance,
+}
+
+impl PlacementObjective {
+    /// The objective of netheat-sched.
+    pub fn objective(self) -> netheat_sched::Objective {
+        match self {
+            Self::SpreadJob => netheat_sched::Objective::SpreadJob,
+            Self::BinPack => netheat_sched::Objective::BinPack,
+            Self::CpuBalance => netheat_sched::Objective::CpuBalance,
+        }
+    }
+}
+
+/// `[transport]` (packet engine): the end-host transport of every flow.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TransportSection {
+    /// `newreno`, `dctcp` (ECN marking at `packet.ecn-threshold`), `pias`
+    /// (DCTCP plus priority demotion by bytes sent) or `cloudburst`
+    /// (multipath with fountain coding, §3 of the CloudBurst paper).
+    #[serde(default)]
+    pub kind: TransportKind,
+    /// Initial congestion window, packets.
+    pub init_cwnd: Option<f64>,
+    /// Minimum retransmission timeout.
+    #[schemars(with = "Option<UnitString>")]
+    pub min_rto: Option<Duration>,
+    /// DCTCP gain g.
+    pub dctcp_gain: Option<f64>,
+}
+
+/// `transport.kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransportKind {
+    /// TCP NewReno.
+    #[default]
+    Newreno,
+    /// DCTCP.
+    Dctcp,
+    /// PIAS over DCTCP.
+    Pias,
+    /// CloudBurst.
+    Cloudburst,
+}
+
+impl TransportKind {
+    /// The tag in `netheat_packet::transport_tags()`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::Newreno => "newreno",
+            Self::Dctcp => "dctcp",
+            Self::Pias => "pias",
+            Self::Cloudburst => "cloudburst",
+        }
+    }
+}
+
+/// `[packet]` (packet engine): switch buffers and delays.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PacketSection {
+    /// Propagation delay of every link.
+    #[schemars(with = "Option<UnitString>")]
+    pub propagation_delay: Option<Duration>,
+    /// Processing delay per switch hop.
+    #[schemars(with = "Option<UnitString>")]
+    pub switch_delay: Option<Duration>,
+    /// Buffer of each switch port (drop-tail limit).
+    #[schemars(with = "Option<UnitString>")]
+    pub port_buffer: Option<Bytes>,
+    /// ECN marking threshold K on the instantaneous queue. Default: none,
+    /// or 65 packets of 1,500 bytes for `dctcp` and `pias` (DCTCP's K for
+    /// 10 Gbit/s, SIGCOMM'10 §3.4).
+    #[schemars(with = "Option<UnitString>")]
+    pub ecn_threshold: Option<Bytes>,
+}
+
+/// The sections other than the datacenter and the workload, as read.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Sections {
+    /// `[scenario]`.
+    #[serde(default)]
+    pub scenario: ScenarioSection,
+    /// `[routing]`.
+    pub routing: Option<RoutingSection>,
+    /// `[scheduling]`.
+    pub scheduling: Option<SchedulingSection>,
+    /// `[storage]`.
+    pub storage: Option<StorageSection>,
+    /// `[placement]`.
+    pub placement: Option<PlacementSection>,
+    /// `[transport]`.
+    pub transport: Option<TransportSection>,
+    /// `[packet]`.
+    pub packet: Option<PacketSection>,
+    /// The datacenter: `file = "dc.toml"` plus overrides of its
+    /// `[topology]` keys, or the `[topology]` keys inline.
+    #[schemars(with = "serde_json::Value")]
+    pub topology: Option<toml::Value>,
+    /// `[hosts]` of an inline datacenter.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub hosts: Option<toml::Value>,
+    /// `[provisioning]` of an inline datacenter.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub provisioning: Option<toml::Value>,
+    /// `[[rack-group]]` of an inline datacenter.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub rack_group: Option<toml::Value>,
+    /// `[[events]]` of an inline datacenter.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub events: Option<toml::Value>,
+    /// The workload: `file = "w.toml"`, or `[[workload.traffic]]` and
+    /// `[[workload.app]]` tables inline (the schema of `netheat workload
+    /// generate`).
+    #[schemars(with = "serde_json::Value")]
+    pub workload: Option<toml::Value>,
+}
+
+/// The JSON Schema of a scenario file (descriptions from the doc comments
+/// above), for the Python side's help and docs.
+pub fn schema() -> String {
+    let s = schemars::schema_for!(Sections);
+    serde_json::to_string_pretty(&s).unwrap_or_default()
+}

@@ -1,0 +1,727 @@
+//! A scenario on the flow-level engine.
+//!
+//! Every flow of the scenario starts through one [`DagRunner`]: application
+//! tasks are its DAGs, and open-loop flows become one-flow tasks (flows of a
+//! trace sharing a `task_id`, one task with a delay before each flow). The
+//! runner asks [`Decisions`] for every decision: the path (the routing
+//! policy, at the moment the flow starts), the priority class (the flow
+//! scheduler, which also hears task arrivals and completions and, for
+//! `fifo-lm`, the bytes large tasks have sent), the replicas of each
+//! block a `file-write` task writes (the storage policy) and the hosts of
+//! the tasks of a `compute-job`, which a migrating placement policy moves
+//! off hot ToRs while they run ([`crate::placement`]). When no decision
+//! depends on the run (ECMP with `fair-share` or `sff`), open-loop flows go
+//! straight into the engine instead, with the same route and class they
+//! would have been given: the scenario layer then costs nothing per flow.
+
+use std::collections::{BTreeMap, HashMap};
+
+use netheat_core::{HostId, LinkId, Routing};
+use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_flowsched::policy::{size_class, ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
+use netheat_subways::lb::ActiveFlow;
+use netheat_subways::{LoadBalancer, Net};
+use netheat_topology::Topology;
+use netheat_workloads::{DagRunner, FlowHooks, FlowRow, RunBudget, StepId, TaskDag};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::{RoutingPolicy, SchedulingPolicy};
+use crate::placement::{PlacementRun, Rewrite};
+use crate::result::{BlockOut, FlowOut, ScenarioResult, TaskOut};
+use crate::ScenarioError;
+use netheat_storage::placement::place_checked;
+use netheat_storage::{Cluster, PlacementRequest, Redundancy, ReplicaPlacement, View};
+
+/// Timer tokens of the decisions (the runner's count up from 0).
+const TOKEN_LB: u64 = u64::MAX;
+const TOKEN_POLL: u64 = u64::MAX - 1;
+const TOKEN_REPORT: u64 = u64::MAX - 2;
+const TOKEN_TICK: u64 = u64::MAX - 3;
+const TOKEN_DETECT: u64 = u64::MAX - 4;
+
+/// What the flow-engine run needs.
+pub struct FlowRun<'a> {
+    /// The datacenter.
+    pub topo: &'a Topology,
+    /// Open-loop flows, sorted by start.
+    pub flows: &'a [FlowRow],
+    /// Application tasks: (start, workload table, DAG).
+    pub tasks: Vec<(f64, usize, TaskDag)>,
+    /// Routing policy and its parameters.
+    pub routing: RoutingPolicy,
+    /// Load-balancing parameters.
+    pub lb: netheat_subways::LbParams,
+    /// Scheduling policy.
+    pub scheduling: SchedulingPolicy,
+    /// `fifo-lm` heavy threshold, bytes (resolved).
+    pub heavy_bytes: f64,
+    /// `fifo-lm` poll interval, seconds.
+    pub poll_s: f64,
+    /// Load balancers issuing task ids.
+    pub lbs: usize,
+    /// Utilization window, seconds.
+    pub window_s: f64,
+    /// Stop time, seconds.
+    pub until_s: Option<f64>,
+    /// Seed.
+    pub seed: u64,
+    /// Budget plan (windows the run may keep).
+    pub plan: RunBudget,
+    /// The storage policy, if any.
+    pub storage: Option<StorageRun>,
+    /// The placement policy, if any.
+    pub placement: Option<PlacementRun>,
+}
+
+/// The storage policy of a run: re-places the replicas of every block of
+/// a `file-write` task when the block's pipeline is about to start, with
+/// the network as it is then (Sinbad's reports come every `report_s`).
+pub struct StorageRun {
+    /// The policy.
+    pub policy: Box<dyn ReplicaPlacement>,
+    /// The storage view of the datacenter (topology link ids).
+    pub cluster: Cluster,
+    /// Report interval of link rates to the policy, seconds.
+    pub report_s: f64,
+    /// Storage-balance threshold.
+    pub balance: f64,
+    live: Vec<bool>,
+    used: Vec<f64>,
+    rng: ChaCha8Rng,
+    /// Per block placed: runner task id, its flow steps, the row so far.
+    placed: Vec<(u64, Vec<StepId>, BlockOut)>,
+    per_task: HashMap<u64, u32>,
+}
+
+impl StorageRun {
+    /// A storage run of `policy` on `cluster`.
+    pub fn new(
+        mut policy: Box<dyn ReplicaPlacement>,
+        cluster: Cluster,
+        report_s: f64,
+        balance: f64,
+        seed: u64,
+    ) -> Self {
+        policy.bind(&cluster);
+        let n = cluster.hosts.len();
+        Self {
+            policy,
+            cluster,
+            report_s,
+            balance,
+            live: vec![true; n],
+            used: vec![0.0; n],
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5707_a6e5),
+            placed: Vec::new(),
+            per_task: HashMap::new(),
+        }
+    }
+
+    /// Places the block whose pipeline hops are the flow steps in `ready`.
+    fn place(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) -> Result<(), String> {
+        use netheat_workloads::Step;
+        let chain: Vec<StepId> = ready.iter().copied().filter(|&s| matches!(dag.steps[s], Step::Flow { .. })).collect();
+        let Some(&first) = chain.first() else { return Ok(()) };
+        let Step::Flow { src: writer, bytes, .. } = dag.steps[first] else { return Ok(()) };
+        let k = chain.len();
+        let block = {
+            let c = self.per_task.entry(task_id).or_insert(0);
+            *c += 1;
+            *c - 1
+        };
+        let f = dag.min_racks.max(1) - 1;
+        // A writer that stores nothing (a compute host) is an external client.
+        let local = self.cluster.hosts[writer as usize].stores.then_some(writer);
+        let req = PlacementRequest {
+            file: task_id,
+            block: u64::from(block),
+            bytes,
+            writer: local,
+            redundancy: Redundancy::Replicate { r: k, f: f.min(k.saturating_sub(1)) },
+        };
+        let view =
+            View { cluster: &self.cluster, live: &self.live, host_used: &self.used, balance_threshold: self.balance };
+        let hosts = place_checked(self.policy.as_mut(), &req, &view, &mut self.rng)
+            .map_err(|e| format!("storage.policy: block {block} of task {task_id} cannot be placed: {e}"))?;
+        let mut prev = writer;
+        for (&step, &h) in chain.iter().zip(&hosts) {
+            let cap = self.cluster.hosts[h as usize].disk_write_bps;
+            dag.steps[step] = Step::Flow { src: prev, dst: h, bytes, rate_cap_bps: cap };
+            prev = h;
+            self.used[h as usize] += bytes;
+        }
+        let mut racks: Vec<u32> = hosts.iter().map(|&h| self.cluster.rack_of(h)).collect();
+        racks.sort_unstable();
+        racks.dedup();
+        let row = BlockOut {
+            task_id,
+            block,
+            bytes,
+            writer,
+            replicas: hosts.iter().map(u32::to_string).collect::<Vec<_>>().join(";"),
+            racks: racks.len() as u32,
+            start_s: now,
+            finish_s: f64::NAN,
+        };
+        self.placed.push((task_id, chain, row));
+        Ok(())
+    }
+}
+
+/// Per-task state the scheduler needs.
+struct TaskSched {
+    meta: TaskMeta,
+    /// Running flows: (engine id, receiver).
+    flows: Vec<(u64, HostId)>,
+    /// Bytes of completed flows.
+    bytes_done: f64,
+    bytes: f64,
+}
+
+/// The policies of a run, asked by the runner (see the module docs).
+pub struct Decisions<'n, 't> {
+    net: &'n Net<'t>,
+    lb: Option<Box<dyn LoadBalancer>>,
+    rng: ChaCha8Rng,
+    /// Running flows routed by the load balancer.
+    active: BTreeMap<u64, ActiveFlow>,
+    sched: Box<dyn FlowScheduler>,
+    ids: TaskIdAllocator,
+    tasks: HashMap<u64, TaskSched>,
+    /// Scheduler id to runner task id.
+    by_sched: HashMap<u64, u64>,
+    /// Flow id to its runner task id.
+    flow_task: HashMap<u64, u64>,
+    changes: Vec<ClassChange>,
+    watch: Vec<u64>,
+    heavy_bytes: f64,
+    polling: bool,
+    poll_s: f64,
+    next_lb: usize,
+    lbs: usize,
+    /// Tasks in the runner, started, and started but not finished.
+    total_tasks: usize,
+    started: usize,
+    running: usize,
+    /// The storage policy, if any.
+    storage: Option<StorageRun>,
+    /// The placement policy, if any.
+    placement: Option<PlacementRun>,
+    /// Counters for `stats.json`.
+    rebinds: u64,
+    class_changes: u64,
+    /// Whether the placement's utilization ticks go on.
+    ticking: bool,
+    error: Option<String>,
+}
+
+impl Decisions<'_, '_> {
+    fn place_blocks(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        if dag.kind != "file-write" {
+            return;
+        }
+        if let Some(st) = self.storage.as_mut() {
+            if let Err(e) = st.place(now, task_id, dag, ready) {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    fn apply(&mut self, ctx: &mut Ctx<'_, '_>) {
+        for (sid, dom, class) in std::mem::take(&mut self.changes) {
+            let Some(tid) = self.by_sched.get(&sid) else { continue };
+            let Some(t) = self.tasks.get(tid) else { continue };
+            for &(fid, dst) in &t.flows {
+                if dst == dom {
+                    self.class_changes += 1;
+                    if let Err(e) = ctx.set_priority(fid, class) {
+                        self.error.get_or_insert(e.to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    fn flow_done(&mut self, flow: &FlowRecord) {
+        if let Some(p) = self.placement.as_mut() {
+            p.flow_done(flow.finish_s, flow.id);
+        }
+        self.active.remove(&flow.id);
+        if let Some(tid) = self.flow_task.remove(&flow.id) {
+            if let Some(t) = self.tasks.get_mut(&tid) {
+                t.flows.retain(|&(f, _)| f != flow.id);
+                t.bytes_done += flow.bytes;
+            }
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        let now = ctx.now();
+        if token == TOKEN_LB {
+            let Some(lb) = self.lb.as_mut() else { return };
+            if !self.active.is_empty() {
+                let active: Vec<ActiveFlow> = self.active.values().cloned().collect();
+                let moves = {
+                    let rate = |l: LinkId| ctx.link_rate_bps(l);
+                    lb.on_period(self.net, now, &rate, &active, &mut self.rng)
+                };
+                for (id, path) in moves {
+                    match ctx.rebind_explicit(id, path.clone()) {
+                        Ok(()) => {
+                            self.rebinds += 1;
+                            if let Some(f) = self.active.get_mut(&id) {
+                                f.path = path;
+                            }
+                        }
+                        Err(e) => {
+                            self.error.get_or_insert(e.to_string());
+                        }
+                    }
+                }
+            }
+            // Keep sampling while anything can still send.
+            // (Stranded flows, at rate 0 with no path, do not count: they
+            // would keep an otherwise finished run alive forever.)
+            let moving = self.active.keys().any(|&f| ctx.flow_rate_bps(f).is_some_and(|r| r > 0.0));
+            let busy = moving || self.started < self.total_tasks || (self.running > 0 && self.active.is_empty());
+            if let (Some(p), true) = (lb.period_s(), busy) {
+                if let Err(e) = ctx.schedule_timer(now + p, TOKEN_LB) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
+        } else if token == TOKEN_REPORT {
+            let busy = self.started < self.total_tasks || self.running > 0;
+            if let Some(st) = self.storage.as_mut() {
+                let rates: Vec<Option<f64>> =
+                    (0..st.cluster.link_bps.len() as LinkId).map(|l| Some(ctx.link_rate_bps(l))).collect();
+                st.policy.observe(now, &rates);
+                if busy {
+                    if let Err(e) = ctx.schedule_timer(now + st.report_s, TOKEN_REPORT) {
+                        self.error.get_or_insert(e.to_string());
+                    }
+                }
+            }
+        } else if token == TOKEN_TICK {
+            let topo = self.net.topo;
+            let waiting = self.started < self.total_tasks;
+            let Some(p) = self.placement.as_mut() else { return };
+            // Keep sampling while compute flows move or tasks are to come
+            // (flows stranded by a failure do not keep the run alive).
+            self.ticking = p.tick(topo, ctx) || waiting;
+            if self.ticking {
+                if let Err(e) = ctx.schedule_timer(now + p.params.tick_s, TOKEN_TICK) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
+        } else if token == TOKEN_DETECT {
+            let topo = self.net.topo;
+            let Some(p) = self.placement.as_mut() else { return };
+            let rewrites = p.detect(topo, ctx);
+            let period = p.params.detect_s;
+            self.move_flows(ctx, rewrites);
+            // Detection stops with the samples.
+            if self.ticking {
+                if let Err(e) = ctx.schedule_timer(now + period, TOKEN_DETECT) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
+        } else if token == TOKEN_POLL {
+            // fifo-lm: report the exact bytes sent by each large task.
+            let mut still = Vec::new();
+            for tid in std::mem::take(&mut self.watch) {
+                let Some(t) = self.tasks.get(&tid) else { continue };
+                let sent = t.bytes_done + t.flows.iter().filter_map(|&(f, _)| ctx.flow_bytes_sent(f)).sum::<f64>();
+                let sid = t.meta.id;
+                self.sched.task_progress(sid, sent, &mut self.changes);
+                // Past the threshold the policy has marked it heavy for good.
+                if sent <= self.heavy_bytes {
+                    still.push(tid);
+                }
+            }
+            self.apply(ctx);
+            self.watch = still;
+            if self.watch.is_empty() {
+                self.polling = false;
+            } else if let Err(e) = ctx.schedule_timer(now + self.poll_s, TOKEN_POLL) {
+                self.error.get_or_insert(e.to_string());
+            }
+        }
+    }
+}
+
+impl FlowHooks for Decisions<'_, '_> {
+    fn steps_ready(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        self.place_blocks(ctx.now(), task_id, dag, ready);
+    }
+
+    fn task_started(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        if let Some(p) = self.placement.as_mut() {
+            if let Err(e) = p.place_job(self.net.topo, ctx, task_id, dag) {
+                self.error.get_or_insert(e);
+            }
+        }
+        self.place_blocks(ctx.now(), task_id, dag, ready);
+        let lb = self.next_lb % self.lbs.max(1);
+        self.next_lb += 1;
+        self.started += 1;
+        self.running += 1;
+        let meta = TaskMeta { id: self.ids.next(lb), bytes: dag.bytes() };
+        let domains: Vec<HostId> = dag
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                netheat_workloads::Step::Flow { dst, .. } => Some(*dst),
+                _ => None,
+            })
+            .collect();
+        self.sched.task_arrived(&meta, &domains, &mut self.changes);
+        self.apply(ctx);
+        self.by_sched.insert(meta.id, task_id);
+        self.tasks.insert(task_id, TaskSched { meta, flows: Vec::new(), bytes_done: 0.0, bytes: meta.bytes });
+        if let Some(th) = self.sched.heavy_threshold() {
+            if meta.bytes > th {
+                self.watch.push(task_id);
+                if !self.polling {
+                    self.polling = true;
+                    if let Err(e) = ctx.schedule_timer(ctx.now() + self.poll_s, TOKEN_POLL) {
+                        self.error.get_or_insert(e.to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    fn flow(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) -> FlowSpec {
+        let _ = ctx;
+        if let Some(p) = self.placement.as_mut() {
+            p.flow_started(task_id, spec.id, spec.src, spec.dst, spec.bytes, spec.rate_cap_bps);
+        }
+        self.route_and_class(task_id, spec)
+    }
+
+    fn task_finished(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
+        if let Some(p) = self.placement.as_mut() {
+            p.job_finished(ctx.now(), task_id);
+        }
+        self.running = self.running.saturating_sub(1);
+        if let Some(t) = self.tasks.remove(&task_id) {
+            let _ = t.bytes;
+            self.by_sched.remove(&t.meta.id);
+            self.sched.task_completed(t.meta.id, &mut self.changes);
+            self.apply(ctx);
+        }
+    }
+}
+
+impl Decisions<'_, '_> {
+    /// The route (load balancer) and priority class (scheduler) of a flow of
+    /// task `task_id` about to start.
+    fn route_and_class(&mut self, task_id: u64, mut spec: FlowSpec) -> FlowSpec {
+        if let Some(lb) = self.lb.as_mut() {
+            if spec.src != spec.dst {
+                spec.route = lb.route(self.net, spec.src, spec.dst, &mut self.rng);
+                let path = match &spec.route {
+                    Route::Explicit(p) => p.clone(),
+                    _ => Vec::new(),
+                };
+                self.active.insert(spec.id, ActiveFlow { id: spec.id, src: spec.src, dst: spec.dst, path });
+            }
+        }
+        if let Some(t) = self.tasks.get_mut(&task_id) {
+            spec.priority = self.sched.flow_class(&t.meta, spec.dst, spec.bytes);
+            t.flows.push((spec.id, spec.dst));
+            self.flow_task.insert(spec.id, task_id);
+        }
+        spec
+    }
+
+    /// Cancels the flows of moved tasks and starts, from or to their new
+    /// hosts, flows of the bytes they had not delivered.
+    fn move_flows(&mut self, ctx: &mut Ctx<'_, '_>, rewrites: Vec<Rewrite>) {
+        let now = ctx.now();
+        for rw in rewrites {
+            if let Err(e) = ctx.cancel_flow(rw.old) {
+                self.error.get_or_insert(e.to_string());
+                continue;
+            }
+            self.active.remove(&rw.old);
+            if let Some(tid) = self.flow_task.remove(&rw.old) {
+                if let Some(t) = self.tasks.get_mut(&tid) {
+                    t.flows.retain(|&(f, _)| f != rw.old);
+                    t.bytes_done += rw.sent;
+                }
+            }
+            let mut spec = FlowSpec::new(rw.new, rw.src, rw.dst, rw.bytes, now, Route::Ecmp).with_task(rw.task_id);
+            spec.rate_cap_bps = rw.cap;
+            let spec = self.route_and_class(rw.task_id, spec);
+            if let Err(e) = ctx.add_flow(spec) {
+                self.error.get_or_insert(e.to_string());
+            }
+        }
+    }
+}
+
+/// The runner and the decisions, as one engine controller.
+struct Runtime<'n, 't> {
+    runner: DagRunner,
+    decide: Decisions<'n, 't>,
+}
+
+impl Controller for Runtime<'_, '_> {
+    fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+        // A flow carrying on a moved task's bytes finishes the runner's step.
+        let id = self.decide.placement.as_ref().map_or(flow.id, |p| p.runner_flow(flow.id));
+        self.decide.flow_done(flow);
+        if id == flow.id {
+            self.runner.on_flow_complete_with(ctx, flow, &mut self.decide);
+        } else {
+            let rec = FlowRecord { id, ..flow.clone() };
+            self.runner.on_flow_complete_with(ctx, &rec, &mut self.decide);
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        if self.runner.owns_timer(token) {
+            self.runner.on_timer_with(ctx, token, &mut self.decide);
+        } else {
+            self.decide.on_timer(ctx, token);
+        }
+    }
+}
+
+/// Whether open-loop flows need the runner (a decision depends on the run).
+fn dynamic(r: &FlowRun<'_>) -> bool {
+    r.routing != RoutingPolicy::Ecmp || !matches!(r.scheduling, SchedulingPolicy::FairShare | SchedulingPolicy::Sff)
+}
+
+/// Runs `r`; `progress(done, total)` is called now and then and stops the
+/// run when it returns `false` (Ctrl-C).
+pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<ScenarioResult, ScenarioError> {
+    let topo = r.topo;
+    let routing: &dyn Routing = topo;
+    let net = Net::new(topo);
+    let lb = match r.routing {
+        RoutingPolicy::Ecmp => None,
+        p => Some(netheat_subways::load_balancer(p.tag(), &r.lb)?),
+    };
+    let sched = netheat_flowsched::policy_by_tag(r.scheduling.tag(), r.heavy_bytes)?;
+    let dynamic = dynamic(&r);
+
+    // Ids: open-loop flows keep theirs; runner flows come after them.
+    let flow_base = r.flows.iter().map(|f| f.flow_id + 1).max().unwrap_or(0);
+    let task_base = r.flows.iter().filter_map(|f| f.task_id).map(|t| t + 1).max().unwrap_or(0);
+    let mut runner = DagRunner::with_id_bases(flow_base, 0, task_base);
+    // Runner flow index -> original open-loop flow id (dynamic runs).
+    let mut open_tasks: Vec<(Option<u64>, Vec<u64>)> = Vec::new();
+    let mut app_tables: Vec<usize> = Vec::new();
+
+    let cfg = SimConfig { window_s: r.window_s, seed: r.seed, max_windows: r.plan.max_windows, ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
+    for e in topo.events() {
+        sim.schedule_capacity(e.time_s, e.link, e.capacity_bps)?;
+    }
+    if dynamic {
+        // Group open-loop flows into tasks: by trace task id, else one each.
+        let mut groups: BTreeMap<u64, Vec<&FlowRow>> = BTreeMap::new();
+        let mut singles = Vec::new();
+        for f in r.flows {
+            match f.task_id {
+                Some(t) => groups.entry(t).or_default().push(f),
+                None => singles.push(f),
+            }
+        }
+        let mut open: Vec<(f64, Vec<&FlowRow>)> = groups.into_values().map(|v| (v[0].start_s, v)).collect();
+        open.extend(singles.into_iter().map(|f| (f.start_s, vec![f])));
+        open.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (start, rows) in open {
+            let mut dag = TaskDag::new(if rows[0].task_id.is_some() { "trace" } else { "flow" });
+            for f in &rows {
+                let after: Vec<StepId> =
+                    if f.start_s > start { vec![dag.delay(f.start_s - start, &[])] } else { Vec::new() };
+                match f.rate_cap_bps {
+                    Some(c) => dag.capped_flow(f.src, f.dst, f.bytes, c, &after),
+                    None => dag.flow(f.src, f.dst, f.bytes, &after),
+                };
+            }
+            open_tasks.push((rows[0].task_id, rows.iter().map(|f| f.flow_id).collect()));
+            runner.add_task(start, dag);
+        }
+    } else {
+        for f in r.flows {
+            let class = match r.scheduling {
+                SchedulingPolicy::Sff => size_class(f.bytes),
+                _ => f.priority,
+            };
+            let mut s = FlowSpec::new(f.flow_id, f.src, f.dst, f.bytes, f.start_s, Route::Ecmp)
+                .with_priority(class)
+                .with_weight(f.weight);
+            if let Some(c) = f.rate_cap_bps {
+                s = s.with_rate_cap(c);
+            }
+            if let Some(t) = f.task_id {
+                s = s.with_task(t);
+            }
+            sim.add_flow(s)?;
+        }
+    }
+    let n_open_tasks = open_tasks.len();
+    let r_app_flows: u64 = r.tasks.iter().map(|t| t.2.num_flows() as u64).sum();
+    for (start, table, dag) in r.tasks {
+        app_tables.push(table);
+        runner.add_task(start, dag);
+    }
+    runner.install(&mut sim)?;
+    let period = lb.as_ref().and_then(|l| l.period_s());
+    if let Some(p) = period {
+        sim.schedule_timer(p, TOKEN_LB)?;
+    }
+    let total = r.flows.len() as u64 + r_app_flows;
+    if let Some(st) = &r.storage {
+        sim.schedule_timer(st.report_s, TOKEN_REPORT)?;
+    }
+    let ticking = r.placement.as_ref().is_some_and(PlacementRun::migrates);
+    if let Some(p) = r.placement.as_ref().filter(|p| p.migrates()) {
+        // As netheat-sched's scheduler: samples from half a tick, windows from one.
+        sim.schedule_timer(p.params.tick_s / 2.0, TOKEN_TICK)?;
+        sim.schedule_timer(p.params.detect_s, TOKEN_DETECT)?;
+    }
+    let decide = Decisions {
+        net: &net,
+        lb,
+        rng: ChaCha8Rng::seed_from_u64(r.seed ^ 0x5ce7_a210),
+        active: BTreeMap::new(),
+        sched,
+        ids: TaskIdAllocator::new(r.lbs),
+        tasks: HashMap::new(),
+        by_sched: HashMap::new(),
+        flow_task: HashMap::new(),
+        changes: Vec::new(),
+        watch: Vec::new(),
+        heavy_bytes: r.heavy_bytes,
+        polling: false,
+        poll_s: r.poll_s,
+        next_lb: 0,
+        lbs: r.lbs,
+        total_tasks: runner.num_tasks(),
+        started: 0,
+        running: 0,
+        rebinds: 0,
+        class_changes: 0,
+        storage: r.storage,
+        placement: r.placement,
+        ticking,
+        error: None,
+    };
+    let mut rt = Runtime { runner, decide };
+    let mut steps = 0u32;
+    let mut stopped = None;
+    while let Some(t) = sim.next_event_time() {
+        if r.until_s.is_some_and(|u| t > u) {
+            stopped = r.until_s;
+            break;
+        }
+        r.plan.check_reached(t, r.window_s).map_err(ScenarioError::Budget)?;
+        sim.run_until(&mut rt, t);
+        steps = steps.wrapping_add(1);
+        if steps.is_multiple_of(1024) && !progress(sim.stats().flows_completed, total) {
+            return Err(ScenarioError::Interrupted);
+        }
+    }
+    if let Some(e) = rt.runner.error() {
+        return Err(ScenarioError::Run(format!("an application task could not start a step: {e}")));
+    }
+    if let Some(e) = &rt.decide.error {
+        return Err(ScenarioError::Run(e.clone()));
+    }
+    let Runtime { runner, decide } = rt;
+    let res = sim.finish();
+    let _ = stopped;
+
+    // Flows: original ids for open-loop flows run as tasks.
+    let mut flows = Vec::with_capacity(res.flows.len());
+    for f in &res.flows {
+        let mut id = f.id;
+        let mut task = f.task_id;
+        if dynamic && f.id >= flow_base {
+            if let Some((ti, step)) = runner.flow_step(f.id) {
+                if ti < n_open_tasks {
+                    // Step k of an open task is flow k (delays come before their flow).
+                    let (tid, rows) = &open_tasks[ti];
+                    id = rows[runner_flow_ordinal(&runner, ti, step)];
+                    task = *tid;
+                }
+            }
+        }
+        let mut row = FlowOut::from_record(f, id, task);
+        if let Some(&(t, sent)) = decide.placement.as_ref().and_then(|p| p.cut.get(&f.id)) {
+            // Cut by a migration: what it delivered until then.
+            row.bytes = sent;
+            row.finish_s = t;
+            row.fct_s = t - row.start_s;
+        }
+        flows.push(row);
+    }
+    flows.sort_by_key(|f| f.flow_id);
+    let mut tasks = Vec::new();
+    for (i, rec) in runner.records().into_iter().enumerate() {
+        if i < n_open_tasks {
+            continue;
+        }
+        tasks.push(TaskOut {
+            task_id: runner.task_id_base() + i as u64,
+            kind: rec.kind.to_string(),
+            table: app_tables[i - n_open_tasks] as i64,
+            start_s: rec.start_s,
+            finish_s: rec.finish_s,
+            flows: rec.flows as u64,
+            bytes: rec.bytes,
+        });
+    }
+    let mut out = ScenarioResult::new("flow");
+    if let Some(st) = decide.storage {
+        let recs = runner.records();
+        for (task_id, chain, mut row) in st.placed {
+            let rec = &recs[(task_id - runner.task_id_base()) as usize];
+            row.finish_s = chain.iter().map(|&s| rec.step_finish_s[s]).fold(f64::NEG_INFINITY, |a, b| {
+                if a.is_nan() || b.is_nan() {
+                    f64::NAN
+                } else {
+                    a.max(b)
+                }
+            });
+            out.blocks.push(row);
+        }
+    }
+    if let Some(p) = decide.placement.as_ref() {
+        out.placements = p.placements.clone();
+        out.migrations = p.migrations.clone();
+        out.stat("placements", p.placements.iter().filter(|x| !x.migrated).count() as f64);
+        out.stat("migrations", p.migrations.len() as f64);
+        out.stat("placement_overcommits", p.overcommits as f64);
+    }
+    out.tasks = crate::result::trace_tasks(&flows, task_base);
+    out.tasks.extend(tasks);
+    out.flows = flows;
+    out.window_s = r.window_s;
+    for s in res.link_windows.iter() {
+        out.links.push((s.link, s.window, s.utilization));
+    }
+    let st = &res.stats;
+    out.stat("flows", res.flows.len() as f64);
+    out.stat("completed", st.flows_completed as f64);
+    out.stat("stranded", st.stranded as f64);
+    out.stat("events", st.events as f64);
+    out.stat("end_s", res.end_s);
+    out.stat("windows", if res.end_s > 0.0 { (res.end_s / r.window_s).ceil() } else { 0.0 });
+    out.stat("rebinds", decide.rebinds as f64);
+    out.stat("detours", decide.lb.as_ref().map_or(0, |l| l.detours()) as f64);
+    out.stat("class_changes", decide.class_changes as f64);
+    out.stat("reroutes", st.reroutes as f64);
+    Ok(out)
+}
+
+/// Position of `step` among the flow steps of task `ti`.
+fn runner_flow_ordinal(runner: &DagRunner, ti: usize, step: usize) -> usize {
+    runner.dag(ti).steps[..step].iter().filter(|s| matches!(s, netheat_workloads::Step::Flow { .. })).count()
+}

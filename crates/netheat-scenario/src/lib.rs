@@ -1,0 +1,369 @@
+//! One scenario model: any datacenter, any workload, any stack of policies.
+//!
+//! A [`Scenario`] is one TOML file ([`config`] holds its sections) read into
+//! a built datacenter, a generated workload and the policies of each kind of
+//! decision ([`doc`]); [`Scenario::run`] runs it on the flow engine
+//! ([`flow`]) or the packet engine ([`packet`]) and returns the same
+//! per-entity tables either way ([`result`]).
+//!
+//! ```text
+//! scenario.toml ──doc──▶ Parts { sections, topology, workload }
+//!                          │ check(): combinations that mean something
+//!                          ▼
+//!        flow engine: DagRunner + Decisions (routing, scheduling, storage,
+//!                     placement)
+//!        packet engine: flows with the transport of [transport]
+//!                          ▼
+//!        ScenarioResult { flows, tasks, links, queues, blocks, placements,
+//!                         migrations, stats }
+//! ```
+//!
+//! Combinations that mean nothing (a transport on the flow engine, a flow
+//! scheduler on the packet engine, a storage policy without file writes, a
+//! placement policy without compute jobs)
+//! are refused before anything runs, naming both keys.
+
+pub mod config;
+pub mod doc;
+pub mod flow;
+pub mod packet;
+pub mod placement;
+pub mod result;
+
+use std::path::Path;
+
+use netheat_config::ConfigError;
+use netheat_core::budget;
+use netheat_data::DataDir;
+use netheat_workloads::RunBudget;
+use thiserror::Error;
+
+pub use config::{
+    schema, EngineKind, PlacementObjective, PlacementPolicyKind, RoutingPolicy, SchedulingPolicy, Sections,
+    StoragePolicy, TransportKind,
+};
+pub use doc::{Parts, ScenarioDoc};
+pub use result::{BlockOut, FlowOut, MigrationOut, PlacementOut, QueueOut, ScenarioResult, TaskOut};
+
+/// Why a scenario did not run.
+#[derive(Debug, Error)]
+pub enum ScenarioError {
+    /// The scenario file (or an override) is wrong: `file:line:col: key: reason`.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The run would outgrow the memory budget.
+    #[error("{0}")]
+    Budget(String),
+    /// The memory budget could not be read.
+    #[error(transparent)]
+    BudgetSetting(#[from] budget::BudgetError),
+    /// The flow engine refused something.
+    #[error(transparent)]
+    Engine(#[from] netheat_engine::EngineError),
+    /// A routing policy could not be built.
+    #[error(transparent)]
+    Routing(#[from] netheat_subways::SubwaysError),
+    /// A flow scheduler could not be built.
+    #[error(transparent)]
+    Scheduling(#[from] netheat_flowsched::FlowschedError),
+    /// The packet engine refused something.
+    #[error(transparent)]
+    Packet(#[from] netheat_packet::PacketError),
+    /// A storage policy could not be built or failed.
+    #[error(transparent)]
+    Storage(#[from] netheat_storage::StorageError),
+    /// A placement policy could not be built.
+    #[error(transparent)]
+    Placement(#[from] netheat_sched::SchedError),
+    /// A decision failed during the run.
+    #[error("the run stopped: {0}")]
+    Run(String),
+    /// The caller asked to stop (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// A scenario ready to run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    doc: ScenarioDoc,
+}
+
+impl Scenario {
+    /// Reads a scenario file.
+    pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
+        Ok(Self { doc: ScenarioDoc::read(path)? })
+    }
+
+    /// A scenario from text; `file` names it in messages and relative
+    /// paths resolve against `base`.
+    pub fn from_text(text: &str, file: &str, base: &Path) -> Self {
+        Self { doc: ScenarioDoc::from_text(text, file, base) }
+    }
+
+    /// The same scenario with the dotted key `key` set to a TOML value
+    /// written as text (`"adaptive"`, `4`, `"10Gbps"`).
+    pub fn with_override(self, key: &str, value_toml: &str) -> Result<Self, ScenarioError> {
+        Ok(Self { doc: self.doc.with_override(key, value_toml)? })
+    }
+
+    /// The document (file, text, overrides).
+    pub fn doc(&self) -> &ScenarioDoc {
+        &self.doc
+    }
+
+    /// Reads the sections, builds the datacenter, generates the workload
+    /// and checks the combination.
+    pub fn parts(&self, data: &DataDir) -> Result<Parts, ScenarioError> {
+        let parts = self.doc.parts(data)?;
+        self.check(&parts)?;
+        Ok(parts)
+    }
+
+    /// Refuses combinations that mean nothing, naming both keys.
+    fn check(&self, p: &Parts) -> Result<(), ScenarioError> {
+        let s = &p.sections;
+        let engine = s.scenario.engine;
+        let at = |key: &str, reason: String| ScenarioError::Config(self.doc.at(key, reason));
+        match engine {
+            EngineKind::Flow => {
+                if s.transport.is_some() {
+                    return Err(at(
+                        "transport",
+                        "a transport needs `scenario.engine = \"packet\"`; the flow engine moves fluid flows without one".into(),
+                    ));
+                }
+                if s.packet.is_some() {
+                    return Err(at("packet", "[packet] sets switch buffers of `scenario.engine = \"packet\"`".into()));
+                }
+            }
+            EngineKind::Packet => {
+                if let Some(sc) = &s.scheduling {
+                    if sc.policy != SchedulingPolicy::FairShare {
+                        return Err(at(
+                            "scheduling.policy",
+                            format!(
+                                "`{}` runs on `scenario.engine = \"flow\"` (the idealized schedulers set flow priority classes); on the packet engine priorities come from `transport.kind = \"pias\"`",
+                                sc.policy.tag()
+                            ),
+                        ));
+                    }
+                }
+                if s.routing.as_ref().is_some_and(|r| r.policy == RoutingPolicy::Detour) {
+                    return Err(at(
+                        "routing.policy",
+                        "`detour` runs on `scenario.engine = \"flow\"`; the packet engine offers `ecmp` and per-packet `adaptive`".into(),
+                    ));
+                }
+                if s.storage.is_some() {
+                    return Err(at(
+                        "storage",
+                        "storage policies place the blocks of `file-write` tasks on `scenario.engine = \"flow\"`"
+                            .into(),
+                    ));
+                }
+                if s.placement.is_some() {
+                    return Err(at(
+                        "placement",
+                        "placement policies place the tasks of `compute-job` applications on `scenario.engine = \"flow\"`"
+                            .into(),
+                    ));
+                }
+                if !p.workload.tasks.is_empty() {
+                    return Err(at(
+                        "workload.app",
+                        "application tasks (DAGs of flows) run on `scenario.engine = \"flow\"`; the packet engine runs open-loop `[[workload.traffic]]`".into(),
+                    ));
+                }
+            }
+        }
+        if s.storage.is_some() && !p.workload.tasks.iter().any(|t| t.2.kind == "file-write") {
+            return Err(at(
+                "storage.policy",
+                "there is nothing to place: add a `[[workload.app]]` with `kind = \"file-write\"`".into(),
+            ));
+        }
+        if s.placement.is_some() && !p.workload.tasks.iter().any(|t| t.2.job.is_some()) {
+            return Err(at(
+                "placement.policy",
+                "there is nothing to place: add a `[[workload.app]]` with `kind = \"compute-job\"` to the workload"
+                    .into(),
+            ));
+        }
+        if p.workload.flows.is_empty() && p.workload.tasks.is_empty() {
+            return Err(at("workload", "the workload generated no flow and no task".into()));
+        }
+        Ok(())
+    }
+
+    /// Runs the scenario. `progress(done, total)` is called about every
+    /// thousand engine steps; returning `false` stops the run
+    /// ([`ScenarioError::Interrupted`]).
+    pub fn run(
+        &self,
+        data: &DataDir,
+        progress: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<ScenarioResult, ScenarioError> {
+        let parts = self.parts(data)?;
+        self.run_parts(parts, progress)
+    }
+
+    /// Runs already resolved parts (see [`Scenario::parts`]).
+    pub fn run_parts(
+        &self,
+        parts: Parts,
+        progress: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<ScenarioResult, ScenarioError> {
+        let Parts { sections: s, topology, topology_source, workload } = parts;
+        let topo = &*topology;
+        let seed = s.scenario.seed;
+        let mut notes = workload.notes.clone();
+        notes.extend(netheat_workloads::same_host_note(&workload.flows, &|i| format!("flow {i}")));
+        let mut out = match s.scenario.engine {
+            EngineKind::Flow => {
+                let window_s = s.scenario.window.map_or(1.0, |d| d.0);
+                let total =
+                    workload.flows.len() as u64 + workload.tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
+                let plan = RunBudget::new(topo, total, budget::memory_budget()?)
+                    .map_err(|e| ScenarioError::Budget(e.to_string()))?;
+                let lbp = netheat_subways::LbParams::default();
+                let r = s.routing.clone();
+                let lb = match &r {
+                    None => lbp,
+                    Some(r) => netheat_subways::LbParams {
+                        t_rebind_s: r.period.map_or(lbp.t_rebind_s, |d| d.0),
+                        ewma_weight: r.ewma_weight.unwrap_or(lbp.ewma_weight),
+                        aggressiveness: r.aggressiveness.unwrap_or(lbp.aggressiveness),
+                        hot_threshold: r.hot_threshold.unwrap_or(lbp.hot_threshold),
+                        t_duration_s: r.hot_duration.map_or(lbp.t_duration_s, |d| d.0),
+                        detour_share: r.detour_share.unwrap_or(lbp.detour_share),
+                        max_intermediate: r.max_intermediate.unwrap_or(lbp.max_intermediate),
+                    },
+                };
+                lb.validate().map_err(|e| self.doc.at("routing", e.to_string()))?;
+                let sc = s.scheduling.clone();
+                let scheduling = sc.as_ref().map_or(SchedulingPolicy::FairShare, |x| x.policy);
+                let heavy_bytes = match &sc {
+                    Some(x) if x.policy == SchedulingPolicy::FifoLm => match x.heavy_threshold {
+                        Some(b) => b.0,
+                        None => {
+                            if !(0.0..=1.0).contains(&x.heavy_percentile) {
+                                return Err(ScenarioError::Config(
+                                    self.doc.at("scheduling.heavy-percentile", "must be within 0-1"),
+                                ));
+                            }
+                            let mut sizes: Vec<f64> = workload.tasks.iter().map(|t| t.2.bytes()).collect();
+                            sizes.extend(trace_task_sizes(&workload.flows));
+                            netheat_flowsched::policy::percentile(&sizes, x.heavy_percentile)
+                        }
+                    },
+                    _ => f64::INFINITY,
+                };
+                if let Some(x) = &sc {
+                    if x.load_balancers == 0 {
+                        return Err(ScenarioError::Config(
+                            self.doc.at("scheduling.load-balancers", "must be at least 1"),
+                        ));
+                    }
+                }
+                let run = flow::FlowRun {
+                    topo,
+                    flows: &workload.flows,
+                    tasks: workload.tasks,
+                    routing: r.as_ref().map_or(RoutingPolicy::Ecmp, |x| x.policy),
+                    lb,
+                    scheduling,
+                    heavy_bytes,
+                    poll_s: sc.as_ref().and_then(|x| x.poll_interval).map_or(100e-6, |d| d.0),
+                    lbs: sc.as_ref().map_or(1, |x| x.load_balancers),
+                    window_s,
+                    until_s: s.scenario.duration.map(|d| d.0),
+                    seed,
+                    plan,
+                    storage: match &s.storage {
+                        None => None,
+                        Some(st) => {
+                            let d = netheat_storage::PolicyConfig::default();
+                            let cfg = netheat_storage::PolicyConfig {
+                                delta_s: st.report_interval.map_or(d.delta_s, |x| x.0),
+                                alpha: st.ewma_weight.unwrap_or(d.alpha),
+                                threshold_bytes: st.small_block.map_or(d.threshold_bytes, |x| x.0),
+                            };
+                            let cluster = netheat_storage::Cluster::from_topology(topo)?;
+                            let policy = netheat_storage::make_policy(st.policy.tag(), &cfg)?;
+                            Some(flow::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed))
+                        }
+                    },
+                    placement: match &s.placement {
+                        None => None,
+                        Some(pl) => Some(self.placement(pl, topo, seed)?),
+                    },
+                };
+                let mut out = flow::run_flow(run, progress)?;
+                if scheduling == SchedulingPolicy::FifoLm {
+                    out.stat("heavy_threshold_bytes", heavy_bytes);
+                }
+                out
+            }
+            EngineKind::Packet => packet::run_packet(topo, &workload.flows, &s, progress)?,
+        };
+        out.notes.splice(0..0, notes);
+        out.stat("seed", seed as f64);
+        out.stats.insert("hosts".into(), topo.hosts().len() as f64);
+        out.notes.push(format!("datacenter: {topology_source}"));
+        Ok(out)
+    }
+}
+
+impl Scenario {
+    /// The placement run of `[placement]`: the keys left out take
+    /// netheat-sched's `ClusterParams::default()`.
+    fn placement(
+        &self,
+        pl: &config::PlacementSection,
+        topo: &netheat_topology::Topology,
+        seed: u64,
+    ) -> Result<placement::PlacementRun, ScenarioError> {
+        let d = netheat_sched::ClusterParams::default();
+        let at = |key: &str, reason: &str| ScenarioError::Config(self.doc.at(key, reason));
+        let params = placement::PlacementParams {
+            candidates: pl.candidates.unwrap_or(d.candidates),
+            hot_threshold: pl.hot_threshold.unwrap_or(d.hot_threshold),
+            tick_s: pl.tick.map_or(d.tick_s, |x| x.0),
+            detect_s: pl.detect.map_or(d.detect_s, |x| x.0),
+            budget_per_window: pl.budget_per_window.unwrap_or(d.budget_per_window),
+        };
+        if params.candidates == 0 {
+            return Err(at("placement.candidates", "must be at least 1"));
+        }
+        if !(params.hot_threshold.is_finite() && params.hot_threshold > 0.0) {
+            return Err(at("placement.hot-threshold", "must be a utilization above 0"));
+        }
+        for (key, v) in [("placement.tick", params.tick_s), ("placement.detect", params.detect_s)] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(at(key, "must be a positive duration"));
+            }
+        }
+        let objectives = match &pl.objectives {
+            None => d.objectives,
+            Some(o) => o.iter().map(|x| x.objective()).collect(),
+        };
+        let policy = netheat_sched::placement_policy(pl.policy.tag(), &objectives)?;
+        Ok(placement::PlacementRun::new(policy, params, topo, seed))
+    }
+}
+
+/// Total bytes of each trace task (flows sharing a `task_id`) and of each
+/// lone open-loop flow: the task sizes a `fifo-lm` threshold is drawn from.
+fn trace_task_sizes(flows: &[netheat_workloads::FlowRow]) -> Vec<f64> {
+    let mut by: std::collections::BTreeMap<u64, f64> = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for f in flows {
+        match f.task_id {
+            Some(t) => *by.entry(t).or_default() += f.bytes,
+            None => out.push(f.bytes),
+        }
+    }
+    out.extend(by.into_values());
+    out
+}

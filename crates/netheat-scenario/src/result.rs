@@ -1,0 +1,241 @@
+//! What a scenario run produces: per-entity rows with the same columns
+//! whichever engine ran, and run statistics.
+//!
+//! Tables (their Parquet files are named after them):
+//! * `flows`: one row per flow: `flow_id, src, dst, bytes, start_s,
+//!   finish_s, fct_s, task_id (-1: none), priority, path_id (-1: explicit)`;
+//! * `tasks`: one row per task: application tasks of the workload (their
+//!   `kind`) and flows of a trace that share a `task_id` (`kind = "trace"`):
+//!   `task_id, kind, table (-1: trace), start_s, finish_s, tct_s, flows, bytes`;
+//! * `links`: utilization of every directed link that carried bytes, per
+//!   window: `link, window, utilization`;
+//! * `queues` (packet engine): per directed link, `link, mean_queue_bytes,
+//!   max_queue_bytes, drops, marks, tx_bytes`;
+//! * `blocks` (storage policies): per block written, `task_id, file, block,
+//!   bytes, writer, replicas, racks, start_s, finish_s, write_s`;
+//! * `placements` (`[placement]`): one row per stay of a task of a
+//!   `compute-job` on a host: `task_id` (its job's row in `tasks`), `job`
+//!   (compute jobs numbered in start order), `task` (index in the job),
+//!   `host, rack, tor_util` (live outbound utilization of the rack's ToR when
+//!   chosen), `start_s, finish_s` (until its flows finished or it moved;
+//!   NaN: still there), `migrated` (it arrived by a migration);
+//! * `migrations` (`[placement]`, migrating policies): one row per task
+//!   moved off a hot ToR: `time_s, task_id, job, task, from_host, to_host,
+//!   tor` (the hot one), `rate_bps` (its measured outbound rate leaving the
+//!   rack), `bytes_moved` (bytes not yet delivered, carried on by new flows).
+//!
+//! A flow cut by a migration keeps its row with the bytes it delivered and
+//! `finish_s` at the migration; its remaining bytes are a new flow (id from
+//! 2^62 up) of the same task between the task's new hosts.
+
+use std::collections::BTreeMap;
+
+use netheat_engine::FlowRecord;
+
+/// One row of `flows`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowOut {
+    /// Flow id (a trace's own ids are kept).
+    pub flow_id: u64,
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Bytes.
+    pub bytes: f64,
+    /// Start, seconds.
+    pub start_s: f64,
+    /// Finish, seconds (NaN: unfinished).
+    pub finish_s: f64,
+    /// Completion time, seconds.
+    pub fct_s: f64,
+    /// Task id, -1 for none.
+    pub task_id: i64,
+    /// Priority class when it started.
+    pub priority: i32,
+    /// ECMP path index, -1 for explicit routes.
+    pub path_id: i64,
+}
+
+impl FlowOut {
+    /// A row from a flow-engine record, with the given id and task.
+    pub fn from_record(f: &FlowRecord, flow_id: u64, task: Option<u64>) -> Self {
+        Self {
+            flow_id,
+            src: f.src,
+            dst: f.dst,
+            bytes: f.bytes,
+            start_s: f.start_s,
+            finish_s: f.finish_s,
+            fct_s: f.fct_s,
+            task_id: task.map_or(-1, |t| t as i64),
+            priority: f.priority,
+            path_id: f.path_id.map_or(-1, i64::from),
+        }
+    }
+}
+
+/// One row of `tasks`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskOut {
+    /// Task id (the `task_id` of its flows).
+    pub task_id: u64,
+    /// Kind: the application (`partition-aggregate`, `file-write`, ...) or `trace`.
+    pub kind: String,
+    /// Index of the workload's `[[app]]` table, -1 for trace tasks.
+    pub table: i64,
+    /// Start, seconds.
+    pub start_s: f64,
+    /// Finish, seconds (NaN: unfinished).
+    pub finish_s: f64,
+    /// Flows.
+    pub flows: u64,
+    /// Bytes.
+    pub bytes: f64,
+}
+
+/// One row of `blocks`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockOut {
+    /// Task (file write) id.
+    pub task_id: u64,
+    /// Block index in its file.
+    pub block: u32,
+    /// Bytes.
+    pub bytes: f64,
+    /// Writing host.
+    pub writer: u32,
+    /// Replica hosts, pipeline order, as `a;b;c`.
+    pub replicas: String,
+    /// Distinct racks of the replicas.
+    pub racks: u32,
+    /// Start of the block's write, seconds.
+    pub start_s: f64,
+    /// End of its last hop, seconds (NaN: unfinished).
+    pub finish_s: f64,
+}
+
+/// One row of `placements`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacementOut {
+    /// Runner task id of the job (its row in `tasks`).
+    pub task_id: u64,
+    /// Compute job number, in start order.
+    pub job: u32,
+    /// Task index in the job.
+    pub task: u32,
+    /// Host.
+    pub host: u32,
+    /// Its rack (ToR).
+    pub rack: u32,
+    /// Outbound utilization of the ToR when the host was chosen.
+    pub tor_util: f64,
+    /// Start of the stay, seconds.
+    pub start_s: f64,
+    /// End of the stay: the task's flows finished or it moved (NaN: neither).
+    pub finish_s: f64,
+    /// Whether it arrived by a migration.
+    pub migrated: bool,
+}
+
+/// One row of `migrations`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MigrationOut {
+    /// When, seconds.
+    pub time_s: f64,
+    /// Runner task id of the job.
+    pub task_id: u64,
+    /// Compute job number.
+    pub job: u32,
+    /// Task index in the job.
+    pub task: u32,
+    /// Host it left.
+    pub from_host: u32,
+    /// Host it went to.
+    pub to_host: u32,
+    /// The hot ToR (rack) it left.
+    pub tor: u32,
+    /// Its measured outbound rate leaving the rack, bits/s.
+    pub rate_bps: f64,
+    /// Bytes not yet delivered, carried on by new flows.
+    pub bytes_moved: f64,
+}
+
+/// One row of `queues`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueOut {
+    /// Directed link (its output port).
+    pub link: u32,
+    /// Time-averaged occupancy, bytes.
+    pub mean_queue_bytes: f64,
+    /// Peak occupancy, bytes.
+    pub max_queue_bytes: u64,
+    /// Packets dropped.
+    pub drops: u64,
+    /// Packets ECN-marked.
+    pub marks: u64,
+    /// Bytes sent.
+    pub tx_bytes: u64,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone, Default)]
+pub struct ScenarioResult {
+    /// `flow` or `packet`.
+    pub engine: String,
+    /// Flows, by id.
+    pub flows: Vec<FlowOut>,
+    /// Tasks.
+    pub tasks: Vec<TaskOut>,
+    /// `(link, window, utilization)` for links that carried bytes.
+    pub links: Vec<(u32, u32, f64)>,
+    /// Window width of `links`, seconds.
+    pub window_s: f64,
+    /// Blocks written under a storage policy.
+    pub blocks: Vec<BlockOut>,
+    /// Stays of compute tasks on hosts under a placement policy.
+    pub placements: Vec<PlacementOut>,
+    /// Tasks moved off hot ToRs.
+    pub migrations: Vec<MigrationOut>,
+    /// Per-port queues (packet engine).
+    pub queues: Vec<QueueOut>,
+    /// Run statistics (counts and times) for `stats.json`.
+    pub stats: BTreeMap<String, f64>,
+    /// Facts a user should know.
+    pub notes: Vec<String>,
+}
+
+impl ScenarioResult {
+    /// An empty result of `engine`.
+    pub fn new(engine: &str) -> Self {
+        Self { engine: engine.into(), ..Self::default() }
+    }
+
+    /// Sets a statistic.
+    pub fn stat(&mut self, name: &str, v: f64) {
+        self.stats.insert(name.into(), v);
+    }
+}
+
+/// Tasks of a trace: flows sharing a `task_id` below `app_base` (the
+/// first application task id), one row each (start: first flow's start; finish: last flow's,
+/// NaN if any flow did not finish).
+pub fn trace_tasks(flows: &[FlowOut], app_base: u64) -> Vec<TaskOut> {
+    let mut by: BTreeMap<i64, TaskOut> = BTreeMap::new();
+    for f in flows.iter().filter(|f| f.task_id >= 0 && (f.task_id as u64) < app_base) {
+        let t = by.entry(f.task_id).or_insert(TaskOut {
+            task_id: f.task_id as u64,
+            kind: "trace".into(),
+            table: -1,
+            start_s: f64::INFINITY,
+            finish_s: f64::NEG_INFINITY,
+            flows: 0,
+            bytes: 0.0,
+        });
+        t.start_s = t.start_s.min(f.start_s);
+        t.finish_s = if f.finish_s.is_nan() || t.finish_s.is_nan() { f64::NAN } else { t.finish_s.max(f.finish_s) };
+        t.flows += 1;
+        t.bytes += f.bytes;
+    }
+    by.into_values().collect()
+}

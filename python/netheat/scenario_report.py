@@ -1,0 +1,229 @@
+"""The report of one scenario run: what ran, and the plots users expect for it.
+
+Flow completion times (CDF, log scale), task times per application kind,
+the ToR uplink heat map (utilization per ToR and window, the hotspot view),
+block write times under a storage policy and queue peaks on the packet
+engine. Every plot says what it shows and how it was computed.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from netheat.metrics import quantile
+from netheat.report import Figure, Section, Table, write_report
+from netheat.units import fmt_seconds
+
+if TYPE_CHECKING:
+    from netheat.scenario import ScenarioResult
+
+
+def _cdf(ax, values: np.ndarray, label: str) -> None:  # type: ignore[no-untyped-def]
+    v = np.sort(values[~np.isnan(values)])
+    if len(v) == 0:
+        return
+    y = np.arange(1, len(v) + 1) / len(v)
+    ax.step(v, y, where="post", label=f"{label} (n={len(v)})")
+
+
+def _tail_rows(name: str, v: np.ndarray) -> list[str]:
+    ok = v[~np.isnan(v)]
+    if len(ok) == 0:
+        return [name, "0", "-", "-", "-", f"{len(v)}"]
+    return [
+        name,
+        f"{len(ok)}",
+        fmt_seconds(float(np.mean(ok))),
+        fmt_seconds(quantile(ok, 0.5)),
+        fmt_seconds(quantile(ok, 0.99)),
+        f"{len(v) - len(ok)}",
+    ]
+
+
+def write_scenario_report(res: ScenarioResult, path: Path) -> Path:
+    """Write ``report.html`` for ``res`` at ``path`` (self-contained)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sections: list[Section] = []
+    with tempfile.TemporaryDirectory() as td:
+        tmp = Path(td)
+        stats = res.stats
+        sections.append(
+            Section(
+                "What ran",
+                f"Engine: {res.engine}. Scenario: {res.provenance.get('scenario')}; overrides: "
+                f"{res.provenance.get('overrides')}. Notes: " + ("; ".join(res.notes) or "none") + ".",
+                tables=[Table(["statistic", "value"], [[k, f"{v}"] for k, v in sorted(stats.items())])],
+            )
+        )
+        fct = res.flows["fct_s"].to_numpy(zero_copy_only=False)
+        rows = [_tail_rows("all flows", fct)]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        _cdf(ax, fct, "flows")
+        ax.set_xscale("log")
+        ax.set_xlabel("flow completion time (s)")
+        ax.set_ylabel("fraction of flows")
+        ax.grid(alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(tmp / "fct.png", dpi=110)
+        plt.close(fig)
+        sections.append(
+            Section(
+                "Flow completion times",
+                "CDF of flow completion times (finish minus start) of finished flows; unfinished flows are "
+                "counted in the table, not plotted. Percentiles: linear interpolation (netheat.metrics).",
+                tables=[Table(["flows", "finished", "mean", "p50", "p99", "unfinished"], rows)],
+                figures=[Figure(tmp / "fct.png", "Flow completion time CDF")],
+            )
+        )
+        tasks = res.tasks
+        if tasks.num_rows:
+            kinds = tasks["kind"].to_pylist()
+            tct = tasks["tct_s"].to_numpy(zero_copy_only=False)
+            fig, ax = plt.subplots(figsize=(7, 4))
+            trows = []
+            for k in sorted(set(kinds)):
+                sel = np.asarray([x == k for x in kinds])
+                _cdf(ax, tct[sel], k)
+                trows.append(_tail_rows(k, tct[sel]))
+            ax.set_xscale("log")
+            ax.set_xlabel("task completion time (s)")
+            ax.set_ylabel("fraction of tasks")
+            ax.grid(alpha=0.3)
+            ax.legend()
+            fig.tight_layout()
+            fig.savefig(tmp / "tct.png", dpi=110)
+            plt.close(fig)
+            sections.append(
+                Section(
+                    "Task completion times",
+                    "Per task kind: time from the task's start to its last flow or step.",
+                    tables=[Table(["kind", "finished", "mean", "p50", "p99", "unfinished"], trows)],
+                    figures=[Figure(tmp / "tct.png", "Task completion time CDF per kind")],
+                )
+            )
+        heat = _tor_heat(res)
+        if heat is not None:
+            grid, window_s = heat
+            fig, ax = plt.subplots(figsize=(8, max(2.5, min(8, 0.25 * grid.shape[0]))))
+            im = ax.imshow(grid, aspect="auto", vmin=0, vmax=1, cmap="inferno", interpolation="nearest")
+            ax.set_xlabel(f"window ({fmt_seconds(window_s)} each)")
+            ax.set_ylabel("ToR")
+            fig.colorbar(im, ax=ax, label="uplink utilization")
+            fig.tight_layout()
+            fig.savefig(tmp / "heat.png", dpi=110)
+            plt.close(fig)
+            hot = hot_share(grid)
+            sections.append(
+                Section(
+                    "ToR uplink heat map",
+                    "Outbound utilization of each ToR's uplinks (bytes carried over capacity, all "
+                    f"uplinks of the ToR together) in each window; {hot:.1%} of ToR-windows are at or "
+                    f"above {HOT:.0%} (hot, as in the hotspot paper's analysis).",
+                    figures=[Figure(tmp / "heat.png", "ToR uplink utilization per window")],
+                )
+            )
+        if "blocks" in res.tables:
+            b = res.tables["blocks"]
+            w = b["write_s"].to_numpy(zero_copy_only=False)
+            fig, ax = plt.subplots(figsize=(7, 4))
+            _cdf(ax, w, "blocks")
+            ax.set_xlabel("block write time (s)")
+            ax.set_ylabel("fraction of blocks")
+            ax.grid(alpha=0.3)
+            ax.legend()
+            fig.tight_layout()
+            fig.savefig(tmp / "blocks.png", dpi=110)
+            plt.close(fig)
+            sections.append(
+                Section(
+                    "Block writes",
+                    "Time from the start of a block's replication pipeline to the end of its last hop.",
+                    tables=[
+                        Table(
+                            ["blocks", "finished", "mean", "p50", "p99", "unfinished"], [_tail_rows("all", w)]
+                        )
+                    ],
+                    figures=[Figure(tmp / "blocks.png", "Block write time CDF")],
+                )
+            )
+        if "queues" in res.tables:
+            q = res.tables["queues"].sort_by([("max_queue_bytes", "descending")]).slice(0, 10)
+            sections.append(
+                Section(
+                    "Deepest queues",
+                    "The ten output ports with the highest peak occupancy (packet engine).",
+                    tables=[
+                        Table(
+                            ["link", "peak bytes", "mean bytes", "drops", "ECN marks"],
+                            [
+                                [
+                                    str(r["link"]),
+                                    str(r["max_queue_bytes"]),
+                                    f"{r['mean_queue_bytes']:.0f}",
+                                    str(r["drops"]),
+                                    str(r["marks"]),
+                                ]
+                                for r in q.to_pylist()
+                            ],
+                        )
+                    ],
+                )
+            )
+        return write_report(
+            path, "netheat scenario run", sections, meta=f"netheat {res.provenance.get('netheat_version')}"
+        )
+
+
+HOT = 0.7
+"""Uplink utilization at or above which a ToR-window is hot (the hotspot paper's analysis)."""
+
+
+def hot_share(grid: np.ndarray) -> float:
+    """Fraction of the ToR-windows of a :func:`_tor_heat` grid that are hot (0 for an empty grid)."""
+    return float(np.mean(grid >= HOT)) if grid.size else 0.0
+
+
+def hot_tor_share(res: ScenarioResult) -> float:
+    """Fraction of ToR-windows whose outbound uplink utilization (all uplinks of the ToR together,
+    as in the report's heat map) is at or above :data:`HOT`; NaN without ToR uplink windows."""
+    heat = _tor_heat(res)
+    return math.nan if heat is None or heat[0].size == 0 else hot_share(heat[0])
+
+
+def _tor_heat(res: ScenarioResult) -> tuple[np.ndarray, float] | None:
+    """ToR x window outbound uplink utilization, or None without windows."""
+    links = res.links
+    if links.num_rows == 0:
+        return None
+    layer = np.asarray(links["layer"].to_pylist())
+    direction = np.asarray(links["direction"].to_pylist())
+    sel = (layer == "tor-agg") & (direction == "up")
+    if not sel.any():
+        return None
+    src = np.asarray(links["src_node"].to_pylist())[sel]
+    start = links["window_start_s"].to_numpy()[sel]
+    cap = links["capacity_bps"].to_numpy()[sel]
+    util = links["utilization"].to_numpy()[sel]
+    window_s = float(links["window_end_s"][0].as_py() - links["window_start_s"][0].as_py())
+    tors = sorted(set(src.tolist()))
+    idx = {t: i for i, t in enumerate(tors)}
+    win = np.rint(start / window_s).astype(int)
+    n_w = int(win.max()) + 1
+    carried = np.zeros((len(tors), n_w))
+    total = np.zeros((len(tors), n_w))
+    rows = np.asarray([idx[t] for t in src.tolist()])
+    np.add.at(carried, (rows, win), util * cap)
+    np.add.at(total, (rows, win), cap)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        grid = np.where(total > 0, carried / total, 0.0)
+    return grid, window_s

@@ -1,0 +1,206 @@
+"""Scenarios from Python and from `netheat run`: tables, overrides, report, refusals.
+
+Numbers are derived by hand: two flows over one 8 Gbit/s uplink share it
+(fair share) or go one after the other (FIFO), see the Rust tests in
+crates/netheat-scenario/tests/scenario for the policies themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from netheat import Scenario
+from netheat.cli import main
+from netheat.errors import ConfigError
+from netheat.scenario import TABLES, docs_markdown, key_table
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FLOWS = "src,dst,bytes,start_s,task_id\n0,2,1000000000,0,0\n1,3,3000000000,0,1\n"
+
+SCENARIO = """
+[scenario]
+seed = 3
+
+[topology]
+kind = "two-tier"
+racks = 2
+hosts-per-rack = 2
+host-link = "8Gbps"
+tor-uplink = "8Gbps"
+
+[workload]
+[[workload.traffic]]
+kind = "replay"
+file = "flows.csv"
+"""
+
+
+def write(tmp: Path, extra: str = "") -> Path:
+    (tmp / "flows.csv").write_text(FLOWS)
+    p = tmp / "s.toml"
+    p.write_text(SCENARIO + extra)
+    return p
+
+
+def test_fair_share_and_fifo_from_python(tmp_path: Path) -> None:
+    # Fair share: 4 Gbit/s each until the 1 GB flow ends at 2 s, then the
+    # 3 GB flow alone: 2 GB more at 8 Gbit/s, ending at 4 s. FIFO: 1 s, 4 s.
+    s = Scenario.from_toml(write(tmp_path))
+    fct = s.run().flows.column("fct_s").to_pylist()
+    assert fct == pytest.approx([2.0, 4.0], abs=1e-9)
+    fifo = s.with_overrides({"scheduling.policy": "fifo"}).run()
+    assert fifo.flows.column("fct_s").to_pylist() == pytest.approx([1.0, 4.0], abs=1e-9)
+    # The same scenario again: an override does not change the original.
+    assert s.run().flows.column("fct_s").to_pylist() == pytest.approx([2.0, 4.0], abs=1e-9)
+
+
+def test_same_columns_on_both_engines(tmp_path: Path) -> None:
+    s = Scenario.from_toml(write(tmp_path))
+    flow = s.run()
+    packet = s.with_overrides({"scenario.engine": "packet", "scenario.duration": "5s"}).run()
+    for name in ("flows", "tasks", "links"):
+        assert flow.tables[name].schema.names == packet.tables[name].schema.names, name
+    assert "queues" in packet.tables and "queues" not in flow.tables
+    # The packet engine's flows take at least their serialization time.
+    fct = packet.flows.column("fct_s").to_pylist()
+    assert fct[0] >= 1.0 and fct[1] >= 3.0
+
+
+def test_cli_writes_tables_stats_and_report(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert main(["run", str(write(tmp_path)), "--out", str(out), "--set", "scheduling.policy=fifo"]) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {"flows.parquet", "tasks.parquet", "links.parquet", "stats.json", "report.html"} <= names
+    flows = pq.read_table(out / "flows.parquet")
+    assert flows.column("fct_s").to_pylist() == pytest.approx([1.0, 4.0], abs=1e-9)
+    meta = flows.schema.metadata
+    assert b"netheat_version" in meta and b"scheduling.policy" in meta[b"overrides"]
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["completed"] == 2 and stats["engine"] == "flow"
+    # Links: every directed link in every 1 s window; rack 0's uplink is
+    # full for 4 s (1 GB + 3 GB at 8 Gbit/s).
+    links = pq.read_table(out / "links.parquet").to_pydict()
+    cols = zip(links["layer"], links["direction"], links["src_node"], links["utilization"], strict=True)
+    up = [u for layer, d, src, u in cols if layer == "tor-agg" and d == "up" and src.startswith("tor0")]
+    assert up[:4] == pytest.approx([1.0] * 4)
+
+
+def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    if shutil.which("chromium") is None:
+        pytest.skip("chromium not installed (make test-python installs it)")
+    out = tmp_path / "run"
+    assert main(["run", str(write(tmp_path)), "--out", str(out)]) == 0
+    r = subprocess.run(
+        [
+            "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={tmp_path / 'chrome'}", "--dump-dom", (out / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    dom = r.stdout
+    assert "netheat scenario run" in dom
+    # FCT CDF, task CDF (two trace tasks) and the ToR heat map.
+    assert dom.count('src="data:image/png;base64,') == 3
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("[scheduling]\npolcy = 'fifo'\n", ["s.toml:", "did you mean `policy`"]),
+        ("[transport]\nkind = 'dctcp'\n", ["transport", "scenario.engine"]),
+        ("[storage]\npolicy = 'sinbad'\n", ["storage.policy", "file-write"]),
+        ("[routing]\npolicy = 'ecmpp'\n", ["routing.policy", "ecmp"]),
+    ],
+)
+def test_bad_scenarios_exit_2_and_write_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: str, words: list[str]
+) -> None:
+    out = tmp_path / "run"
+    assert main(["run", str(write(tmp_path, extra)), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    for w in words:
+        assert w in err, err
+    assert not out.exists()
+
+
+def test_bad_overrides_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = write(tmp_path)
+    assert main(["run", str(s), "--out", str(tmp_path / "o"), "--set", "routing.polcy=ecmp"]) == 2
+    assert "routing.polcy" in capsys.readouterr().err
+    assert main(["run", str(s), "--out", str(tmp_path / "o"), "--set", "nokey"]) == 2
+    with pytest.raises(ConfigError) as e:
+        Scenario.from_toml(s).with_overrides({"topology.racks": "two"}).run()
+    assert "topology.racks" in str(e.value)
+
+
+def test_unknown_hosts_in_the_workload_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = write(tmp_path)
+    (tmp_path / "flows.csv").write_text("src,dst,bytes,start_s\n0,9,1000,0\n")
+    assert main(["run", str(s), "--out", str(tmp_path / "o")]) == 2
+    assert "9" in capsys.readouterr().err
+
+
+def test_keys_and_docs_come_from_the_rust_schema() -> None:
+    keys = {k for k, _, _ in key_table()}
+    assert {
+        "routing.policy",
+        "scheduling.policy",
+        "storage.policy",
+        "transport.kind",
+        "scenario.engine",
+    } <= keys
+    choices = dict((k, v) for k, v, _ in key_table())
+    assert choices["scheduling.policy"] == "fair-share | sff | stf | fifo | fifo-lm"
+    # The committed docs are the generated ones.
+    assert (ROOT / "docs" / "scenarios.md").read_text() == docs_markdown()
+    assert set(TABLES) >= {"flows", "tasks", "links", "queues", "blocks"}
+
+
+def test_examples_check(tmp_path: Path) -> None:
+    """Every bundled scenario reads, builds its datacenter and workload, and passes the checks."""
+    data = Path("/work/shared/data")
+    for p in sorted((ROOT / "examples" / "scenarios").glob("*.toml")):
+        args = ["run", "--check", str(p)]
+        if "subways-adaptive" in p.name:
+            if not data.exists():
+                continue
+            args += ["--data-dir", str(data)]
+        assert main(args) == 0, p
+
+
+def test_placement_tables_from_python(tmp_path: Path) -> None:
+    # The UTP example for 40 minutes: compute tasks are placed, their stays
+    # are rows of `placements`, every move a row of `migrations` (both
+    # written as Parquet, after the per-entity tables of every run).
+    s = Scenario.from_toml(ROOT / "examples" / "scenarios" / "placement-utp.toml").with_overrides(
+        {"scenario.duration": "40min", "workload.duration": "20min"}
+    )
+    r = s.run()
+    p = r.tables["placements"]
+    assert p.schema.names == [
+        "task_id",
+        "job",
+        "task",
+        "host",
+        "rack",
+        "tor_util",
+        "start_s",
+        "finish_s",
+        "migrated",
+    ]
+    assert p.num_rows == r.stats["placements"] + len(r.tables.get("migrations", []))
+    assert r.stats["placements"] % 8 == 0  # jobs of 8 tasks
+    assert list(r.tables) == [t for t in TABLES if t in r.tables]
+    out = r.write(tmp_path / "o")
+    assert pq.read_table(out / "placements.parquet").num_rows == p.num_rows
