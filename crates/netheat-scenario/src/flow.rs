@@ -36,6 +36,8 @@ use netheat_storage::{Cluster, PlacementRequest, Redundancy, ReplicaPlacement, V
 /// Timer tokens of the decisions (the runner's count up from 0).
 const TOKEN_LB: u64 = u64::MAX;
 const TOKEN_POLL: u64 = u64::MAX - 1;
+/// Wall time between progress reports (and Ctrl-C checks).
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 const TOKEN_REPORT: u64 = u64::MAX - 2;
 const TOKEN_TICK: u64 = u64::MAX - 3;
 const TOKEN_DETECT: u64 = u64::MAX - 4;
@@ -614,18 +616,29 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         error: None,
     };
     let mut rt = Runtime { runner, decide };
-    let mut steps = 0u32;
-    let mut stopped = None;
+    let mut last_progress = std::time::Instant::now();
+    // Advance a 64th of a window at a time (chunk edges fall on window
+    // edges): the budget is checked for the window each chunk starts in,
+    // and progress (Ctrl-C) is reported between chunks.
+    let chunk = r.window_s / 64.0;
     while let Some(t) = sim.next_event_time() {
         if r.until_s.is_some_and(|u| t > u) {
-            stopped = r.until_s;
             break;
         }
         r.plan.check_reached(t, r.window_s).map_err(ScenarioError::Budget)?;
-        sim.run_until(&mut rt, t);
-        steps = steps.wrapping_add(1);
-        if steps.is_multiple_of(1024) && !progress(sim.stats().flows_completed, total) {
-            return Err(ScenarioError::Interrupted);
+        let mut t_end = ((t / chunk).floor() + 1.0) * chunk;
+        if t_end <= t {
+            t_end = t; // a chunk too small to advance the clock
+        }
+        if let Some(u) = r.until_s {
+            t_end = t_end.min(u);
+        }
+        sim.run_until(&mut rt, t_end);
+        if last_progress.elapsed() >= PROGRESS_EVERY {
+            last_progress = std::time::Instant::now();
+            if !progress(sim.stats().flows_completed, total) {
+                return Err(ScenarioError::Interrupted);
+            }
         }
     }
     if let Some(e) = rt.runner.error() {
@@ -636,7 +649,6 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     }
     let Runtime { runner, decide } = rt;
     let res = sim.finish();
-    let _ = stopped;
 
     // Flows: original ids for open-loop flows run as tasks.
     let mut flows = Vec::with_capacity(res.flows.len());

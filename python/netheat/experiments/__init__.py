@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from netheat.experiments.config import Experiment, load_experiment, parse_experiment
 from netheat.experiments.registry import (
+    MetricFamily,
     MetricKind,
+    MetricScope,
     Param,
     PointResult,
     ScenarioKind,
@@ -24,7 +26,9 @@ from netheat.experiments.runner import RunResult, run_experiment
 
 __all__ = [
     "Experiment",
+    "MetricFamily",
     "MetricKind",
+    "MetricScope",
     "Param",
     "PointResult",
     "RunResult",

@@ -98,7 +98,17 @@ def _kinds(args: argparse.Namespace) -> int:
         for p in k.params:
             req = "required" if p.required else f"default {p.default!r}"
             print(f"    {p.name} ({p.type}, {req}): {p.help}")
-        print(f"    reports: {', '.join(k.values)}; tables: {', '.join(k.tables)}")
+        if k.open_params:
+            print("    any other key: passed to the kind as it is (validated before any point runs)")
+        if k.metric_scope is None:
+            print(f"    reports: {', '.join(k.values)}; tables: {', '.join(k.tables)}")
+        else:
+            print(f"    default metrics: {', '.join(k.values)}; tables: {', '.join(k.tables)}")
+            print("    its own value metrics (its names, not the global metrics below):")
+            for m in k.metric_scope.metrics:
+                print(f"        {m.name} ({m.unit}): {m.description}")
+            for f in k.metric_scope.families:
+                print(f"        {f.label}{f' ({f.unit})' if f.unit else ''}: {f.help}")
     print("metrics:")
     for m in metrics().values():
         print(f"    {m.name} ({m.unit or 'unit of `of`'}): {m.description}")

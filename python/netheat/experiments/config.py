@@ -24,10 +24,21 @@ same seed, so variants see identical generated workloads (paired).
 Everything is checked before any point runs: unknown kinds, metrics,
 parameters, variants and sweep values are errors naming the file, line
 (best effort) and key, and listing the valid names.
+
+A kind with *open parameters* (``kind = "scenario"``) takes any key in
+``[base]``, ``[[variant]]``, ``[sweep]`` and ``[quick]`` besides its
+declared ones: dotted scenario keys, written quoted
+(``"routing.policy" = "ecmp"``) and passed to the kind as they are. The
+kind's ``check`` then validates every variant at every sweep point it runs
+at (for ``scenario``: the scenario is read, built and checked with those
+overrides, without running); an error names this file and the section and
+key it came from (``variant[1].routing.polcy``, ``sweep.topology.loop-size``).
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import math
 import re
 import tomllib
@@ -45,6 +56,7 @@ from netheat.experiments.registry import (
     get_metric,
     known,
     metrics,
+    value_metric,
 )
 from netheat.textfile import read_config_text
 
@@ -116,12 +128,33 @@ class _Ctx:
 
     def line_of(self, key: str) -> int:
         """Best-effort line of a dotted key (the last component that appears as ``k =`` or ``[k]``)."""
+        quoted = self._quoted_line(key)
+        if quoted:
+            return quoted
         parts = [re.sub(r"\[\d+\]$", "", p) for p in key.split(".") if p]
         for part in reversed(parts):
             pat = re.compile(rf"^\s*(\[\[?\s*)?(\"?){re.escape(part)}\2\s*(=|\]|\.)")
             for i, line in enumerate(self.lines, 1):
                 if pat.search(line):
                     return i
+        return 0
+
+    def _quoted_line(self, key: str) -> int:
+        """Line of an open parameter: ``section[.sub][i].a.b`` written as ``"a.b" =`` in that section."""
+        m = re.fullmatch(r"(variant|base|sweep|quick(?:\.sweep)?)(?:\[(\d+)\])?\.(.+\..+)", key)
+        if m is None:
+            return 0
+        section, nth, dotted = m.group(1), int(m.group(2) or 0), m.group(3)
+        header = re.compile(rf"^\s*\[\[?\s*{re.escape(section)}\s*\]\]?\s*(#.*)?$")
+        quoted = re.compile(rf"^\s*([\"']){re.escape(dotted)}\1\s*=")
+        seen = -1
+        for i, line in enumerate(self.lines, 1):
+            if header.search(line):
+                seen += 1
+            elif seen == nth and quoted.search(line):
+                return i
+            elif seen > nth:
+                break
         return 0
 
     def error(self, key: str, reason: str) -> ConfigError:
@@ -178,7 +211,8 @@ _EXAMPLES = {"duration": "30s", "bytes": "10MB", "bandwidth": "10Gbps"}
 
 
 def resolve_params(kind: ScenarioKind, raw: dict[str, Any], base_dir: Path) -> dict[str, Any]:
-    """Every parameter of ``kind``: defaults filled in, values converted (raises ValueError/KeyError)."""
+    """Every parameter of ``kind``: defaults filled in, values converted (raises ValueError/KeyError);
+    then, for a kind with open parameters, the other keys of ``raw`` as they are."""
     out: dict[str, Any] = {}
     for p in kind.params:
         if p.name in raw:
@@ -187,7 +221,20 @@ def resolve_params(kind: ScenarioKind, raw: dict[str, Any], base_dir: Path) -> d
             raise KeyError(p.name)
         else:
             out[p.name] = p.default
+    if kind.open_params:
+        out.update((k, v) for k, v in raw.items() if k not in out)
     return out
+
+
+def _open_value(ctx: _Ctx, key: str, value: Any) -> None:
+    """An open parameter's value must be a value, not a table (an unquoted dotted key)."""
+    if isinstance(value, dict):
+        name = key.rsplit(".", 1)[-1]
+        raise ctx.error(
+            key,
+            f"a table, not a value: write scenario keys quoted and dotted, e.g. "
+            f'"{name}.{next(iter(value), "key")}" = ...',
+        )
 
 
 def _table(ctx: _Ctx, doc: dict[str, Any], key: str) -> dict[str, Any]:
@@ -264,6 +311,7 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
     if not variant_docs:
         variant_docs = [{"name": "base"}]
     variants: list[Variant] = []
+    sections: list[dict[str, str]] = []
     for i, vd in enumerate(variant_docs):
         where = f"variant[{i}]"
         vname = vd.get("name")
@@ -281,13 +329,15 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
         section_of = {k: "base" for k in base} | {k: where for k in vd} | {k: "quick" for k in quick_params}
         valid = kind.param_names()
         for k in params:
-            if k not in valid:
+            if kind.open_params and k not in valid:
+                _open_value(ctx, f"{section_of[k]}.{k}", params[k])
+            elif k not in valid:
                 raise ctx.error(
                     f"{section_of[k]}.{k}",
                     f"unknown parameter {k!r} of scenario kind {kind.name!r}; valid: {known(valid)}",
                 )
         for k in sweep_raw:
-            if k not in valid:
+            if k not in valid and not kind.open_params:
                 raise ctx.error(
                     f"sweep.{k}",
                     f"unknown parameter {k!r} of scenario kind {kind.name!r}; valid: {known(valid)}",
@@ -304,6 +354,7 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
                     f"missing required parameter {p.name!r} of scenario kind {kind.name!r} ({where})",
                 )
         variants.append(Variant(vname, kind.name, params))
+        sections.append(section_of)
 
     sweep: dict[str, list[Any]] = {}
     for k, values in sweep_raw.items():
@@ -311,7 +362,10 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
             raise ctx.error(f"sweep.{k}", f"expected a non-empty list of values, got {values!r}")
         for v in variants:
             sp = get_kind(v.kind).param(k)
-            assert sp is not None
+            if sp is None:  # an open parameter: the kind's check validates it below
+                for val in values:
+                    _open_value(ctx, f"sweep.{k}", val)
+                continue
             for val in values:
                 try:
                     convert_param(sp, val, path.parent)
@@ -322,6 +376,7 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
     for i, vd in enumerate(variant_docs):
         if "where" in vd:
             variants[i].where.update(_variant_where(ctx, f"variant[{i}].where", vd["where"], sweep))
+    _check_points(ctx, variants, sections, sweep, path.parent)
     metric_specs = _metrics(ctx, doc, variants, sweep)
     return Experiment(
         name=name,
@@ -336,6 +391,43 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
         reference=str(exp.get("reference", "")),
         note=str(exp.get("note", "")),
     )
+
+
+def _check_points(
+    ctx: _Ctx,
+    variants: list[Variant],
+    sections: list[dict[str, str]],
+    sweep: dict[str, list[Any]],
+    base_dir: Path,
+) -> None:
+    """Run the ``check`` of kinds that have one on every variant at every sweep point it runs at
+    (each distinct parameter set once), so a bad open parameter fails before any point runs."""
+    keys = list(sweep)
+    grid = [dict(zip(keys, c, strict=True)) for c in itertools.product(*(sweep[k] for k in keys))]
+    for i, (v, section_of) in enumerate(zip(variants, sections, strict=True)):
+        kind = get_kind(v.kind)
+        if kind.check is None:
+            continue
+        seen: set[str] = set()
+        for at in grid:
+            if not v.runs_at(at):
+                continue
+            params = resolve_params(kind, {**v.params, **at}, base_dir)
+            sig = json.dumps(params, sort_keys=True, default=str)
+            if sig in seen:
+                continue
+            seen.add(sig)
+            try:
+                kind.check(params)
+            except ConfigError as e:
+                point = f"variant {v.name!r}" + (
+                    " at " + ", ".join(f"{k}={x!r}" for k, x in at.items()) if at else ""
+                )
+                if e.key in at:
+                    raise ctx.error(f"sweep.{e.key}", f"{e.reason} ({point})") from None
+                if e.key in section_of:
+                    raise ctx.error(f"{section_of[e.key]}.{e.key}", f"{e.reason} ({point})") from None
+                raise ctx.error(f"variant[{i}]", f"{e} ({point})") from None
 
 
 def _variant_where(ctx: _Ctx, key: str, raw: Any, sweep: dict[str, list[Any]]) -> dict[str, list[Any]]:
@@ -362,16 +454,18 @@ def _metrics(
     names = [v.name for v in variants]
     produced = {v.name: set(get_kind(v.kind).values) for v in variants}
     value_metrics = [m for m, mk in metrics().items() if mk.combine is None]
+    scoped = {k.name: k.metric_scope for k in map(get_kind, dict.fromkeys(v.kind for v in variants))}
+    scopes = {k: sc for k, sc in scoped.items() if sc is not None}
     docs = doc.get("metric", [])
     if not isinstance(docs, list) or not all(isinstance(m, dict) for m in docs):
         raise ctx.error("metric", "expected [[metric]] tables")
     if not docs:
         # Default: every value metric each variant produces.
         return [
-            MetricSpec(f"{m} [{v.name}]", m, metrics()[m].unit, variant=v.name)
+            MetricSpec(f"{m} [{v.name}]", m, vm.unit, variant=v.name)
             for v in variants
             for m in get_kind(v.kind).values
-            if m in value_metrics
+            if (vm := value_metric(get_kind(v.kind), m)) is not None
         ]
     out: list[MetricSpec] = []
 
@@ -390,7 +484,17 @@ def _metrics(
                 )
         return str(value)
 
-    def value_metric(where: str, key: str, tag: Any, variant: str) -> MetricKind:
+    def value_metric_of(where: str, key: str, tag: Any, variant: str) -> MetricKind:
+        kind = get_kind(by_name[variant].kind)
+        if kind.metric_scope is not None:  # the kind's own namespace only
+            vm = kind.metric_scope.get(tag) if isinstance(tag, str) else None
+            if vm is None:
+                raise ctx.error(
+                    f"{where}.{key}",
+                    f"unknown value metric {tag!r} of scenario kind {kind.name!r} (variant {variant!r}); "
+                    f"known: {known(kind.metric_scope.names())}",
+                )
+            return vm
         if tag not in value_metrics:
             raise ctx.error(f"{where}.{key}", f"unknown value metric {tag!r}; known: {known(value_metrics)}")
         if tag not in produced[variant]:
@@ -406,10 +510,19 @@ def _metrics(
         tag = md.get("kind")
         if not isinstance(tag, str):
             raise ctx.error(f"{where}.kind", f"every metric needs a `kind`; known: {known(list(metrics()))}")
-        try:
-            mk = get_metric(tag)
-        except ConfigError as e:
-            raise ctx.error(f"{where}.kind", str(e)) from None
+        mk: MetricKind | None = metrics().get(tag)
+        if mk is None and not scopes:
+            try:
+                get_metric(tag)
+            except ConfigError as e:
+                raise ctx.error(f"{where}.kind", str(e)) from None
+        if mk is None and not any(sc.get(tag) is not None for sc in scopes.values()):
+            # Some variant's kind has its own value metrics: list what applies to this experiment.
+            usable = [m for m, k in metrics().items() if k.combine is not None or len(scopes) < len(scoped)]
+            own = "".join(
+                f"; value metrics of scenario kind {k!r}: {known(sc.names())}" for k, sc in scopes.items()
+            )
+            raise ctx.error(f"{where}.kind", f"unknown metric {tag!r}; known: {known(usable)}{own}")
         paper = md.get("paper")
         if paper is not None and (isinstance(paper, bool) or not isinstance(paper, int | float)):
             raise ctx.error(f"{where}.paper", f"expected a number, got {paper!r}")
@@ -421,18 +534,18 @@ def _metrics(
                 raise ctx.error(f"{where}.where.{k}", f"not a swept parameter; swept: {known(list(sweep))}")
             if val not in sweep[k]:
                 raise ctx.error(f"{where}.where.{k}", f"{val!r} is not one of the swept values {sweep[k]!r}")
-        if mk.combine is None:
+        if mk is None or mk.combine is None:  # a value metric, global or of a kind's own scope
             if "variant" in md:
                 var = variant_ref(where, "variant", md["variant"], wh)
             elif len(names) == 1:
                 var = variant_ref(where, "variant", names[0], wh)
             else:
                 raise ctx.error(where, f"metric {tag!r} needs `variant`; variants: {known(names)}")
-            value_metric(where, "kind", tag, var)
+            vm = value_metric_of(where, "kind", tag, var)
             spec = MetricSpec(
                 str(md.get("name", f"{tag} [{var}]")),
                 tag,
-                str(md.get("unit", mk.unit)),
+                str(md.get("unit", vm.unit)),
                 variant=var,
                 where=dict(wh),
                 paper=_num(paper),
@@ -444,8 +557,13 @@ def _metrics(
                     raise ctx.error(where, f"metric {tag!r} needs `{key}`")
             num = variant_ref(where, "numerator", md["numerator"], wh)
             den = variant_ref(where, "denominator", md["denominator"], wh)
-            of = value_metric(where, "of", md["of"], num)
-            value_metric(where, "of", md["of"], den)
+            of = value_metric_of(where, "of", md["of"], num)
+            if value_metric_of(where, "of", md["of"], den) != of:
+                raise ctx.error(
+                    f"{where}.of",
+                    f"value {md['of']!r} means different things for variants {num!r} "
+                    f"({by_name[num].kind}) and {den!r} ({by_name[den].kind}); compare variants of one kind",
+                )
             unit = mk.unit or of.unit
             spec = MetricSpec(
                 str(md.get("name", f"{tag} {md['of']} {num}/{den}")),

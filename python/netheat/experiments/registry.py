@@ -12,11 +12,29 @@ computed from the per-point values of the variants: a value metric
 variant; ``ratio`` and ``difference`` combine a value metric of two
 variants, so paired comparisons read directly off the summary.
 
+Metric namespaces: the value metrics registered with :func:`register_metric`
+share one global namespace, which the paper kinds use. A kind may instead
+bring its own :class:`MetricScope` (``ScenarioKind.metric_scope``, e.g. the
+generic ``scenario`` kind): for variants of that kind, value-metric names
+(``kind`` of a value ``[[metric]]``, ``of`` of a ratio) are looked up in the
+scope only, never in the global registry, so a scope may reuse a name
+(``hot_tor_share``) with its own definition without colliding, and may
+name whole families by pattern (``stats.<name>``). Combining metrics
+(``ratio``, ``difference``, ...) stay global and work across variants of
+any kind, as long as ``of`` means the same value for both variants.
+
+A kind with ``open_params`` accepts any parameter name besides its
+declared ones (the ``scenario`` kind: any dotted scenario key); its
+``check`` validates a point's parameters without running it, and the
+config loader calls it for every variant at every sweep point before
+anything runs.
+
 Unknown tags are errors listing the known ones (:func:`known`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,30 +79,9 @@ class Param:
 RunPoint = Callable[[dict[str, Any], int], PointResult]
 """``run_point(params, seed)``: params are validated and converted (paths absolute, units in SI)."""
 
-
-@dataclass(frozen=True)
-class ScenarioKind:
-    """A registered scenario kind: its point function, parameter schema, values and tables."""
-
-    name: str
-    run_point: RunPoint
-    params: tuple[Param, ...]
-    values: tuple[str, ...]
-    tables: tuple[str, ...] = ()
-    description: str = ""
-    figures: Callable[[Path], list[tuple[Path, str]]] | None = None
-    """Draw the kind's own plots from a finished run directory's tables into it: ``[(png, caption)]``."""
-
-    def param(self, name: str) -> Param | None:
-        """The parameter called ``name``, or ``None``."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        return None
-
-    def param_names(self) -> list[str]:
-        """Parameter names in declaration order."""
-        return [p.name for p in self.params]
+CheckPoint = Callable[[dict[str, Any]], None]
+"""``check(params)``: validate one point's converted params without running it; raise a
+:class:`ConfigError` whose ``key`` is the offending parameter's name (and ``reason`` says why)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +99,85 @@ class MetricKind:
     combine: Callable[[float, float], float] | None = None
     peak: bool = False
     """Combine per sweep point and report the largest value (a curve's peak)."""
+
+
+@dataclass(frozen=True)
+class MetricFamily:
+    """Value metrics named by a pattern, e.g. ``stats.<name>`` or ``<task-kind>.tct_p99_s``.
+
+    ``pattern`` is a regular expression a name must match in full;
+    ``description`` (of one member) may use its groups (``{0}``, ``{1}``...).
+    """
+
+    label: str
+    """How listings and errors show the family (``stats.<name>``)."""
+    pattern: str
+    unit: str
+    description: str
+    help: str = ""
+    """What the family is, for listings."""
+
+    def get(self, name: str) -> MetricKind | None:
+        """The value metric ``name`` if it belongs to the family, else ``None``."""
+        m = re.fullmatch(self.pattern, name)
+        if m is None:
+            return None
+        return MetricKind(name, self.unit, self.description.format(*m.groups()))
+
+
+@dataclass(frozen=True)
+class MetricScope:
+    """The value metrics of one scenario kind, in their own namespace (see the module docs)."""
+
+    metrics: tuple[MetricKind, ...] = ()
+    families: tuple[MetricFamily, ...] = ()
+
+    def get(self, name: str) -> MetricKind | None:
+        """The scope's value metric ``name`` (exact names first, then the families), or ``None``."""
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        for f in self.families:
+            found = f.get(name)
+            if found is not None:
+                return found
+        return None
+
+    def names(self) -> list[str]:
+        """The exact names and the families' labels, for listings and errors."""
+        return [m.name for m in self.metrics] + [f.label for f in self.families]
+
+
+@dataclass(frozen=True)
+class ScenarioKind:
+    """A registered scenario kind: its point function, parameter schema, values and tables."""
+
+    name: str
+    run_point: RunPoint
+    params: tuple[Param, ...]
+    values: tuple[str, ...]
+    tables: tuple[str, ...] = ()
+    description: str = ""
+    figures: Callable[[Path], list[tuple[Path, str]]] | None = None
+    """Draw the kind's own plots from a finished run directory's tables into it: ``[(png, caption)]``."""
+    open_params: bool = False
+    """Accept any parameter name besides ``params``, passed to ``run_point`` as written (no
+    conversion); ``check`` validates them."""
+    check: CheckPoint | None = None
+    """Validate a point without running it; called for every variant and sweep point at load time."""
+    metric_scope: MetricScope | None = None
+    """The kind's own value metrics (looked up instead of the global registry); ``None``: global."""
+
+    def param(self, name: str) -> Param | None:
+        """The parameter called ``name``, or ``None``."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def param_names(self) -> list[str]:
+        """Parameter names in declaration order."""
+        return [p.name for p in self.params]
 
 
 _KINDS: dict[str, ScenarioKind] = {}
@@ -134,6 +210,9 @@ def _load_builtins() -> None:
         from netheat.experiments import memcache  # registers "memcache"
 
         del memcache
+        from netheat.experiments import scenario  # registers "scenario"
+
+        del scenario
 
 
 def register_kind(kind: ScenarioKind, replace: bool = False) -> ScenarioKind:
@@ -182,6 +261,15 @@ def get_kind(name: str, where: str = "") -> ScenarioKind:
             key="kind",
         )
     return all_kinds[name]
+
+
+def value_metric(kind: ScenarioKind, name: str) -> MetricKind | None:
+    """The value metric ``name`` as variants of ``kind`` report it, or ``None``: from the kind's
+    own scope if it has one, else the global metric of that name if the kind reports it."""
+    if kind.metric_scope is not None:
+        return kind.metric_scope.get(name)
+    m = metrics().get(name)
+    return m if m is not None and m.combine is None and name in kind.values else None
 
 
 def get_metric(name: str, where: str = "") -> MetricKind:

@@ -111,13 +111,15 @@ def _variant_value(
 def metric_value(spec: MetricSpec, res: RunResult, seed: int | None = None) -> tuple[float, str]:
     """The number of one metric (from one seed's points, or all) and a note on missing points
     (empty when complete)."""
-    mk = get_metric(spec.kind)
-    if mk.combine is None:
+    if spec.of is None:
+        # A value metric: the point value named like it (its tag may be of a kind's own
+        # metric scope, so it is not looked up in the global registry).
         assert spec.variant is not None
         v, _, missing = _variant_value(res, spec.variant, spec.kind, spec.where, seed)
         note = f"{missing} point(s) of {spec.variant} failed" if missing else ""
         return v, note
-    assert spec.of is not None and spec.numerator is not None and spec.denominator is not None
+    mk = get_metric(spec.kind)
+    assert mk.combine is not None and spec.numerator is not None and spec.denominator is not None
     if mk.peak:
         return _peak(spec, res, mk.combine, seed)
     a, _, ma = _variant_value(res, spec.numerator, spec.of, spec.where, seed)

@@ -1,0 +1,217 @@
+"""The generic ``scenario`` kind: an experiment is a scenario file plus overrides of its keys.
+
+A point runs ``Scenario.from_toml(scenario).with_overrides(...)`` (see
+:mod:`netheat.scenario` and ``docs/scenarios.md``) with every other
+parameter of the point as a dotted-key override (``"routing.policy" =
+"adaptive"``, ``"topology.loop-size" = 4``) and the point's seed as
+``scenario.seed``, so paired variants see the same generated workload.
+Overrides are validated in Rust: the config loader calls
+:func:`check_scenario` (the scenario read, built and checked, not run) for
+every variant at every sweep point before anything runs, and a bad key is
+an error naming the experiment file and the key.
+
+Values per point (the kind's own metric scope, see
+:mod:`netheat.experiments.registry`; quantiles by :mod:`netheat.metrics`):
+
+- ``fct_mean_s``, ``fct_p50_s``, ``fct_p99_s`` over finished flows and
+  ``unfinished_flows``;
+- ``tct_mean_s``, ``tct_p50_s``, ``tct_p99_s`` over finished tasks, and the
+  same per task kind as ``<kind>.tct_p99_s`` (``partition-aggregate``,
+  ``file-write``, ``trace``...; a kind that did not run has no value, so its
+  metric is null);
+- ``block_write_mean_s``, ``block_write_p50_s``, ``block_write_p95_s`` over finished blocks, when
+  the run has a ``blocks`` table (a storage policy);
+- ``hot_tor_share``: the fraction of ToR-windows whose outbound uplink
+  utilization (all uplinks of the ToR together) is at or above 0.7, as the
+  scenario report's heat map computes it
+  (:func:`netheat.scenario_report.hot_tor_share`);
+- ``stats.<name>``: every numeric entry of the run's ``stats``
+  (``stats.rebinds``, ``stats.completed``, ``stats.end_s``...).
+
+Tables: every table of the run but ``links`` (``flows``, ``tasks`` and,
+when the run has them, ``queues``, ``blocks``, ``placements``,
+``migrations``). The ``links`` table is not kept: the runner holds every point's
+tables in memory until its pool finishes, and a links table has a row per
+link and window; ``hot_tor_share`` is computed from it inside the point.
+Run one point with ``netheat run`` for its links.
+
+A point's identity (the runner's content hash) covers the scenario file's
+content, the overrides and the seed, not the files the scenario refers to
+(a datacenter file, a flow CSV): after editing those, run into a fresh
+output directory, or the points already there are reused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from netheat.errors import ConfigError, NetheatError
+from netheat.experiments.registry import (
+    MetricFamily,
+    MetricKind,
+    MetricScope,
+    Param,
+    PointResult,
+    ScenarioKind,
+    register_kind,
+)
+from netheat.metrics import mean, quantiles
+from netheat.scenario import TABLES as SCENARIO_TABLES
+from netheat.scenario import Scenario, ScenarioResult
+from netheat.scenario_report import hot_tor_share
+
+SEED_KEY = "scenario.seed"
+"""The override that carries the point's seed (an experiment sets seeds in ``[experiment]``)."""
+
+TABLES = tuple(t for t in SCENARIO_TABLES if t != "links")
+"""Tables of a point that go to the run (when the scenario produces them): all but ``links``."""
+
+
+def _overrides(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k != "scenario"}
+
+
+def _scenario(params: dict[str, Any], seed: int | None) -> Scenario:
+    """The point's scenario: the file plus the overrides, one at a time so a bad value names its key."""
+    scn = Scenario.from_toml(params["scenario"])
+    over = _overrides(params)
+    if SEED_KEY in over:
+        raise ConfigError(
+            f"{SEED_KEY}: set by the experiment (the point's seed); use [experiment] seeds",
+            key=SEED_KEY,
+            reason="set by the experiment (the point's seed), not a parameter; use `seeds` in [experiment]",
+        )
+    for k, v in over.items():
+        try:
+            scn = scn.with_overrides({k: v})
+        except NetheatError as e:
+            raise ConfigError(f"{k}: {e}", key=k, reason=str(e)) from None
+    return scn if seed is None else scn.with_overrides({SEED_KEY: seed})
+
+
+def check_scenario(params: dict[str, Any]) -> None:
+    """Read, build and check the point's scenario without running it.
+
+    A bad override raises :class:`ConfigError` keyed by the override's
+    dotted key; any other problem (the scenario file itself, a missing
+    dataset) is keyed ``scenario``.
+    """
+    scn = _scenario(params, None)
+    over = _overrides(params)
+    try:
+        scn.check()
+    except ConfigError as e:
+        if e.file == "<override>" and e.key in over:
+            raise ConfigError(str(e), key=e.key, reason=e.reason) from None
+        raise ConfigError(str(e), key="scenario", reason=str(e)) from None
+    except NetheatError as e:
+        raise ConfigError(str(e), key="scenario", reason=str(e)) from None
+
+
+def _times(column: Any) -> np.ndarray:
+    """An Arrow column of times as floats (NaN: unfinished)."""
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=float)
+
+
+def _tails(prefix: str, times: np.ndarray, q: float = 0.99) -> dict[str, float]:
+    """Mean, median and the ``q`` quantile of the finished ``times`` (NaN when none finished)."""
+    done = times[~np.isnan(times)]
+    p50, tail = quantiles(done, (0.5, q))
+    return {f"{prefix}_mean_s": mean(done), f"{prefix}_p50_s": p50, f"{prefix}_p{round(q * 100)}_s": tail}
+
+
+def point_values(res: ScenarioResult) -> dict[str, float]:
+    """The values of one run (see the module docs)."""
+    fct = _times(res.flows.column("fct_s"))
+    values = _tails("fct", fct)
+    values["unfinished_flows"] = float(np.count_nonzero(np.isnan(fct)))
+    tct = _times(res.tasks.column("tct_s"))
+    values.update(_tails("tct", tct))
+    kinds = np.asarray(res.tasks.column("kind").to_pylist(), dtype=object)
+    for kind in sorted(set(kinds.tolist())):
+        values.update(_tails(f"{kind}.tct", tct[kinds == kind]))
+    if "blocks" in res.tables:
+        values.update(_tails("block_write", _times(res.tables["blocks"].column("write_s")), 0.95))
+    values["hot_tor_share"] = hot_tor_share(res)
+    for k, v in res.stats.items():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            values[f"stats.{k}"] = float(v)
+    return values
+
+
+def run_scenario_point(params: dict[str, Any], seed: int) -> PointResult:
+    """Run one ``scenario`` point: the scenario with the point's overrides and seed."""
+    res = _scenario(params, seed).run()
+    tables = {k: res.tables[k] for k in TABLES if k in res.tables}
+    # The run's "datacenter: <file>" note repeats the scenario file's reference on every point.
+    notes = [n for n in res.notes if not n.startswith("datacenter: ")]
+    return PointResult(tables=tables, values=point_values(res), notes=notes)
+
+
+SCOPE = MetricScope(
+    metrics=(
+        MetricKind("fct_mean_s", "s", "mean flow completion time of the finished flows"),
+        MetricKind("fct_p50_s", "s", "median flow completion time of the finished flows"),
+        MetricKind("fct_p99_s", "s", "99th percentile flow completion time of the finished flows"),
+        MetricKind("unfinished_flows", "flows", "flows still running when the run stopped"),
+        MetricKind("tct_mean_s", "s", "mean task completion time of the finished tasks (every kind)"),
+        MetricKind("tct_p50_s", "s", "median task completion time of the finished tasks (every kind)"),
+        MetricKind(
+            "tct_p99_s", "s", "99th percentile task completion time of the finished tasks (every kind)"
+        ),
+        MetricKind("block_write_mean_s", "s", "mean block write time (storage policies)"),
+        MetricKind("block_write_p50_s", "s", "median block write time (storage policies)"),
+        MetricKind("block_write_p95_s", "s", "95th percentile block write time (storage policies)"),
+        MetricKind(
+            "hot_tor_share",
+            "fraction",
+            "share of ToR-windows whose uplink utilization (all uplinks of the ToR together) is >= 0.7",
+        ),
+    ),
+    families=(
+        MetricFamily(
+            "<task-kind>.tct_{mean,p50,p99}_s",
+            r"([a-z][a-z0-9-]*)\.tct_(mean|p50|p99)_s",
+            "s",
+            "task completion time ({1}) of the finished tasks of kind {0}",
+            "mean, median and 99th percentile task completion time of the finished tasks of one kind "
+            "(partition-aggregate, file-write, trace...); null when no task of that kind ran",
+        ),
+        MetricFamily(
+            "stats.<name>",
+            r"stats\.([A-Za-z0-9_]+)",
+            "",
+            "entry {0} of the run's stats",
+            "every numeric entry of the run's stats (stats.rebinds, stats.completed, stats.end_s...)",
+        ),
+    ),
+)
+
+SCENARIO = register_kind(
+    ScenarioKind(
+        name="scenario",
+        run_point=run_scenario_point,
+        params=(
+            Param(
+                "scenario",
+                "path",
+                help="scenario TOML file (relative to the experiment file); every other key is a dotted "
+                'scenario key overriding it, written quoted ("routing.policy" = "adaptive")',
+                required=True,
+            ),
+        ),
+        values=("fct_mean_s", "fct_p50_s", "fct_p99_s", "unfinished_flows", "tct_p99_s", "hot_tor_share"),
+        tables=TABLES,
+        description=(
+            "a scenario file (datacenter + workload + policies) with variants and sweeps over its "
+            "dotted keys; the point's seed is scenario.seed. Tables: all of the run's except links "
+            "(not kept: the runner holds every point's tables in memory; hot_tor_share is computed "
+            "from them inside the point)"
+        ),
+        open_params=True,
+        check=check_scenario,
+        metric_scope=SCOPE,
+    )
+)
