@@ -31,6 +31,26 @@ def _cdf(ax, values: np.ndarray, label: str) -> None:  # type: ignore[no-untyped
     ax.step(v, y, where="post", label=f"{label} (n={len(v)})")
 
 
+def _cdf_png(
+    path: Path, series: list[tuple[str, np.ndarray]], xlabel: str, ylabel: str, log: bool = True
+) -> None:
+    """One CDF plot of several samples (NaNs, i.e. unfinished, left out) saved as ``path``."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, values in series:
+        _cdf(ax, values, label)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def _tail_rows(name: str, v: np.ndarray) -> list[str]:
     ok = v[~np.isnan(v)]
     if len(ok) == 0:
@@ -66,16 +86,7 @@ def write_scenario_report(res: ScenarioResult, path: Path) -> Path:
         )
         fct = res.flows["fct_s"].to_numpy(zero_copy_only=False)
         rows = [_tail_rows("all flows", fct)]
-        fig, ax = plt.subplots(figsize=(7, 4))
-        _cdf(ax, fct, "flows")
-        ax.set_xscale("log")
-        ax.set_xlabel("flow completion time (s)")
-        ax.set_ylabel("fraction of flows")
-        ax.grid(alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(tmp / "fct.png", dpi=110)
-        plt.close(fig)
+        _cdf_png(tmp / "fct.png", [("flows", fct)], "flow completion time (s)", "fraction of flows")
         sections.append(
             Section(
                 "Flow completion times",
@@ -89,20 +100,9 @@ def write_scenario_report(res: ScenarioResult, path: Path) -> Path:
         if tasks.num_rows:
             kinds = tasks["kind"].to_pylist()
             tct = tasks["tct_s"].to_numpy(zero_copy_only=False)
-            fig, ax = plt.subplots(figsize=(7, 4))
-            trows = []
-            for k in sorted(set(kinds)):
-                sel = np.asarray([x == k for x in kinds])
-                _cdf(ax, tct[sel], k)
-                trows.append(_tail_rows(k, tct[sel]))
-            ax.set_xscale("log")
-            ax.set_xlabel("task completion time (s)")
-            ax.set_ylabel("fraction of tasks")
-            ax.grid(alpha=0.3)
-            ax.legend()
-            fig.tight_layout()
-            fig.savefig(tmp / "tct.png", dpi=110)
-            plt.close(fig)
+            series = [(k, tct[np.asarray([x == k for x in kinds])]) for k in sorted(set(kinds))]
+            trows = [_tail_rows(k, v) for k, v in series]
+            _cdf_png(tmp / "tct.png", series, "task completion time (s)", "fraction of tasks")
             sections.append(
                 Section(
                     "Task completion times",
@@ -135,15 +135,9 @@ def write_scenario_report(res: ScenarioResult, path: Path) -> Path:
         if "blocks" in res.tables:
             b = res.tables["blocks"]
             w = b["write_s"].to_numpy(zero_copy_only=False)
-            fig, ax = plt.subplots(figsize=(7, 4))
-            _cdf(ax, w, "blocks")
-            ax.set_xlabel("block write time (s)")
-            ax.set_ylabel("fraction of blocks")
-            ax.grid(alpha=0.3)
-            ax.legend()
-            fig.tight_layout()
-            fig.savefig(tmp / "blocks.png", dpi=110)
-            plt.close(fig)
+            _cdf_png(
+                tmp / "blocks.png", [("blocks", w)], "block write time (s)", "fraction of blocks", log=False
+            )
             sections.append(
                 Section(
                     "Block writes",

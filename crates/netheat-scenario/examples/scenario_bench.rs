@@ -9,7 +9,11 @@
 //! per flow) for scale. Each timing is the median of `REPS` runs, the two
 //! ways alternated.
 //!
-//! Usage: `cargo run --release -p netheat-scenario --example scenario_bench`
+//! Usage: `cargo run --release -p netheat-scenario --example scenario_bench`;
+//! `scenario_bench direct` or `scenario_bench scenario` runs the first case
+//! once one way only (`parts` only reads and generates it, the common
+//! part to subtract), for instruction counts (`valgrind --tool=cachegrind
+//! --cache-sim=no`), which a shared machine does not disturb.
 
 use std::time::Instant;
 
@@ -51,6 +55,30 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let data = DataDir::explicit("/nonexistent");
+    if let Some(mode) = std::env::args().nth(1) {
+        let s = Scenario::from_text(&scenario(64, "1s", ""), "bench.toml", std::path::Path::new("."));
+        let parts = s.parts(&data).expect("scenario");
+        if mode == "parts" {
+            // Reading and generating alone, to subtract from the other two.
+            println!("parts: {} flows", parts.workload.flows.len());
+            return;
+        }
+        let t0 = Instant::now();
+        let n = if mode == "direct" {
+            let topo = parts.topology.clone();
+            let routing: &dyn Routing = &*topo;
+            let cfg = SimConfig { window_s: 1.0, seed: 1, ..SimConfig::default() };
+            let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
+            for r in &parts.workload.flows {
+                sim.add_flow(FlowSpec::new(r.flow_id, r.src, r.dst, r.bytes, r.start_s, Route::Ecmp)).unwrap();
+            }
+            sim.run().flows.len()
+        } else {
+            s.run_parts(parts, &mut |_, _| true).expect("run").flows.len()
+        };
+        println!("{mode}: {n} flows in {:.3} s", t0.elapsed().as_secs_f64());
+        return;
+    }
     println!("| case | flows | direct engine (s) | scenario (s) | overhead |");
     println!("|---|---|---|---|---|");
     for (racks, dur) in [(64, "1s"), (64, "4s")] {
