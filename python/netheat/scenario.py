@@ -76,7 +76,10 @@ def key_table() -> list[tuple[str, str, str]]:
         for key, prop in props.items():
             choices = _choices(s, prop)
             kind = " | ".join(choices) if choices else _type_name(prop)
-            rows.append((f"{section}.{key}", kind, " ".join(prop.get("description", "").split())))
+            desc = " ".join(prop.get("description", "").split())
+            if prop.get("default") is not None:
+                desc += f" Default: {json.dumps(prop['default'])}."
+            rows.append((f"{section}.{key}", kind, desc))
     return rows
 
 

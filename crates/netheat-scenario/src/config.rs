@@ -291,13 +291,13 @@ pub struct PlacementSection {
     pub hot_threshold: Option<f64>,
     /// Sampling period of ToR outbound utilization (live rates over the
     /// uplink capacity in force).
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<UnitString>")]
     pub tick: Option<Duration>,
     /// Detection window and migration period: a ToR sampled above the
     /// threshold for a whole window is hot; every window, migrating
     /// policies move the latency-tolerant tasks with the largest outbound
     /// rates off each hot ToR, fewest first.
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<UnitString>")]
     pub detect: Option<Duration>,
     /// Migrations allowed per job per detection window (the availability
     /// budget).
@@ -462,5 +462,64 @@ pub struct Sections {
 /// above), for the Python side's help and docs.
 pub fn schema() -> String {
     let s = schemars::schema_for!(Sections);
-    serde_json::to_string_pretty(&s).unwrap_or_default()
+    let mut v = serde_json::to_value(&s).unwrap_or_default();
+    // Keys left out take the policy crates' own defaults: show them.
+    if let Some(defs) = v.get_mut("definitions").and_then(|d| d.as_object_mut()) {
+        for (section, key, value) in policy_defaults() {
+            if let Some(prop) = defs.get_mut(section).and_then(|d| d.pointer_mut(&format!("/properties/{key}"))) {
+                if let Some(o) = prop.as_object_mut() {
+                    o.insert("default".into(), value);
+                }
+            }
+        }
+    }
+    serde_json::to_string_pretty(&v).unwrap_or_default()
+}
+
+/// A duration as a unit string (`0.01` -> `"10ms"`).
+fn seconds(s: f64) -> serde_json::Value {
+    let text = if s >= 1.0 && s.fract() == 0.0 {
+        format!("{s}s")
+    } else if (s * 1e3).fract().abs() < 1e-9 && s >= 1e-3 {
+        format!("{}ms", (s * 1e3).round())
+    } else {
+        format!("{}us", (s * 1e6).round())
+    };
+    text.into()
+}
+
+/// `(definition, key, default)` of every policy key whose default lives in
+/// a policy crate (`LbParams`, `PolicyConfig`, `TransportConfig`,
+/// `NetConfig`, `ClusterParams`), read from those crates' `Default`s.
+fn policy_defaults() -> Vec<(&'static str, &'static str, serde_json::Value)> {
+    let lb = netheat_subways::LbParams::default();
+    let st = netheat_storage::PolicyConfig::default();
+    let tr = netheat_packet::TransportConfig::default();
+    let net = netheat_packet::NetConfig::default();
+    let cl = netheat_sched::ClusterParams::default();
+    vec![
+        ("RoutingSection", "policy", "ecmp".into()),
+        ("RoutingSection", "period", seconds(lb.t_rebind_s)),
+        ("RoutingSection", "ewma-weight", lb.ewma_weight.into()),
+        ("RoutingSection", "aggressiveness", lb.aggressiveness.into()),
+        ("RoutingSection", "hot-threshold", lb.hot_threshold.into()),
+        ("RoutingSection", "hot-duration", seconds(lb.t_duration_s)),
+        ("RoutingSection", "detour-share", lb.detour_share.into()),
+        ("RoutingSection", "max-intermediate", lb.max_intermediate.into()),
+        ("SchedulingSection", "poll-interval", seconds(netheat_flowsched::IdealOptions::default().poll_s)),
+        ("StorageSection", "report-interval", seconds(st.delta_s)),
+        ("StorageSection", "ewma-weight", st.alpha.into()),
+        ("StorageSection", "small-block", format!("{}MB", st.threshold_bytes / 1e6).into()),
+        ("TransportSection", "init-cwnd", tr.init_cwnd.into()),
+        ("TransportSection", "min-rto", seconds(tr.rto_min_s)),
+        ("TransportSection", "dctcp-gain", tr.dctcp_g.into()),
+        ("PacketSection", "propagation-delay", seconds(net.prop_delay_s)),
+        ("PacketSection", "switch-delay", seconds(net.switch_delay_s)),
+        ("PacketSection", "port-buffer", format!("{}B", net.port_buffer_bytes).into()),
+        ("PlacementSection", "candidates", cl.candidates.into()),
+        ("PlacementSection", "hot-threshold", cl.hot_threshold.into()),
+        ("PlacementSection", "tick", seconds(cl.tick_s)),
+        ("PlacementSection", "detect", seconds(cl.detect_s)),
+        ("PlacementSection", "budget-per-window", cl.budget_per_window.into()),
+    ]
 }

@@ -633,7 +633,7 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         if let Some(u) = r.until_s {
             t_end = t_end.min(u);
         }
-        sim.run_until(&mut rt, t_end);
+        sim.run_events_until(&mut rt, t_end);
         if last_progress.elapsed() >= PROGRESS_EVERY {
             last_progress = std::time::Instant::now();
             if !progress(sim.stats().flows_completed, total) {

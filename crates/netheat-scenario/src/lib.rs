@@ -274,7 +274,10 @@ impl Scenario {
                     lb,
                     scheduling,
                     heavy_bytes,
-                    poll_s: sc.as_ref().and_then(|x| x.poll_interval).map_or(100e-6, |d| d.0),
+                    poll_s: sc
+                        .as_ref()
+                        .and_then(|x| x.poll_interval)
+                        .map_or(netheat_flowsched::IdealOptions::default().poll_s, |d| d.0),
                     lbs: sc.as_ref().map_or(1, |x| x.load_balancers),
                     window_s,
                     until_s: s.scenario.duration.map(|d| d.0),

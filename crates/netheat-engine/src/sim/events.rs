@@ -96,6 +96,16 @@ impl Simulation<'_> {
     /// to `t_end_s` (if finite). Can be called repeatedly; flows, timers and
     /// capacity changes may be added in between.
     pub fn run_until<C: Controller + ?Sized>(&mut self, c: &mut C, t_end_s: f64) {
+        self.run_events_until(c, t_end_s);
+        if t_end_s.is_finite() && t_end_s > self.now {
+            self.now = t_end_s;
+        }
+    }
+
+    /// Processes every event at times `<= t_end_s` and leaves the clock at
+    /// the last of them: running in slices this way ends exactly where
+    /// [`Simulation::run`] would (same `end_s`, same telemetry windows).
+    pub fn run_events_until<C: Controller + ?Sized>(&mut self, c: &mut C, t_end_s: f64) {
         if !self.pending_sorted {
             self.pending[self.pending_head..].sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             self.pending_sorted = true;
@@ -135,9 +145,6 @@ impl Simulation<'_> {
             self.forget_completed();
         }
         self.running = false;
-        if t_end_s.is_finite() && t_end_s > self.now {
-            self.now = t_end_s;
-        }
     }
 
     /// Frees the slots of the flows completed in the instant just ended

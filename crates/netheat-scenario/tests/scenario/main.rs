@@ -72,9 +72,22 @@ fn fair_share_by_hand() {
     assert_eq!(r.flows.len(), 2);
     assert!((r.flows[0].fct_s - 2.0).abs() < 1e-9, "{:?}", r.flows[0]);
     assert!((r.flows[1].fct_s - 4.0).abs() < 1e-9, "{:?}", r.flows[1]);
+    // The run ends with its last event, not at the end of a slice of it.
+    assert!((r.stats["end_s"] - 4.0).abs() < 1e-9, "{:?}", r.stats);
+    assert!((r.stats["windows"] - 4.0).abs() < 1e-9, "{:?}", r.stats);
     // Two trace tasks of one flow each.
     assert_eq!(r.tasks.len(), 2);
     assert_eq!(r.tasks[0].kind, "trace");
+}
+
+#[test]
+fn the_run_ends_at_its_last_event() {
+    // A 1 KB flow at 0 (a replayed trace starts at 0) and a 1 GB flow at
+    // 8 Gbit/s from 0.3 s, ending at 1.3 s, inside a slice: the run ends
+    // there and the links table has two 1 s windows, not three.
+    let r = run(&two_racks("src,dst,bytes,start_s\n1,3,1000,0\n0,2,1000000000,0.3\n", "")).unwrap();
+    assert!((r.stats["end_s"] - 1.3).abs() < 1e-9, "{:?}", r.stats);
+    assert_eq!(r.stats["windows"], 2.0);
 }
 
 #[test]
