@@ -22,8 +22,15 @@ pub enum FlowschedError {
         reason: String,
     },
     /// The engine rejected an operation.
-    #[error("engine: {0}")]
-    Engine(String),
+    #[error(transparent)]
+    Engine(#[from] netheat_engine::EngineError),
+    /// A task of the reference (fluid max-min) model never finished: one of
+    /// its flows crosses a link with no capacity.
+    #[error("task {task} never finished (a flow has no capacity)")]
+    Unfinished {
+        /// Index of the task in the input order.
+        task: usize,
+    },
     /// The topology could not be built.
     #[error("topology: {0}")]
     Topology(String),

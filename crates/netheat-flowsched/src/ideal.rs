@@ -16,7 +16,9 @@
 use crate::policy::{ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
 use crate::workload::{check_tasks, feeder_counts, Task};
 use crate::FlowschedError;
-use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation, Stats};
+use netheat_engine::{
+    Controller, Ctx, EngineError, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation, Stats,
+};
 
 /// One task's outcome.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -84,7 +86,7 @@ struct Run<'a> {
     poll_s: f64,
     polling: bool,
     changes: Vec<ClassChange>,
-    err: Option<String>,
+    err: Option<EngineError>,
 }
 
 impl Run<'_> {
@@ -95,7 +97,7 @@ impl Run<'_> {
                 let fid = self.base[t] + j as u64;
                 if f.dst == dom && self.released[fid as usize] && !self.done[fid as usize] {
                     if let Err(e) = ctx.set_priority(fid, class) {
-                        self.err.get_or_insert(e.to_string());
+                        self.err.get_or_insert(e);
                     }
                 }
             }
@@ -139,7 +141,7 @@ impl Run<'_> {
             .with_priority(p)
             .with_task(meta.id);
         if let Err(e) = ctx.add_flow(spec) {
-            self.err.get_or_insert(e.to_string());
+            self.err.get_or_insert(e);
         }
         self.released[fid as usize] = true;
     }
@@ -292,10 +294,10 @@ pub fn run_ideal_stats(
     // Only task times are needed: no link telemetry, and completed flows'
     // state is reused (the controller keeps what it needs of them).
     let cfg = SimConfig { telemetry: false, recycle_finished: true, ..SimConfig::default() };
-    let net = Network::try_new(link_caps_bps.to_vec()).map_err(|e| FlowschedError::Engine(e.to_string()))?;
+    let net = Network::try_new(link_caps_bps.to_vec())?;
     let mut sim = Simulation::new(net, None, cfg);
     for (i, t) in tasks.iter().enumerate() {
-        sim.schedule_timer(t.arrival_s, i as u64).map_err(|e| FlowschedError::Engine(e.to_string()))?;
+        sim.schedule_timer(t.arrival_s, i as u64)?;
     }
     // Only the tasks' times are needed: skip building 10^7 flow records.
     sim.run_until(&mut run, f64::INFINITY);

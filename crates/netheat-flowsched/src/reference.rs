@@ -194,7 +194,7 @@ pub fn run_reference(
     }
     let finish = book.finish;
     if let Some(t) = finish.iter().position(|f| f.is_nan()) {
-        return Err(FlowschedError::Engine(format!("task {t} never finished (a flow has no capacity)")));
+        return Err(FlowschedError::Unfinished { task: t });
     }
     Ok(tasks
         .iter()

@@ -10,7 +10,7 @@ use crate::errors;
 
 fn to_py(py: Python<'_>, e: FlowschedError) -> PyErr {
     match e {
-        FlowschedError::Engine(m) => errors::engine(py, m),
+        e @ (FlowschedError::Engine(_) | FlowschedError::Unfinished { .. }) => errors::engine(py, e.to_string()),
         other => errors::input(py, other.to_string()),
     }
 }

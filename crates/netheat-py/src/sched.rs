@@ -54,7 +54,7 @@ pub fn utp_cluster<'py>(
     let topo = topology.inner.clone();
     let policy = policy.to_string();
     let r = py.allow_threads(move || run_cluster(&topo, &policy, &p, seed)).map_err(|e| match e {
-        SchedError::Engine(m) => errors::engine(py, m),
+        e @ (SchedError::Engine(_) | SchedError::Query(_)) => errors::engine(py, e.to_string()),
         other => errors::input(py, other.to_string()),
     })?;
     let d = PyDict::new(py);

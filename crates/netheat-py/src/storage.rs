@@ -12,7 +12,7 @@ use crate::errors;
 
 fn to_py(py: Python<'_>, e: StorageError) -> PyErr {
     match e {
-        StorageError::Engine(m) => errors::engine(py, m),
+        StorageError::Engine(e) => errors::engine(py, e.to_string()),
         other => errors::input(py, other.to_string()),
     }
 }

@@ -9,7 +9,7 @@ use crate::topology::PyTopology;
 
 fn err(py: Python<'_>, e: SubwaysError) -> PyErr {
     match e {
-        SubwaysError::Engine(m) => errors::engine(py, m),
+        SubwaysError::Engine(e) => errors::engine(py, e.to_string()),
         other => errors::input(py, other.to_string()),
     }
 }

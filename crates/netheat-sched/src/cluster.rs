@@ -301,7 +301,7 @@ struct Sched<'t> {
     intensive_cut: f64,
     res: ClusterResult,
     ticks: u64,
-    err: Option<String>,
+    err: Option<SchedError>,
     queries: DagRunner,
     /// Query type of each query task.
     query_type: Vec<usize>,
@@ -405,7 +405,7 @@ impl Sched<'_> {
         if bytes > 0.0 && peer != s {
             let f = FlowSpec::new(id, s, peer, bytes, now, Route::Ecmp).with_rate_cap(t.demand.max(1.0));
             if let Err(e) = ctx.add_flow(f) {
-                self.err.get_or_insert(e.to_string());
+                self.err.get_or_insert(e.into());
             }
         }
     }
@@ -432,7 +432,7 @@ impl Sched<'_> {
             }
             let end = self.tasks[i].end_s;
             if let Err(e) = ctx.schedule_timer(end, T_END + i as u64) {
-                self.err.get_or_insert(e.to_string());
+                self.err.get_or_insert(e.into());
             }
         }
     }
@@ -552,11 +552,11 @@ impl Sched<'_> {
                 Ok(dag) => match self.queries.add_task_now(ctx, ctx.now(), dag) {
                     Ok(_) => self.query_type.push(k),
                     Err(e) => {
-                        self.err.get_or_insert(e.to_string());
+                        self.err.get_or_insert(e.into());
                     }
                 },
                 Err(e) => {
-                    self.err.get_or_insert(e.to_string());
+                    self.err.get_or_insert(SchedError::Query(e));
                 }
             }
         }
@@ -724,12 +724,12 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     let cfg = SimConfig { window_s: p.window_s, seed, end_s: Some(p.duration_s), ..SimConfig::default() };
     let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
     for (j, &st) in starts.iter().enumerate() {
-        sim.schedule_timer(st, T_JOB + j as u64).map_err(|e| SchedError::Engine(e.to_string()))?;
+        sim.schedule_timer(st, T_JOB + j as u64)?;
     }
-    sim.schedule_timer(p.tick_s / 2.0, T_TICK).map_err(|e| SchedError::Engine(e.to_string()))?;
-    sim.schedule_timer(p.detect_s, T_DETECT).map_err(|e| SchedError::Engine(e.to_string()))?;
+    sim.schedule_timer(p.tick_s / 2.0, T_TICK)?;
+    sim.schedule_timer(p.detect_s, T_DETECT)?;
     if !p.queries.is_empty() {
-        sim.schedule_timer(p.query_period_s, T_QUERY).map_err(|e| SchedError::Engine(e.to_string()))?;
+        sim.schedule_timer(p.query_period_s, T_QUERY)?;
     }
     let mut incident_links: Vec<LinkId> = Vec::new();
     if let Some(inc) = &p.incident {
@@ -737,7 +737,7 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
             for &l in &topo.tors()[t as usize].up {
                 incident_links.push(l);
                 let c = topo.link_capacity_bps(l) * inc.factor;
-                sim.schedule_capacity(inc.at_s, l, c).map_err(|e| SchedError::Engine(e.to_string()))?;
+                sim.schedule_capacity(inc.at_s, l, c)?;
             }
         }
     }
@@ -766,7 +766,7 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     };
     let out = sim.run_with(&mut s);
     if let Some(e) = s.err {
-        return Err(SchedError::Engine(e));
+        return Err(e);
     }
     let mut res = s.res;
     res.events = out.stats.events;

@@ -22,8 +22,12 @@ pub enum SchedError {
         reason: String,
     },
     /// The engine refused an operation.
-    #[error("engine: {0}")]
-    Engine(String),
+    #[error(transparent)]
+    Engine(#[from] netheat_engine::EngineError),
+    /// An analytical query task could not be built during the run (its
+    /// sizes or host sets are unusable).
+    #[error("query task: {0}")]
+    Query(netheat_workloads::GenError),
 }
 
 impl SchedError {

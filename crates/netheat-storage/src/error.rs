@@ -22,8 +22,8 @@ pub enum StorageError {
         reason: String,
     },
     /// The flow engine refused something.
-    #[error("engine: {0}")]
-    Engine(String),
+    #[error(transparent)]
+    Engine(#[from] netheat_engine::EngineError),
 }
 
 impl StorageError {

@@ -22,8 +22,8 @@ pub enum SubwaysError {
         reason: String,
     },
     /// The engine refused something (a bug in a policy, reported, not hidden).
-    #[error("engine: {0}")]
-    Engine(String),
+    #[error(transparent)]
+    Engine(#[from] netheat_engine::EngineError),
 }
 
 impl SubwaysError {

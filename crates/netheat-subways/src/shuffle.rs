@@ -13,7 +13,7 @@
 //! [`ShuffleResult::stranded`] counts them.
 
 use netheat_core::{HostId, Routing};
-use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, SimConfig, Simulation};
+use netheat_engine::{Controller, Ctx, EngineError, FlowRecord, FlowSpec, Network, SimConfig, Simulation};
 use netheat_topology::Topology;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -59,7 +59,7 @@ struct Runner<'n, 't> {
     flows: Vec<Option<ActiveFlow>>,
     running: usize,
     rebinds: u64,
-    error: Option<String>,
+    error: Option<EngineError>,
 }
 
 impl Controller for Runner<'_, '_> {
@@ -90,13 +90,13 @@ impl Controller for Runner<'_, '_> {
                     }
                 }
                 Err(e) => {
-                    self.error.get_or_insert(e.to_string());
+                    self.error.get_or_insert(e);
                 }
             }
         }
         if let Some(p) = self.lb.period_s() {
             if let Err(e) = ctx.schedule_timer(now + p, 0) {
-                self.error.get_or_insert(e.to_string());
+                self.error.get_or_insert(e);
             }
         }
     }
@@ -146,7 +146,7 @@ pub fn run_shuffle(
             }
         }
         for l in dead {
-            sim.schedule_capacity(0.0, l, 0.0).map_err(|e| SubwaysError::Engine(e.to_string()))?;
+            sim.schedule_capacity(0.0, l, 0.0)?;
         }
     }
     let mut flows = Vec::new();
@@ -167,13 +167,12 @@ pub fn run_shuffle(
                 netheat_engine::Route::Explicit(p) => p.clone(),
                 _ => Vec::new(),
             };
-            sim.add_flow(FlowSpec::new(id, s, d, job.bytes_per_pair, 0.0, route))
-                .map_err(|e| SubwaysError::Engine(e.to_string()))?;
+            sim.add_flow(FlowSpec::new(id, s, d, job.bytes_per_pair, 0.0, route))?;
             flows.push(Some(ActiveFlow { id, src: s, dst: d, path }));
         }
     }
     if let Some(p) = lb.period_s() {
-        sim.schedule_timer(p, 0).map_err(|e| SubwaysError::Engine(e.to_string()))?;
+        sim.schedule_timer(p, 0)?;
     }
     let n = flows.len();
     let mut runner = Runner { net: &net, lb, rng, flows, running: n, rebinds: 0, error: None };

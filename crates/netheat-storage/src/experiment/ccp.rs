@@ -213,8 +213,7 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
             p.clear();
             c.net_path(m.from, m.to, &mut p);
             let id = MOVE_BASE + moves as u64;
-            sim.add_flow(FlowSpec::new(id, m.from, m.to, m.bytes, at, Route::Explicit(p.clone())))
-                .map_err(|e| StorageError::Engine(e.to_string()))?;
+            sim.add_flow(FlowSpec::new(id, m.from, m.to, m.bytes, at, Route::Explicit(p.clone())))?;
             moves += 1;
             moved_bytes += m.bytes;
         }
@@ -246,8 +245,7 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
             let Some(hs) = place(&mut fs, (s.prepopulate + i) as u64, wsize, &mut prng) else {
                 disk_s.push(f64::NAN);
                 reads.push(false);
-                sim.add_flow(FlowSpec::new(i as u64, client, client, 0.0, t, Route::Explicit(vec![])))
-                    .map_err(|e| StorageError::Engine(e.to_string()))?;
+                sim.add_flow(FlowSpec::new(i as u64, client, client, 0.0, t, Route::Explicit(vec![])))?;
                 continue;
             };
             let mut p = Vec::new();
@@ -264,8 +262,7 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
         };
         disk_s.push(d);
         reads.push(is_read);
-        sim.add_flow(FlowSpec::new(i as u64, src, dst, bytes, t, Route::Explicit(path.clone())))
-            .map_err(|e| StorageError::Engine(e.to_string()))?;
+        sim.add_flow(FlowSpec::new(i as u64, src, dst, bytes, t, Route::Explicit(path.clone())))?;
     }
     if s.rebalance_every_ops > 0 {
         rebalance(&mut fs, &mut sim, t)?;

@@ -396,8 +396,7 @@ pub fn run_sinbad_policy(s: &SinbadSpec, trace: &CoflowTrace, policy: &str) -> R
                 // so it takes their combined per-flow fair share.
                 sim.add_flow(
                     FlowSpec::new(fid, a, b, per, t, Route::Explicit(path.clone())).with_weight(nm as f64 / kk as f64),
-                )
-                .map_err(|e| StorageError::Engine(e.to_string()))?;
+                )?;
                 fid += 1;
             }
             let out = mb * 1e6 * s.shuffle_scale * s.output_ratio;
@@ -432,14 +431,13 @@ pub fn run_sinbad_policy(s: &SinbadSpec, trace: &CoflowTrace, policy: &str) -> R
             arrivals.push(t);
         }
     }
-    let eng = |e: netheat_engine::EngineError| StorageError::Engine(e.to_string());
     for (i, &a) in arrivals.iter().enumerate() {
-        sim.schedule_timer(a, (K_FILE << K_SHIFT) | i as u64).map_err(eng)?;
+        sim.schedule_timer(a, (K_FILE << K_SHIFT) | i as u64)?;
     }
-    sim.schedule_timer(s.policy_cfg.delta_s, K_REPORT << K_SHIFT).map_err(eng)?;
+    sim.schedule_timer(s.policy_cfg.delta_s, K_REPORT << K_SHIFT)?;
     let batching = policy == "sinbad" && s.q_s > 0.0;
     if batching {
-        sim.schedule_timer(s.q_s, K_DECIDE << K_SHIFT).map_err(eng)?;
+        sim.schedule_timer(s.q_s, K_DECIDE << K_SHIFT)?;
     }
     let nfiles = files.len();
     let mut d = Driver {
