@@ -139,6 +139,32 @@ impl ScenarioDoc {
         }
     }
 
+    /// Places an error of a file the scenario refers to (`file`, its
+    /// `text`): at this scenario's key when `table.<k>` was set beside
+    /// `file` here (`beside(k)`), else in the file itself.
+    fn in_file(
+        &self,
+        e: ConfigError,
+        file: &str,
+        text: &str,
+        table: &str,
+        beside: &dyn Fn(&str) -> bool,
+    ) -> ConfigError {
+        let ConfigError::Invalid { key, reason, line, column, .. } = e else { return e };
+        let top =
+            key.strip_prefix(table).and_then(|r| r.strip_prefix('.')).map(|r| r.split(['.', '[']).next().unwrap_or(r));
+        if top.is_some_and(beside) {
+            return self.at(&key, reason);
+        }
+        let (line, column) = if key.is_empty() {
+            (line, column)
+        } else {
+            let loc = Locator::new(text);
+            loc.line_col(loc.offset_of(&key))
+        };
+        ConfigError::Invalid { file: file.into(), line, column, key, reason }
+    }
+
     /// Reads the sections, builds the datacenter and generates the workload.
     pub fn parts(&self, data: &DataDir) -> Result<Parts, ConfigError> {
         let doc = self.applied()?;
@@ -156,18 +182,17 @@ impl ScenarioDoc {
             }
         })?;
         let seed = sections.scenario.seed;
-        let (topology, topology_source) = self.topology(&doc, &sections)?;
+        let (topology, topology_source) = self.topology(&doc)?;
         let workload = self.workload(&doc, &topology, seed, data)?;
         Ok(Parts { sections, topology: Arc::new(topology), topology_source, workload })
     }
 
-    fn topology(&self, doc: &DocumentMut, s: &Sections) -> Result<(Topology, String), ConfigError> {
+    fn topology(&self, doc: &DocumentMut) -> Result<(Topology, String), ConfigError> {
         let Some(t) = doc.get("topology").and_then(Item::as_table_like) else {
             return Err(
                 self.at("", "a scenario needs a [topology] table: `file = \"dc.toml\"` or the datacenter's keys")
             );
         };
-        let _ = s;
         if let Some(file) = t.get("file") {
             let Some(rel) = file.as_str() else {
                 return Err(self.at("topology.file", "must be a path string"));
@@ -209,21 +234,8 @@ impl ScenarioDoc {
                 }
             }
             let derived = fdoc.to_string();
-            let topo = load_topology_str(&derived, &shown).map_err(|e| match e {
-                ConfigError::Invalid { key, reason, line, column, .. } => {
-                    let top = key.strip_prefix("topology.").map(|r| r.split(['.', '[']).next().unwrap_or(r));
-                    if top.is_some_and(|k| overridden.iter().any(|o| o == k)) {
-                        self.at(&key, reason)
-                    } else if key.is_empty() {
-                        ConfigError::Invalid { file: shown.clone(), line, column, key, reason }
-                    } else {
-                        let loc = Locator::new(&ftext);
-                        let (line, column) = loc.line_col(loc.offset_of(&key));
-                        ConfigError::Invalid { file: shown.clone(), line, column, key, reason }
-                    }
-                }
-                other => other,
-            })?;
+            let topo = load_topology_str(&derived, &shown)
+                .map_err(|e| self.in_file(e, &shown, &ftext, "topology", &|k| overridden.iter().any(|o| o == k)))?;
             return Ok((topo, shown));
         }
         let mut dc = DocumentMut::new();
@@ -297,25 +309,11 @@ impl ScenarioDoc {
             }
         }
         let derived = wdoc.to_string();
-        load_workload_str(&derived, &file_name, &base, topo, seed, data).map_err(|e| match (&file_text, e) {
-            (Some(text), ConfigError::Invalid { key, reason, line, column, .. }) => {
-                let from_scenario = key
-                    .strip_prefix("workload.")
-                    .is_some_and(|k| w.contains_key(k.split(['.', '[']).next().unwrap_or(k)));
-                if from_scenario {
-                    self.at(&key, reason)
-                } else if key.is_empty() {
-                    ConfigError::Invalid { file: file_name.clone(), line, column, key, reason }
-                } else {
-                    let loc = Locator::new(text);
-                    let (line, column) = loc.line_col(loc.offset_of(&key));
-                    ConfigError::Invalid { file: file_name.clone(), line, column, key, reason }
-                }
-            }
-            (None, e) => {
+        load_workload_str(&derived, &file_name, &base, topo, seed, data).map_err(|e| match &file_text {
+            Some(text) => self.in_file(e, &file_name, text, "workload", &|k| w.contains_key(k)),
+            None => {
                 self.relocate(e, |k| if k.starts_with("workload") { k.to_string() } else { format!("workload.{k}") })
             }
-            (_, other) => other,
         })
     }
 }

@@ -178,7 +178,6 @@ struct TaskSched {
     flows: Vec<(u64, HostId)>,
     /// Bytes of completed flows.
     bytes_done: f64,
-    bytes: f64,
 }
 
 /// The policies of a run, asked by the runner (see the module docs).
@@ -380,7 +379,7 @@ impl FlowHooks for Decisions<'_, '_> {
         self.sched.task_arrived(&meta, &domains, &mut self.changes);
         self.apply(ctx);
         self.by_sched.insert(meta.id, task_id);
-        self.tasks.insert(task_id, TaskSched { meta, flows: Vec::new(), bytes_done: 0.0, bytes: meta.bytes });
+        self.tasks.insert(task_id, TaskSched { meta, flows: Vec::new(), bytes_done: 0.0 });
         if let Some(th) = self.sched.heavy_threshold() {
             if meta.bytes > th {
                 self.watch.push(task_id);
@@ -394,8 +393,7 @@ impl FlowHooks for Decisions<'_, '_> {
         }
     }
 
-    fn flow(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) -> FlowSpec {
-        let _ = ctx;
+    fn flow(&mut self, _ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) -> FlowSpec {
         if let Some(p) = self.placement.as_mut() {
             p.flow_started(task_id, spec.id, spec.src, spec.dst, spec.bytes, spec.rate_cap_bps);
         }
@@ -408,7 +406,6 @@ impl FlowHooks for Decisions<'_, '_> {
         }
         self.running = self.running.saturating_sub(1);
         if let Some(t) = self.tasks.remove(&task_id) {
-            let _ = t.bytes;
             self.by_sched.remove(&t.meta.id);
             self.sched.task_completed(t.meta.id, &mut self.changes);
             self.apply(ctx);
