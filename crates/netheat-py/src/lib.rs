@@ -6,6 +6,7 @@
 //! `netheat.errors` in one place ([`errors`]).
 #![warn(missing_docs)]
 
+mod advisor;
 mod data;
 mod errors;
 mod flowsched;
@@ -24,6 +25,8 @@ use pyo3::prelude::*;
 fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<topology::PyTopology>()?;
+    m.add_class::<advisor::PyAdvisor>()?;
+    m.add_function(wrap_pyfunction!(advisor::advisor_schema, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::run_simulation, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::scenario_schema, m)?)?;

@@ -239,6 +239,19 @@ fn default_balance() -> f64 {
     0.1
 }
 
+impl StorageSection {
+    /// The policy settings, keys left out at netheat-storage's
+    /// `PolicyConfig::default()`.
+    pub fn policy_config(&self) -> netheat_storage::PolicyConfig {
+        let d = netheat_storage::PolicyConfig::default();
+        netheat_storage::PolicyConfig {
+            delta_s: self.report_interval.map_or(d.delta_s, |x| x.0),
+            alpha: self.ewma_weight.unwrap_or(d.alpha),
+            threshold_bytes: self.small_block.map_or(d.threshold_bytes, |x| x.0),
+        }
+    }
+}
+
 /// `storage.policy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -302,6 +315,40 @@ pub struct PlacementSection {
     /// Migrations allowed per job per detection window (the availability
     /// budget).
     pub budget_per_window: Option<u32>,
+}
+
+impl PlacementSection {
+    /// The run's parameters and the scheduler's objectives, keys left out
+    /// at netheat-sched's `ClusterParams::default()`; a bad value is
+    /// `(key, reason)`.
+    pub fn resolve(
+        &self,
+    ) -> Result<(crate::placement::PlacementParams, Vec<netheat_sched::Objective>), (&'static str, &'static str)> {
+        let d = netheat_sched::ClusterParams::default();
+        let params = crate::placement::PlacementParams {
+            candidates: self.candidates.unwrap_or(d.candidates),
+            hot_threshold: self.hot_threshold.unwrap_or(d.hot_threshold),
+            tick_s: self.tick.map_or(d.tick_s, |x| x.0),
+            detect_s: self.detect.map_or(d.detect_s, |x| x.0),
+            budget_per_window: self.budget_per_window.unwrap_or(d.budget_per_window),
+        };
+        if params.candidates == 0 {
+            return Err(("placement.candidates", "must be at least 1"));
+        }
+        if !(params.hot_threshold.is_finite() && params.hot_threshold > 0.0) {
+            return Err(("placement.hot-threshold", "must be a utilization above 0"));
+        }
+        for (key, v) in [("placement.tick", params.tick_s), ("placement.detect", params.detect_s)] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err((key, "must be a positive duration"));
+            }
+        }
+        let objectives = match &self.objectives {
+            None => d.objectives,
+            Some(o) => o.iter().map(|x| x.objective()).collect(),
+        };
+        Ok((params, objectives))
+    }
 }
 
 /// `placement.policy`.

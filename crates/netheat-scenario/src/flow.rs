@@ -28,7 +28,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::config::{RoutingPolicy, SchedulingPolicy};
 use crate::placement::{PlacementRun, Rewrite};
-use crate::result::{BlockOut, FlowOut, ScenarioResult, TaskOut};
+use crate::result::{BlockOut, Decision, FlowOut, ScenarioResult, TaskOut};
 use crate::ScenarioError;
 use netheat_storage::placement::place_checked;
 use netheat_storage::{Cluster, PlacementRequest, Redundancy, ReplicaPlacement, View};
@@ -94,6 +94,8 @@ pub struct StorageRun {
     /// Per block placed: runner task id, its flow steps, the row so far.
     placed: Vec<(u64, Vec<StepId>, BlockOut)>,
     per_task: HashMap<u64, u32>,
+    /// Reports and placements with their state, when recorded.
+    pub(crate) record: Option<Vec<Decision>>,
 }
 
 impl StorageRun {
@@ -117,6 +119,7 @@ impl StorageRun {
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5707_a6e5),
             placed: Vec::new(),
             per_task: HashMap::new(),
+            record: None,
         }
     }
 
@@ -144,8 +147,18 @@ impl StorageRun {
         };
         let view =
             View { cluster: &self.cluster, live: &self.live, host_used: &self.used, balance_threshold: self.balance };
+        let before = self.record.is_some().then(|| (self.used.clone(), self.rng.clone()));
         let hosts = place_checked(self.policy.as_mut(), &req, &view, &mut self.rng)
             .map_err(|e| format!("storage.policy: block {block} of task {task_id} cannot be placed: {e}"))?;
+        if let (Some(log), Some((used, rng))) = (self.record.as_mut(), before) {
+            log.push(Decision::Replicas {
+                time_s: now,
+                request: req.clone(),
+                used,
+                rng: Box::new(rng),
+                hosts: hosts.clone(),
+            });
+        }
         let mut prev = writer;
         for (&step, &h) in chain.iter().zip(&hosts) {
             let cap = self.cluster.hosts[h as usize].disk_write_bps;
@@ -297,6 +310,9 @@ impl Decisions<'_, '_> {
                 let rates: Vec<Option<f64>> =
                     (0..st.cluster.link_bps.len() as LinkId).map(|l| Some(ctx.link_rate_bps(l))).collect();
                 st.policy.observe(now, &rates);
+                if let Some(log) = st.record.as_mut() {
+                    log.push(Decision::Report { time_s: now, rates });
+                }
                 if busy {
                     if let Err(e) = ctx.schedule_timer(now + st.report_s, TOKEN_REPORT) {
                         self.error.get_or_insert(e.to_string());
@@ -644,7 +660,7 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     if let Some(e) = &rt.decide.error {
         return Err(ScenarioError::Run(e.clone()));
     }
-    let Runtime { runner, decide } = rt;
+    let Runtime { runner, mut decide } = rt;
     let res = sim.finish();
 
     // Flows: original ids for open-loop flows run as tasks.
@@ -689,6 +705,7 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     }
     let mut out = ScenarioResult::new("flow");
     if let Some(st) = decide.storage {
+        out.decisions.extend(st.record.unwrap_or_default());
         let recs = runner.records();
         for (task_id, chain, mut row) in st.placed {
             let rec = &recs[(task_id - runner.task_id_base()) as usize];
@@ -702,7 +719,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
             out.blocks.push(row);
         }
     }
-    if let Some(p) = decide.placement.as_ref() {
+    if let Some(p) = decide.placement.as_mut() {
+        out.decisions.extend(p.record.take().unwrap_or_default());
+        out.decisions.sort_by(|a, b| a.time_s().total_cmp(&b.time_s()));
         out.placements = p.placements.clone();
         out.migrations = p.migrations.clone();
         out.stat("placements", p.placements.iter().filter(|x| !x.migrated).count() as f64);

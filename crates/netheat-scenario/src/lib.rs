@@ -43,7 +43,7 @@ pub use config::{
     StoragePolicy, TransportKind,
 };
 pub use doc::{Parts, ScenarioDoc};
-pub use result::{BlockOut, FlowOut, MigrationOut, PlacementOut, QueueOut, ScenarioResult, TaskOut};
+pub use result::{BlockOut, Decision, FlowOut, MigrationOut, PlacementOut, QueueOut, ScenarioResult, TaskOut};
 
 /// Why a scenario did not run.
 #[derive(Debug, Error)]
@@ -87,24 +87,31 @@ pub enum ScenarioError {
 #[derive(Debug, Clone)]
 pub struct Scenario {
     doc: ScenarioDoc,
+    record: bool,
 }
 
 impl Scenario {
     /// Reads a scenario file.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
-        Ok(Self { doc: ScenarioDoc::read(path)? })
+        Ok(Self { doc: ScenarioDoc::read(path)?, record: false })
     }
 
     /// A scenario from text; `file` names it in messages and relative
     /// paths resolve against `base`.
     pub fn from_text(text: &str, file: &str, base: &Path) -> Self {
-        Self { doc: ScenarioDoc::from_text(text, file, base) }
+        Self { doc: ScenarioDoc::from_text(text, file, base), record: false }
     }
 
     /// The same scenario with the dotted key `key` set to a TOML value
     /// written as text (`"adaptive"`, `4`, `"10Gbps"`).
     pub fn with_override(self, key: &str, value_toml: &str) -> Result<Self, ScenarioError> {
-        Ok(Self { doc: self.doc.with_override(key, value_toml)? })
+        Ok(Self { doc: self.doc.with_override(key, value_toml)?, ..self })
+    }
+
+    /// The same scenario, recording every storage and placement decision
+    /// with the state it was taken on in [`ScenarioResult::decisions`].
+    pub fn recording(self) -> Self {
+        Self { record: true, ..self }
     }
 
     /// The document (file, text, overrides).
@@ -286,20 +293,22 @@ impl Scenario {
                     storage: match &s.storage {
                         None => None,
                         Some(st) => {
-                            let d = netheat_storage::PolicyConfig::default();
-                            let cfg = netheat_storage::PolicyConfig {
-                                delta_s: st.report_interval.map_or(d.delta_s, |x| x.0),
-                                alpha: st.ewma_weight.unwrap_or(d.alpha),
-                                threshold_bytes: st.small_block.map_or(d.threshold_bytes, |x| x.0),
-                            };
+                            let cfg = st.policy_config();
                             let cluster = netheat_storage::Cluster::from_topology(topo)?;
                             let policy = netheat_storage::make_policy(st.policy.tag(), &cfg)?;
-                            Some(flow::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed))
+                            let mut run =
+                                flow::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed);
+                            run.record = self.record.then(Vec::new);
+                            Some(run)
                         }
                     },
                     placement: match &s.placement {
                         None => None,
-                        Some(pl) => Some(self.placement(pl, topo, seed)?),
+                        Some(pl) => {
+                            let mut run = self.placement(pl, topo, seed)?;
+                            run.record = self.record.then(Vec::new);
+                            Some(run)
+                        }
                     },
                 };
                 let mut out = flow::run_flow(run, progress)?;
@@ -327,30 +336,8 @@ impl Scenario {
         topo: &netheat_topology::Topology,
         seed: u64,
     ) -> Result<placement::PlacementRun, ScenarioError> {
-        let d = netheat_sched::ClusterParams::default();
-        let at = |key: &str, reason: &str| ScenarioError::Config(self.doc.at(key, reason));
-        let params = placement::PlacementParams {
-            candidates: pl.candidates.unwrap_or(d.candidates),
-            hot_threshold: pl.hot_threshold.unwrap_or(d.hot_threshold),
-            tick_s: pl.tick.map_or(d.tick_s, |x| x.0),
-            detect_s: pl.detect.map_or(d.detect_s, |x| x.0),
-            budget_per_window: pl.budget_per_window.unwrap_or(d.budget_per_window),
-        };
-        if params.candidates == 0 {
-            return Err(at("placement.candidates", "must be at least 1"));
-        }
-        if !(params.hot_threshold.is_finite() && params.hot_threshold > 0.0) {
-            return Err(at("placement.hot-threshold", "must be a utilization above 0"));
-        }
-        for (key, v) in [("placement.tick", params.tick_s), ("placement.detect", params.detect_s)] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(at(key, "must be a positive duration"));
-            }
-        }
-        let objectives = match &pl.objectives {
-            None => d.objectives,
-            Some(o) => o.iter().map(|x| x.objective()).collect(),
-        };
+        let (params, objectives) =
+            pl.resolve().map_err(|(key, reason)| ScenarioError::Config(self.doc.at(key, reason)))?;
         let policy = netheat_sched::placement_policy(pl.policy.tag(), &objectives)?;
         Ok(placement::PlacementRun::new(policy, params, topo, seed))
     }

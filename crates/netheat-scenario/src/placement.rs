@@ -44,15 +44,15 @@ use std::collections::{BTreeMap, HashMap};
 use netheat_core::HostId;
 use netheat_engine::Ctx;
 use netheat_sched::{
-    pick_migrations, projected_tor, sample_servers, tor_capacity_bps, tor_utilization, Candidate, HotTors,
-    MigrationCandidate, PlacementPolicy,
+    pick_migrations, rank_hosts, sample_servers, tor_capacity_bps, EngineTors, HotTors, MigrationCandidate,
+    PlacementPolicy, TaskAsk,
 };
 use netheat_topology::Topology;
 use netheat_workloads::{Step, TaskDag};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::result::{MigrationOut, PlacementOut};
+use crate::result::{Decision, MigrationOut, PlacementOut};
 
 /// Ids of the flows that carry on a moved task's bytes start here (clear of
 /// open-loop flows and of the runner's, which count up from small bases).
@@ -150,6 +150,8 @@ pub struct PlacementRun {
     pub(crate) placements: Vec<PlacementOut>,
     pub(crate) migrations: Vec<MigrationOut>,
     pub(crate) overcommits: u64,
+    /// The decisions and the state each was taken on, when recorded.
+    pub(crate) record: Option<Vec<Decision>>,
 }
 
 impl PlacementRun {
@@ -178,6 +180,7 @@ impl PlacementRun {
             placements: Vec::new(),
             migrations: Vec::new(),
             overcommits: 0,
+            record: None,
         }
     }
 
@@ -215,21 +218,22 @@ impl PlacementRun {
         if sample.is_empty() {
             return None;
         }
-        let mut util: HashMap<usize, f64> = HashMap::new();
-        let cands: Vec<Candidate> = sample
-            .iter()
-            .map(|&s| {
-                let h = &topo.hosts()[s as usize];
-                let rack = h.rack as usize;
-                let in_rack = others.iter().filter(|&&o| topo.hosts()[o as usize].rack as usize == rack).count() as u32;
-                let u = *util.entry(rack).or_insert_with(|| tor_utilization(topo, ctx, rack));
-                let projected = projected_tor(u, est, tor_capacity_bps(topo, ctx, rack));
-                Candidate::new(s, in_rack, h.cores, self.free_cores[s as usize], cores, projected)
-            })
-            .collect();
-        let k = self.policy.choose(&cands)?;
-        let s = cands[k].server;
-        let u = util[&(topo.hosts()[s as usize].rack as usize)];
+        let ask = TaskAsk { cores, memory_bytes: mem, estimate_bps: est };
+        let sample: Vec<(HostId, f64)> = sample.iter().map(|&s| (s, self.free_cores[s as usize])).collect();
+        let ranked = rank_hosts(self.policy.as_ref(), topo, &EngineTors { topo, ctx }, &ask, others, &sample);
+        let best = ranked.first()?;
+        let (s, u) = (best.candidate.server, best.tor_util);
+        if let Some(log) = self.record.as_mut() {
+            let mut racks: Vec<usize> = sample.iter().map(|&(h, _)| topo.hosts()[h as usize].rack as usize).collect();
+            racks.sort_unstable();
+            racks.dedup();
+            let uplinks = racks
+                .iter()
+                .flat_map(|&r| topo.tors()[r].up.iter())
+                .map(|&l| (l, ctx.link_rate_bps(l), ctx.link_capacity_bps(l)))
+                .collect();
+            log.push(Decision::Task { time_s: ctx.now(), ask, others: others.to_vec(), sample, uplinks, chosen: s });
+        }
         Some((s, u, over))
     }
 
@@ -408,7 +412,19 @@ impl PlacementRun {
             let cap = tor_capacity_bps(topo, ctx, t);
             let rate = self.tors.util(t) * cap;
             let mut moved = 0;
-            for i in pick_migrations(&cands, rate, cap, self.params.hot_threshold) {
+            let picked = pick_migrations(&cands, rate, cap, self.params.hot_threshold);
+            if let Some(log) = self.record.as_mut() {
+                log.push(Decision::Migration {
+                    time_s: ctx.now(),
+                    tor: t as u32,
+                    tor_rate_bps: rate,
+                    tor_capacity_bps: cap,
+                    threshold: self.params.hot_threshold,
+                    candidates: cands.clone(),
+                    picked: picked.clone(),
+                });
+            }
+            for i in picked {
                 let (jid, k, rate) = refs[i];
                 if self.jobs[&jid].migrations_this_window >= budget {
                     continue;

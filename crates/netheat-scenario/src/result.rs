@@ -203,6 +203,80 @@ pub struct ScenarioResult {
     pub stats: BTreeMap<String, f64>,
     /// Facts a user should know.
     pub notes: Vec<String>,
+    /// Every placement decision with the state it was taken on, in order
+    /// (only when the run records them: [`crate::Scenario::recording`]).
+    pub decisions: Vec<Decision>,
+}
+
+/// One decision of a run and the state it was taken on: enough to take it
+/// again outside the simulation (the live advisor's test does).
+#[derive(Debug, Clone)]
+pub enum Decision {
+    /// A task placed (or moved) by the `[placement]` policy.
+    Task {
+        /// When, seconds.
+        time_s: f64,
+        /// The task.
+        ask: netheat_sched::TaskAsk,
+        /// Hosts of the job's other tasks.
+        others: Vec<u32>,
+        /// The candidate hosts with their free cores, in sample order.
+        sample: Vec<(u32, f64)>,
+        /// Per uplink of the candidates' ToRs: link, rate and capacity in
+        /// force, bits/s.
+        uplinks: Vec<(u32, f64, f64)>,
+        /// The host chosen.
+        chosen: u32,
+    },
+    /// The tasks chosen to move off a hot ToR.
+    Migration {
+        /// When, seconds.
+        time_s: f64,
+        /// The hot ToR (rack index).
+        tor: u32,
+        /// Its sampled outbound rate, bits/s.
+        tor_rate_bps: f64,
+        /// Its uplink capacity in force, bits/s.
+        tor_capacity_bps: f64,
+        /// The hot threshold.
+        threshold: f64,
+        /// The tasks on it.
+        candidates: Vec<netheat_sched::MigrationCandidate>,
+        /// Their indices chosen, in order.
+        picked: Vec<usize>,
+    },
+    /// A link-rate report to the `[storage]` policy.
+    Report {
+        /// When, seconds.
+        time_s: f64,
+        /// Measured rate per directed link, bits/s.
+        rates: Vec<Option<f64>>,
+    },
+    /// A block's replicas placed by the `[storage]` policy.
+    Replicas {
+        /// When, seconds.
+        time_s: f64,
+        /// The block.
+        request: netheat_storage::PlacementRequest,
+        /// Bytes stored per host before it.
+        used: Vec<f64>,
+        /// The random state its ties were broken with.
+        rng: Box<rand_chacha::ChaCha8Rng>,
+        /// The hosts chosen (local piece first).
+        hosts: Vec<u32>,
+    },
+}
+
+impl Decision {
+    /// When it was taken, seconds.
+    pub fn time_s(&self) -> f64 {
+        match self {
+            Decision::Task { time_s, .. }
+            | Decision::Migration { time_s, .. }
+            | Decision::Report { time_s, .. }
+            | Decision::Replicas { time_s, .. } => *time_s,
+        }
+    }
 }
 
 impl ScenarioResult {

@@ -4,6 +4,9 @@
 //!   (`bandwidth-oblivious`, `utp`, `reactive-only`), the lexicographic
 //!   ranking of candidate servers, and the choice of tasks to migrate off a
 //!   hot ToR;
+//! * [`rank`]: candidate hosts for one task ranked by a policy on a
+//!   [`TorLoad`] (the engine's live rates or telemetry), shared by the
+//!   scenario layer and the live advisor;
 //! * [`tors`]: ToR outbound utilization and hot-ToR detection from periodic
 //!   samples, for any run that places tasks with a policy;
 //! * [`cluster`]: the scheduler model run on the flow-level engine: jobs
@@ -15,6 +18,7 @@
 pub mod cluster;
 pub mod error;
 pub mod policy;
+pub mod rank;
 pub mod tors;
 
 pub use cluster::{run_cluster, ClusterParams, ClusterResult, Incident, WindowStats};
@@ -23,4 +27,5 @@ pub use policy::{
     pick_migrations, placement_policy, projected_tor, sample_servers, Candidate, MigrationCandidate, Objective,
     PlacementPolicy, POLICIES,
 };
-pub use tors::{tor_capacity_bps, tor_utilization, HotTors};
+pub use rank::{rank_hosts, HostRank, TaskAsk, TorLoad};
+pub use tors::{outbound_utilization, tor_capacity_bps, tor_utilization, EngineTors, HotTors};

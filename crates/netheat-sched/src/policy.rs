@@ -110,7 +110,7 @@ impl Objective {
 }
 
 /// A placement policy.
-pub trait PlacementPolicy {
+pub trait PlacementPolicy: Send + Sync {
     /// Its tag.
     fn name(&self) -> &'static str;
     /// Objectives, most important first.

@@ -7,6 +7,8 @@
 use netheat_engine::Ctx;
 use netheat_topology::Topology;
 
+use crate::rank::TorLoad;
+
 /// Uplink capacity in force of ToR `t` (its rack index), bits/s.
 pub fn tor_capacity_bps(topo: &Topology, ctx: &Ctx<'_, '_>, t: usize) -> f64 {
     topo.tors()[t].up.iter().map(|&l| ctx.link_capacity_bps(l)).sum()
@@ -16,11 +18,35 @@ pub fn tor_capacity_bps(topo: &Topology, ctx: &Ctx<'_, '_>, t: usize) -> f64 {
 /// capacity in force (1 when they have none left).
 pub fn tor_utilization(topo: &Topology, ctx: &Ctx<'_, '_>, t: usize) -> f64 {
     let rate: f64 = topo.tors()[t].up.iter().map(|&l| ctx.link_rate_bps(l)).sum();
-    let cap = tor_capacity_bps(topo, ctx, t);
-    if cap > 0.0 {
-        rate / cap
+    outbound_utilization(rate, tor_capacity_bps(topo, ctx, t))
+}
+
+/// A ToR's outbound utilization from the summed rate and capacity of its
+/// uplinks, bits/s: 1 when no capacity is left (a failed uplink set is as
+/// hot as it gets).
+pub fn outbound_utilization(rate_bps: f64, capacity_bps: f64) -> f64 {
+    if capacity_bps > 0.0 {
+        rate_bps / capacity_bps
     } else {
         1.0
+    }
+}
+
+/// The engine's live rates as a [`TorLoad`]: [`tor_utilization`] and
+/// [`tor_capacity_bps`].
+pub struct EngineTors<'a, 'c, 'd> {
+    /// The datacenter.
+    pub topo: &'a Topology,
+    /// The engine, mid-run.
+    pub ctx: &'a Ctx<'c, 'd>,
+}
+
+impl TorLoad for EngineTors<'_, '_, '_> {
+    fn utilization(&self, tor: usize) -> f64 {
+        tor_utilization(self.topo, self.ctx, tor)
+    }
+    fn capacity_bps(&self, tor: usize) -> f64 {
+        tor_capacity_bps(self.topo, self.ctx, tor)
     }
 }
 

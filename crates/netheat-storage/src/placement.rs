@@ -66,7 +66,7 @@ impl Default for PolicyConfig {
 }
 
 /// A replica placement policy.
-pub trait ReplicaPlacement {
+pub trait ReplicaPlacement: Send {
     /// Its tag.
     fn name(&self) -> &'static str;
     /// Hosts for the pieces of a block (local piece first when there is
@@ -80,6 +80,18 @@ pub trait ReplicaPlacement {
     /// bits/s, or `None` when the report is missing. Default: ignored.
     fn observe(&mut self, now_s: f64, rates: &[Option<f64>]) {
         let _ = (now_s, rates);
+    }
+    /// What the policy ranks rack `rack` by now (higher first; equal
+    /// scores are drawn at random). Default: 0 for every rack.
+    fn rack_score(&self, view: &View<'_>, rack: usize) -> f64 {
+        let _ = (view, rack);
+        0.0
+    }
+    /// What the policy ranks host `host` by inside its rack now (higher
+    /// first). Default: 0 for every host.
+    fn host_score(&self, view: &View<'_>, host: HostId) -> f64 {
+        let _ = (view, host);
+        0.0
     }
 }
 
@@ -132,6 +144,15 @@ fn live_mean(view: &View<'_>) -> f64 {
         }
     }
     sum / n.max(1) as f64
+}
+
+/// Hosts of rack `rack` that may take a piece of `req` now (live, storing,
+/// with free space, not the local piece's host), and of those the
+/// storage-balanced ones: `(eligible, balanced)`.
+pub fn rack_eligibility(view: &View<'_>, req: &PlacementRequest, rack: usize) -> (usize, usize) {
+    let local = layout(req, view).ok().and_then(|(l, _)| l);
+    let mean = live_mean(view);
+    (eligible_hosts(view, rack, local, false, mean).len(), eligible_hosts(view, rack, local, true, mean).len())
 }
 
 fn eligible_hosts(
@@ -290,8 +311,10 @@ impl ReplicaPlacement for Ccp {
         "ccp"
     }
     fn place(&mut self, req: &PlacementRequest, view: &View<'_>, rng: &mut ChaCha8Rng) -> Result<Vec<HostId>, String> {
-        let c = view.cluster;
-        select(view, req, rng, &mut |r| Ccp::rank(c.racks[r].class), &mut |_| 0.0)
+        select(view, req, rng, &mut |r| self.rack_score(view, r), &mut |_| 0.0)
+    }
+    fn rack_score(&self, view: &View<'_>, rack: usize) -> f64 {
+        Ccp::rank(view.cluster.racks[rack].class)
     }
 }
 

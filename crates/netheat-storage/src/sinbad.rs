@@ -148,14 +148,12 @@ impl ReplicaPlacement for Sinbad {
         }
         let c = view.cluster;
         let alpha = self.cfg.alpha;
-        let est = self.est.get_or_insert_with(|| LinkEstimator::new(c.link_bps.clone(), alpha));
+        self.est.get_or_insert_with(|| LinkEstimator::new(c.link_bps.clone(), alpha));
         let hs = {
-            let e = &*est;
-            select(view, req, rng, &mut |r| e.set_expected(&c.racks[r].down, c.rack_disk_bps(r)), &mut |h| {
-                let host = &c.hosts[h as usize];
-                e.set_expected(&host.down, host.disk_write_bps.unwrap_or(f64::INFINITY))
-            })?
+            let this = &*self;
+            select(view, req, rng, &mut |r| this.rack_score(view, r), &mut |h| this.host_score(view, h))?
         };
+        let est = self.est.as_mut().expect("made above");
         let local_rack = req.writer.map(|w| c.rack_of(w));
         let mut racks_done: Vec<u32> = Vec::new();
         for &h in &hs {
@@ -170,6 +168,29 @@ impl ReplicaPlacement for Sinbad {
             est.set_bump(&c.hosts[h as usize].down, req.bytes, self.cfg.delta_s);
         }
         Ok(hs)
+    }
+
+    /// The expected capacity of the rack's downlink set,
+    /// `min(Cap - v, DiskWriteCap)` (no estimate yet: no load).
+    fn rack_score(&self, view: &View<'_>, rack: usize) -> f64 {
+        let c = view.cluster;
+        let links = &c.racks[rack].down;
+        let disk = c.rack_disk_bps(rack);
+        match &self.est {
+            Some(e) => e.set_expected(links, disk),
+            None => links.iter().map(|&l| c.link_bps[l as usize]).sum::<f64>().min(disk),
+        }
+    }
+
+    /// The expected capacity of the host's downlinks, capped by its disk.
+    fn host_score(&self, view: &View<'_>, host: HostId) -> f64 {
+        let c = view.cluster;
+        let h = &c.hosts[host as usize];
+        let disk = h.disk_write_bps.unwrap_or(f64::INFINITY);
+        match &self.est {
+            Some(e) => e.set_expected(&h.down, disk),
+            None => h.down.iter().map(|&l| c.link_bps[l as usize]).sum::<f64>().min(disk),
+        }
     }
 
     fn bind(&mut self, cluster: &crate::cluster::Cluster) {

@@ -1,0 +1,95 @@
+//! The advisor file: the scenario file's `[placement]` and `[storage]`
+//! sections (the same structs, so a key means the same in simulation and in
+//! production) plus `[advisor]`, what only a live service has.
+//!
+//! ```toml
+//! [placement]              # docs/scenarios.md; without it: policy = "utp"
+//! policy = "utp"
+//! hot-threshold = 0.75
+//! [storage]                # docs/scenarios.md; without it: policy = "sinbad"
+//! policy = "sinbad"
+//! [advisor]
+//! stale-after = "2min"
+//! ```
+
+use std::path::Path;
+
+use netheat_config::units::Duration;
+use netheat_config::ConfigError;
+use netheat_scenario::config::{PlacementSection, StorageSection, UnitString};
+use netheat_scenario::{PlacementPolicyKind, StoragePolicy};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `[advisor]`: the live service's own settings.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AdvisorSection {
+    /// Telemetry older than this is stale: answers say `"stale": true` and
+    /// fall back to the policy's telemetry-free choice (task placement
+    /// without the ToR objective, Sinbad's replicas uniform among the
+    /// racks it allows). Default: 2min (four 30 s scrape steps).
+    #[schemars(with = "Option<UnitString>")]
+    pub stale_after: Option<Duration>,
+    /// Seed of the random tie-breaks (equal rack scores are drawn at
+    /// random, as in the simulator).
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// The default of `advisor.stale-after`, seconds.
+pub const STALE_AFTER_S: f64 = 120.0;
+
+/// A whole advisor file.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AdvisorFile {
+    /// Task placement: the scenario file's `[placement]`.
+    pub placement: Option<PlacementSection>,
+    /// Replica placement: the scenario file's `[storage]`.
+    pub storage: Option<StorageSection>,
+    /// The service's own settings.
+    #[serde(default)]
+    pub advisor: AdvisorSection,
+}
+
+impl Default for AdvisorFile {
+    fn default() -> Self {
+        let placement: PlacementSection = toml::from_str("").expect("every key has a default");
+        let storage: StorageSection = toml::from_str("").expect("every key has a default");
+        Self {
+            placement: Some(PlacementSection { policy: PlacementPolicyKind::Utp, ..placement }),
+            storage: Some(StorageSection { policy: StoragePolicy::Sinbad, ..storage }),
+            advisor: AdvisorSection::default(),
+        }
+    }
+}
+
+impl AdvisorFile {
+    /// Reads `text` (named `file` in errors: `file:line:col: key: reason`).
+    /// A section left out takes the live defaults (UTP, Sinbad).
+    pub fn from_text(text: &str, file: &str) -> Result<Self, ConfigError> {
+        let mut f: AdvisorFile = toml::from_str(text).map_err(|e| netheat_config::toml_error(text, file, &e))?;
+        let d = AdvisorFile::default();
+        f.placement = f.placement.or(d.placement);
+        f.storage = f.storage.or(d.storage);
+        Ok(f)
+    }
+
+    /// Reads a file.
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { file: file.clone(), source })?;
+        Self::from_text(&text, &file)
+    }
+
+    /// Telemetry age after which answers are stale, seconds.
+    pub fn stale_after_s(&self) -> f64 {
+        self.advisor.stale_after.map_or(STALE_AFTER_S, |d| d.0)
+    }
+}
+
+/// The JSON Schema of the advisor file (for `--help` and the docs).
+pub fn schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(AdvisorFile)).expect("a schema serializes")
+}
