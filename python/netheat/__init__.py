@@ -11,6 +11,7 @@ from netheat._netheat import Topology, __version__
 from netheat.errors import ConfigError, EngineError, InputError, NetheatError
 
 __all__ = [
+    "Advisor",
     "ConfigError",
     "EngineError",
     "InputError",
@@ -33,4 +34,8 @@ def __getattr__(name: str) -> object:
         from netheat.scenario import Scenario
 
         return Scenario
+    if name == "Advisor":
+        from netheat.advisor import Advisor
+
+        return Advisor
     raise AttributeError(f"module 'netheat' has no attribute {name!r}")

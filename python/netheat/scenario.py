@@ -63,9 +63,10 @@ def _choices(s: dict[str, Any], node: dict[str, Any]) -> list[str]:
     return out
 
 
-def key_table() -> list[tuple[str, str, str]]:
-    """Every policy key as ``(section.key, choices or type, description)``, from :func:`schema`."""
-    s = schema()
+def key_table(s: dict[str, Any] | None = None) -> list[tuple[str, str, str]]:
+    """Every policy key as ``(section.key, choices or type, description)``, from :func:`schema`
+    (or another schema built the same way, such as the advisor file's)."""
+    s = schema() if s is None else s
     rows: list[tuple[str, str, str]] = []
     for section, node in s["properties"].items():
         sec = _resolve(s, node)

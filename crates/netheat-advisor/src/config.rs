@@ -28,7 +28,7 @@ pub struct AdvisorSection {
     /// Telemetry older than this is stale: answers say `"stale": true` and
     /// fall back to the policy's telemetry-free choice (task placement
     /// without the ToR objective, Sinbad's replicas uniform among the
-    /// racks it allows). Default: 2min (four 30 s scrape steps).
+    /// racks it allows).
     #[schemars(with = "Option<UnitString>")]
     pub stale_after: Option<Duration>,
     /// Seed of the random tie-breaks (equal rack scores are drawn at
@@ -89,7 +89,28 @@ impl AdvisorFile {
     }
 }
 
-/// The JSON Schema of the advisor file (for `--help` and the docs).
+/// The JSON Schema of the advisor file (for `--help` and the docs): the
+/// `[placement]` and `[storage]` definitions are the scenario schema's,
+/// with the policy crates' defaults, and the live defaults (UTP, Sinbad,
+/// the stale age) written in.
 pub fn schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(AdvisorFile)).expect("a schema serializes")
+    let mut v = serde_json::to_value(schemars::schema_for!(AdvisorFile)).expect("a schema serializes");
+    let scenario: serde_json::Value = serde_json::from_str(&netheat_scenario::schema()).expect("valid JSON");
+    let put = |v: &mut serde_json::Value, path: &str, value: serde_json::Value| {
+        if let Some(o) = v.pointer_mut(path).and_then(|p| p.as_object_mut()) {
+            o.insert("default".into(), value);
+        }
+    };
+    for def in ["PlacementSection", "StorageSection"] {
+        if let (Some(d), Some(src)) =
+            (v.pointer_mut(&format!("/definitions/{def}")), scenario.pointer(&format!("/definitions/{def}")))
+        {
+            *d = src.clone();
+        }
+    }
+    put(&mut v, "/definitions/PlacementSection/properties/policy", "utp".into());
+    put(&mut v, "/definitions/StorageSection/properties/policy", "sinbad".into());
+    put(&mut v, "/definitions/AdvisorSection/properties/stale-after", format!("{STALE_AFTER_S}s").into());
+    put(&mut v, "/definitions/AdvisorSection/properties/seed", 0.into());
+    v
 }
