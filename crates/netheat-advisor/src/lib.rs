@@ -724,6 +724,31 @@ impl Advisor {
         Ok(ExtenderAnswer { stale, nodes })
     }
 
+    /// The load report of netheat's HDFS placement policy
+    /// (`java/hdfs-placement`, `docs/hdfs.md`): per host with a measured
+    /// ToR-to-host link, `host,utilization,timestamp`, the utilization being
+    /// the received rate over the capacity of the host's downlinks (summed
+    /// over its NIC ports) in the snapshot taken at `timestamp`. Hosts
+    /// without a measured downlink are left out (unknown to the policy).
+    /// The policy judges staleness itself from the timestamps.
+    pub fn hdfs_loads(&self) -> String {
+        let mut out = String::from(
+            "# netheat: ToR-to-host utilization per host (docs/hdfs.md, Load reports)\nhost,utilization,timestamp\n",
+        );
+        let Some(at) = self.at_s else { return out };
+        for (h, host) in self.topo.hosts().iter().enumerate() {
+            let downs: Vec<LinkId> = host.ports.iter().map(|p| p.down).collect();
+            let measured: Vec<f64> = downs.iter().filter_map(|&l| self.rate[l as usize]).collect();
+            if measured.is_empty() {
+                continue;
+            }
+            let cap: f64 = downs.iter().map(|&l| self.cap[l as usize]).sum();
+            let util = outbound_utilization(measured.iter().sum(), cap);
+            out.push_str(&format!("{},{util:.6},{at:.3}\n", self.host_name(h as HostId)));
+        }
+        out
+    }
+
     /// `place_task` from and to JSON.
     pub fn place_task_json(&self, now_s: f64, request: &str) -> Result<String, AdvisorError> {
         let req: TaskRequest = parse(request)?;

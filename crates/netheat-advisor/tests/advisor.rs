@@ -246,3 +246,14 @@ fn bad_input_is_refused_with_its_reason() {
     assert!(e.contains("cannot be placed"), "{e}");
     assert!(a.place_task_json(T, "not json").is_err());
 }
+
+#[test]
+fn hdfs_load_report_is_the_receive_utilization_per_host() {
+    let mut a = small("");
+    assert_eq!(a.hdfs_loads().lines().filter(|l| !l.starts_with('#')).count(), 1); // the header only
+                                                                                   // r0h1's downlink (8*0 + 2*1 + 1 = 3) at 2.5 of 10 Gbps; r1h0's (9) at 10.
+    a.observe(T, &[3, 9], &[2.5e9, 10e9], None).unwrap();
+    let text = a.hdfs_loads();
+    let rows: Vec<&str> = text.lines().skip(2).collect();
+    assert_eq!(rows, vec!["r0h1,0.250000,1800000000.000", "r1h0,1.000000,1800000000.000"]);
+}

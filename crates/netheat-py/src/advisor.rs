@@ -111,6 +111,11 @@ impl PyAdvisor {
         py.allow_threads(|| to_json(&self.lock().tors(now_s)))
     }
 
+    /// The load report of netheat's HDFS placement policy (`docs/hdfs.md`).
+    fn hdfs_loads(&self, py: Python<'_>) -> String {
+        py.allow_threads(|| self.lock().hdfs_loads())
+    }
+
     /// Ranks hosts for a task; request and answer are JSON.
     fn place_task_json(&self, py: Python<'_>, now_s: f64, request_json: &str) -> PyResult<String> {
         py.allow_threads(|| self.lock().place_task_json(now_s, request_json)).map_err(|e| to_py(py, e))
