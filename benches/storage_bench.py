@@ -1,10 +1,11 @@
-"""Sinbad experiment timing: one point (uniform + sinbad on the same workload) per duration.
+"""Sinbad experiment timing: one point (uniform, sinbad at q = 10 s, optimistic run) per duration.
 
 Prints a table of wall-clock seconds; the issue's target is the Sinbad
 experiment (1 simulated hour of the Facebook coflow trace, 150 racks x 20
 machines) in under 3 minutes on 2 cores. The last row times the whole
-``experiments/sinbad.toml`` (uniform, sinbad at q = 0, 1 and 10 s, and the
-in-memory pair) through the experiment runner on 2 workers. Run with
+``experiments/sinbad.toml`` (the simulation point with q = 0 and the
+optimistic run, the in-memory pair, the scaled-background point) through the
+experiment runner on 2 workers. Run with
 ``python benches/storage_bench.py [--quick]`` (``--quick`` stops at 10
 simulated minutes and skips the whole-experiment row).
 """

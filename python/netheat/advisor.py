@@ -150,8 +150,10 @@ snapshot with the measured rate of each directed link listed (from
 A link not listed is missing: a missing ToR uplink counts as fully loaded
 (Sinbad's rule for a missing report, §4.1), so a ToR nothing is known about is
 never preferred; a ToR with no measured uplink at all passes the extender's
-filter. Sinbad folds each snapshot into its EWMA (`storage.ewma-weight`);
-snapshots should come every `storage.report-interval`.
+filter. Sinbad folds each snapshot into its EWMA (`storage.ewma-weight`)
+and its hysteresis expects the next one `storage.report-interval` after it
+(§6.2: the increment grows as the next report comes due, up to the link's
+whole spare capacity), so set that key to the telemetry refresh period.
 
 **Staleness.** A snapshot older than `advisor.stale-after` (or none) makes
 every answer say `"stale": true` and fall back to the policy's

@@ -525,7 +525,7 @@ impl Advisor {
         // A writer that stores nothing is an external client (as in the
         // scenario layer's `[storage]`).
         let writer = writer.filter(|&w| self.cluster.hosts[w as usize].stores);
-        let request = PlacementRequest { file: 0, block: 0, bytes: req.bytes, writer, redundancy };
+        let request = PlacementRequest { file: 0, block: 0, bytes: req.bytes, writer, redundancy, time_s: now_s };
         let (_, stale) = self.age(now_s);
         let uses_telemetry = self.storage_policy == StoragePolicy::Sinbad;
         let fall_back = stale && uses_telemetry;

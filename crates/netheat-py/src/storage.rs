@@ -1,5 +1,6 @@
 //! `sinbad_point`: one Sinbad replica-placement point (uniform vs the
-//! policy on the same workload, see `netheat_storage::experiment`), run with
+//! policy on the same writes over one precalculated background, see
+//! `netheat_storage::experiment`), run with
 //! the GIL released; returns summary values and the paired block table.
 
 use netheat_storage::experiment::{sinbad_point as run_point, validate_sinbad, SinbadSpec};
@@ -23,9 +24,10 @@ fn to_py(py: Python<'_>, e: StorageError) -> PyErr {
 #[pyo3(signature = (
     *, policy = "sinbad", seed = 1, racks = 150, hosts_per_rack = 20, host_bps = 1e9, oversubscription = 10.0,
     disk_write_bps = Some(400e6), block_bytes = 268435456.0, replicas = 3, faults = 1, duration_s = 3600.0,
-    drain_s = 600.0, ingest_blocks_per_s = 20.0, max_file_blocks = 8, output_ratio = 0.3, shuffle_scale = 1.0,
-    max_mapper_racks = 6, delta_s = 1.0, alpha = 0.2, threshold_bytes = 10e6, q_s = 0.0, report_loss = 0.0,
-    capacity_bytes = 4e12, balance_threshold = 0.1, trace = "coflow-fb2010", data_dir = None, also_q_s = Vec::new()
+    drain_s = 600.0, block_requests_per_s = 4.0, mean_file_blocks = 1.47, shuffle_scale = 1.0,
+    max_mapper_racks = 6, delta_s = 1.0, alpha = 0.2, threshold_bytes = 10e6, q_s = 10.0, report_loss = 0.0,
+    capacity_bytes = 4e12, balance_threshold = 0.1, trace = "coflow-fb2010", data_dir = None, also_q_s = Vec::new(),
+    optimistic = true
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn sinbad_point<'py>(
@@ -42,9 +44,8 @@ pub fn sinbad_point<'py>(
     faults: usize,
     duration_s: f64,
     drain_s: f64,
-    ingest_blocks_per_s: f64,
-    max_file_blocks: usize,
-    output_ratio: f64,
+    block_requests_per_s: f64,
+    mean_file_blocks: f64,
     shuffle_scale: f64,
     max_mapper_racks: usize,
     delta_s: f64,
@@ -57,6 +58,7 @@ pub fn sinbad_point<'py>(
     trace: &str,
     data_dir: Option<PathBuf>,
     also_q_s: Vec<f64>,
+    optimistic: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = SinbadSpec {
         racks,
@@ -69,14 +71,14 @@ pub fn sinbad_point<'py>(
         f: faults,
         duration_s,
         drain_s,
-        ingest_blocks_per_s,
-        max_file_blocks,
-        output_ratio,
+        block_requests_per_s,
+        mean_file_blocks,
         shuffle_scale,
         max_mapper_racks,
         policy_cfg: PolicyConfig { delta_s, alpha, threshold_bytes },
         q_s,
         also_q_s,
+        optimistic,
         report_loss,
         capacity_bytes,
         balance_threshold,

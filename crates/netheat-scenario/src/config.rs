@@ -221,7 +221,7 @@ pub struct StorageSection {
     /// least-loaded rack downlinks by an EWMA of reported rates).
     #[serde(default)]
     pub policy: StoragePolicy,
-    /// Sinbad: interval of link-utilization reports (Δ, §4.1).
+    /// Sinbad: report interval (Δ, SIGCOMM'13 §6.2); hysteresis uses the time left to the next report.
     #[schemars(with = "Option<UnitString>")]
     pub report_interval: Option<Duration>,
     /// Sinbad: EWMA weight of a new report.

@@ -144,6 +144,7 @@ impl StorageRun {
             bytes,
             writer: local,
             redundancy: Redundancy::Replicate { r: k, f: f.min(k.saturating_sub(1)) },
+            time_s: now,
         };
         let view =
             View { cluster: &self.cluster, live: &self.live, host_used: &self.used, balance_threshold: self.balance };

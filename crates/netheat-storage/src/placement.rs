@@ -32,6 +32,10 @@ pub struct PlacementRequest {
     pub writer: Option<HostId>,
     /// Replication or erasure coding.
     pub redundancy: Redundancy,
+    /// When the request is placed, in the clock of the policy's reports
+    /// ([`ReplicaPlacement::observe`]): Sinbad's hysteresis needs the time
+    /// left until the next report (section 6.2).
+    pub time_s: f64,
 }
 
 /// What policies see of the cluster.
@@ -51,7 +55,8 @@ pub struct View<'a> {
 /// Settings shared by the policies.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyConfig {
-    /// Sinbad: report interval Delta (s).
+    /// Sinbad: report interval Delta (s); with the last report's time it
+    /// gives the hysteresis' time to the next report, delta (section 6.2).
     pub delta_s: f64,
     /// Sinbad: EWMA weight of a new measurement.
     pub alpha: f64,
@@ -325,7 +330,14 @@ mod tests {
     use rand::SeedableRng;
 
     fn req(r: usize, f: usize, writer: Option<HostId>) -> PlacementRequest {
-        PlacementRequest { file: 7, block: 0, bytes: 256e6, writer, redundancy: Redundancy::Replicate { r, f } }
+        PlacementRequest {
+            file: 7,
+            block: 0,
+            bytes: 256e6,
+            writer,
+            redundancy: Redundancy::Replicate { r, f },
+            time_s: 0.0,
+        }
     }
 
     #[test]
@@ -392,7 +404,7 @@ mod tests {
             let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let red = if ec { Redundancy::Erasure { k: r, m: f } } else { Redundancy::Replicate { r, f } };
-            let rq = PlacementRequest { file: 1, block: 0, bytes: 256e6, writer: Some((seed % n as u64) as HostId), redundancy: red };
+            let rq = PlacementRequest { file: 1, block: 0, bytes: 256e6, writer: Some((seed % n as u64) as HostId), redundancy: red, time_s: 0.0 };
             let mut p = make_policy(POLICIES[tag], &PolicyConfig::default()).unwrap();
             if let Ok(hs) = place_checked(p.as_mut(), &rq, &v, &mut rng) {
                 let mut rs: Vec<u32> = hs.iter().map(|&h| c.rack_of(h)).collect();

@@ -7,9 +7,21 @@
 //! fixed, so receive links are what placement can choose) it keeps an EWMA
 //! `v <- alpha * measured + (1 - alpha) * v`; a missing report counts as a
 //! fully loaded link. After each placement, the chosen links' estimates are
-//! bumped by `min(Cap - v, Size(B) / Delta)` (hysteresis) until the next
-//! report, so a burst of decisions between reports does not pile onto one
-//! link. Selection is recursive: the best rack by expected capacity
+//! bumped by `I(B, delta) = min(Cap - v, Size(B) / delta)` (hysteresis,
+//! section 6.2) until the next report, so a burst of decisions between
+//! reports does not pile onto one link. `delta` is the time left until the
+//! next report is due: the policy keeps the time of the last report it
+//! observed and the request carries its own time
+//! ([`PlacementRequest::time_s`]), so `delta = Delta - (now - last report)`.
+//! A placement just after a report bumps by `Size(B) / Delta`, one just
+//! before the next by up to the link's whole spare capacity. The floor of
+//! `delta` is 0, taken as the limit: `Size(B) / delta` grows without bound,
+//! so the increment is `Cap - v` (any floor `eps` with `Size(B) / eps >=
+//! Cap` gives the same increment; no such constant is needed). A report
+//! that is overdue (`now` past the last report plus Delta) also gives the
+//! full increment, the conservative reading that section 6.2 applies to
+//! missing reports. Before the first report the interval is taken as just
+//! begun (`delta = Delta`). Selection is recursive: the best rack by expected capacity
 //! `min(Cap - v, DiskWriteCap)`, then the best hosts inside it, one replica
 //! group per subtree, constraints (live, fault domains, storage balance)
 //! filtered first by the shared selector. Blocks below THRESHOLD use the
@@ -21,7 +33,7 @@
 //! a host's the set of its NIC ports' downlinks: `Cap` and `v` are the sums
 //! over the set, and a bump is shared among the set's links in proportion
 //! to their spare capacity (no link is bumped past its capacity; the set's
-//! sum rises by exactly `min(Cap - v, Size(B) / Delta)`). `DiskWriteCap` is
+//! sum rises by exactly `min(Cap - v, Size(B) / delta)`). `DiskWriteCap` is
 //! the host's disk write rate, and for a rack the fastest among its storage
 //! hosts ([`crate::Cluster::rack_disk_bps`]).
 
@@ -63,12 +75,13 @@ impl LinkEstimator {
         self.base[l as usize] + self.bump[l as usize]
     }
 
-    /// Hysteresis after placing `bytes` over link `l`: add
-    /// `min(Cap - v, bytes * 8 / delta_s)`.
+    /// Hysteresis after placing `bytes` over link `l` with `delta_s` left
+    /// until the next report: add `min(Cap - v, bytes * 8 / delta_s)`
+    /// (`delta_s <= 0`: the limit, `Cap - v`).
     pub fn bump(&mut self, l: LinkId, bytes: f64, delta_s: f64) {
         let i = l as usize;
         let v = self.load(l);
-        self.bump[i] += (self.cap[i] - v).max(0.0).min(bytes * 8.0 / delta_s);
+        self.bump[i] += (self.cap[i] - v).max(0.0).min(increment_rate(bytes, delta_s));
     }
 
     /// Expected capacity `min(Cap - v, disk)`.
@@ -108,7 +121,7 @@ impl LinkEstimator {
         }
         let spare: Vec<f64> = links.iter().map(|&l| (self.cap[l as usize] - self.load(l)).max(0.0)).collect();
         let total: f64 = spare.iter().sum();
-        let b = (self.set_capacity(links) - self.set_load(links)).max(0.0).min(bytes * 8.0 / delta_s);
+        let b = (self.set_capacity(links) - self.set_load(links)).max(0.0).min(increment_rate(bytes, delta_s));
         if !(b > 0.0 && total > 0.0) {
             return;
         }
@@ -118,17 +131,40 @@ impl LinkEstimator {
     }
 }
 
+/// `Size(B) / delta` in bits/s; unbounded when `delta <= 0` (the limit of
+/// section 6.2's increment as the next report comes due).
+fn increment_rate(bytes: f64, delta_s: f64) -> f64 {
+    if delta_s > 0.0 {
+        bytes * 8.0 / delta_s
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// The Sinbad policy.
 #[derive(Debug, Clone)]
 pub struct Sinbad {
     cfg: PolicyConfig,
     est: Option<LinkEstimator>,
+    last_report_s: Option<f64>,
 }
 
 impl Sinbad {
     /// A Sinbad master with the given settings.
     pub fn new(cfg: PolicyConfig) -> Self {
-        Self { cfg, est: None }
+        Self { cfg, est: None, last_report_s: None }
+    }
+
+    /// Section 6.2's `delta` at `now_s`: the time left until the next report
+    /// is due, `Delta - (now - last report)`, within `[0, Delta]` (an
+    /// overdue report: 0, the full increment; a request stamped before the
+    /// last report: `Delta`); `Delta` before the first report.
+    pub fn time_to_next_report(&self, now_s: f64) -> f64 {
+        let d = self.cfg.delta_s;
+        match self.last_report_s {
+            Some(t) => (d - (now_s - t)).clamp(0.0, d),
+            None => d,
+        }
     }
 
     /// The estimator (after the first report or placement).
@@ -153,6 +189,7 @@ impl ReplicaPlacement for Sinbad {
             let this = &*self;
             select(view, req, rng, &mut |r| this.rack_score(view, r), &mut |h| this.host_score(view, h))?
         };
+        let delta = self.time_to_next_report(req.time_s);
         let est = self.est.as_mut().expect("made above");
         let local_rack = req.writer.map(|w| c.rack_of(w));
         let mut racks_done: Vec<u32> = Vec::new();
@@ -162,10 +199,10 @@ impl ReplicaPlacement for Sinbad {
             }
             let r = c.rack_of(h);
             if Some(r) != local_rack && !racks_done.contains(&r) {
-                est.set_bump(&c.racks[r as usize].down, req.bytes, self.cfg.delta_s);
+                est.set_bump(&c.racks[r as usize].down, req.bytes, delta);
                 racks_done.push(r);
             }
-            est.set_bump(&c.hosts[h as usize].down, req.bytes, self.cfg.delta_s);
+            est.set_bump(&c.hosts[h as usize].down, req.bytes, delta);
         }
         Ok(hs)
     }
@@ -197,7 +234,8 @@ impl ReplicaPlacement for Sinbad {
         self.attach(cluster.link_bps.clone());
     }
 
-    fn observe(&mut self, _now_s: f64, rates: &[Option<f64>]) {
+    fn observe(&mut self, now_s: f64, rates: &[Option<f64>]) {
+        self.last_report_s = Some(now_s);
         if self.est.is_none() {
             // Capacities are only known from the cluster at the first
             // placement; until then a report has nothing to update.
@@ -247,6 +285,65 @@ mod tests {
         assert!((e.load(0) - 144.0).abs() < 1e-12);
         assert!((e.expected(0, 300.0) - 300.0).abs() < 1e-12);
         assert!((e.expected(0, 2000.0) - 856.0).abs() < 1e-12);
+        // Mid-interval, delta = 0.25 s left: min(856, 50 B * 8 / 0.25 s =
+        // 1600) = 856, the whole spare capacity; 10 B: min(856, 320) = 320.
+        let mut m = e.clone();
+        m.bump(0, 10.0, 0.25);
+        assert!((m.load(0) - 464.0).abs() < 1e-12);
+        m.bump(0, 50.0, 0.25);
+        assert!((m.load(0) - 1000.0).abs() < 1e-12);
+        // delta = 0 (the report is due): the limit, the whole spare capacity.
+        let mut z = e.clone();
+        z.bump(0, 1.0, 0.0);
+        assert!((z.load(0) - 1000.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn hysteresis_delta_is_the_time_to_the_next_report() {
+        // One rack link of 2 Gbps spare per remote rack (3 racks x 2 hosts,
+        // 1 Gbps hosts, no oversubscription, no disk cap), Delta = 1 s, a
+        // 25 MB block = 200 Mbit, one remote replica (r = 2, f = 1).
+        let c = Cluster::two_tier(3, 2, 1e9, 1.0, None, 1e12, &[], &[]);
+        let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
+        s.attach(c.link_bps.clone());
+        assert_eq!(s.time_to_next_report(0.3), 1.0); // no report yet: a full Delta
+        s.observe(10.0, &vec![Some(0.0); c.link_bps.len()]);
+        assert_eq!(s.time_to_next_report(10.0), 1.0);
+        assert!((s.time_to_next_report(10.75) - 0.25).abs() < 1e-12);
+        assert_eq!(s.time_to_next_report(11.5), 0.0); // overdue
+        let live = vec![true; 6];
+        let used = vec![0.0; 6];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let rq = |block: u64, time_s: f64| PlacementRequest {
+            file: 1,
+            block,
+            bytes: 25e6,
+            writer: Some(0),
+            redundancy: Redundancy::Replicate { r: 2, f: 1 },
+            time_s,
+        };
+        let load = |s: &Sinbad, h: HostId| {
+            let e = s.estimator().unwrap();
+            (e.load(c.racks[c.rack_of(h) as usize].down[0]), e.load(c.hosts[h as usize].down[0]))
+        };
+        // At the report (delta = Delta = 1 s): 200 Mbit / 1 s = 0.2 Gbps on
+        // the rack link and on the host link.
+        let a = s.place(&rq(0, 10.0), &v, &mut rng).unwrap()[1];
+        let (r, h) = load(&s, a);
+        assert!((r - 0.2e9).abs() < 1.0 && (h - 0.2e9).abs() < 1.0, "{r} {h}");
+        // Mid-interval, 0.25 s left: 200 Mbit / 0.25 s = 0.8 Gbps on the
+        // other remote rack (2 Gbps spare beats 1.8) and its host.
+        let b = s.place(&rq(1, 10.75), &v, &mut rng).unwrap()[1];
+        assert_ne!(c.rack_of(a), c.rack_of(b));
+        let (r, h) = load(&s, b);
+        assert!((r - 0.8e9).abs() < 1.0 && (h - 0.8e9).abs() < 1.0, "{r} {h}");
+        // Overdue (delta = 0): the increment is the whole spare capacity;
+        // rack of `a` has 1.8 Gbps spare, its other host 1 Gbps.
+        let d = s.place(&rq(2, 11.5), &v, &mut rng).unwrap()[1];
+        assert_eq!(c.rack_of(d), c.rack_of(a));
+        let (r, h) = load(&s, d);
+        assert!((r - 2e9).abs() < 1.0 && (h - 1e9).abs() < 1.0, "{r} {h}");
     }
 
     #[test]
@@ -271,6 +368,7 @@ mod tests {
             bytes: 256e6,
             writer: Some(0),
             redundancy: Redundancy::Replicate { r: 2, f: 1 },
+            time_s: 1.0,
         };
         // Expected capacities: rack 1: 2 - 1.5 = 0.5 Gbps, rack 2: 1.5 Gbps.
         let hs = s.place(&rq, &v, &mut rng).unwrap();
@@ -298,6 +396,7 @@ mod tests {
             bytes: 1e6,
             writer: Some(0),
             redundancy: Redundancy::Replicate { r: 2, f: 1 },
+            time_s: 0.0,
         };
         assert!(s.place(&rq, &v, &mut rng).is_ok());
         assert!(s.estimator().is_none()); // the default path never touches estimates

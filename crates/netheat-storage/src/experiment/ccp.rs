@@ -157,7 +157,7 @@ fn run_ccp_policy(s: &CcpSpec, policy: &str) -> Result<CcpRun, StorageError> {
     let mut wrng = ChaCha8Rng::seed_from_u64(s.seed);
     let red = Redundancy::Replicate { r: s.r, f: s.r - 1 };
     let mut place = |fs: &mut FileSystem, file: u64, bytes: f64, prng: &mut ChaCha8Rng| -> Option<Vec<HostId>> {
-        let req = PlacementRequest { file, block: 0, bytes, writer: None, redundancy: red };
+        let req = PlacementRequest { file, block: 0, bytes, writer: None, redundancy: red, time_s: 0.0 };
         let v = View { cluster: &c, live: &live, host_used: &fs.host_used, balance_threshold: s.balance_threshold };
         match place_checked(pol.as_mut(), &req, &v, prng) {
             Ok(hs) => {

@@ -1,6 +1,6 @@
 //! Storage experiments on the flow engine: the Sinbad point ([`sinbad`]:
-//! block writes against background shuffles replayed from the Facebook
-//! coflow trace) and the CCP point ([`ccp`]: chunk reads and writes on racks
+//! block writes against a background precalculated from the shuffles of the
+//! Facebook coflow trace) and the CCP point ([`ccp`]: chunk reads and writes on racks
 //! of mixed uplink classes).
 //!
 //! Every point runs the baseline (`uniform`) and the policy under test on
@@ -13,5 +13,6 @@ mod sinbad;
 
 pub use ccp::{ccp_point, CcpSpec};
 pub use sinbad::{
-    run_sinbad_policy, sinbad_cluster, sinbad_point, validate_sinbad, BlockRec, PointOut, RunOut, SinbadSpec,
+    run_sinbad_policy, sinbad_background, sinbad_cluster, sinbad_point, validate_sinbad, BlockRec, PointOut, RunMode,
+    RunOut, SinbadBackground, SinbadSpec, BACKGROUND_STEP_S, CV_WINDOW_S,
 };

@@ -24,7 +24,7 @@ pub fn clos(write_bps: &[f64]) -> Topology {
 
 /// `r` replicas over `f + 1` racks of a 256 MB block.
 pub fn req(block: u64, r: usize, f: usize, writer: Option<HostId>) -> PlacementRequest {
-    PlacementRequest { file: 1, block, bytes: 256e6, writer, redundancy: Redundancy::Replicate { r, f } }
+    PlacementRequest { file: 1, block, bytes: 256e6, writer, redundancy: Redundancy::Replicate { r, f }, time_s: 0.0 }
 }
 
 /// The interval `p +- 4 sigma` of a share estimated from `n` independent

@@ -43,7 +43,8 @@ fn hot_rack_share(policy: &mut dyn ReplicaPlacement, n: usize, seed: u64) -> f64
             rates[rack.down[1] as usize] = Some(b);
         }
         policy.observe(i as f64, &rates);
-        let hs = place_checked(policy, &req(i as u64, 1, 0, None), &v, &mut rng).unwrap();
+        let rq = netheat_storage::PlacementRequest { time_s: i as f64, ..req(i as u64, 1, 0, None) };
+        let hs = place_checked(policy, &rq, &v, &mut rng).unwrap();
         hot += usize::from(c.rack_of(hs[0]) == 1);
     }
     hot as f64 / n as f64

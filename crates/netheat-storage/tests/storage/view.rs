@@ -230,7 +230,8 @@ impl Controller for Reporter<'_> {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         for i in 0..self.n {
             self.policy.observe(ctx.now(), &rates);
-            let hs = place_checked(self.policy.as_mut(), &req(i as u64, 1, 0, None), &v, &mut rng).unwrap();
+            let rq = netheat_storage::PlacementRequest { time_s: ctx.now(), ..req(i as u64, 1, 0, None) };
+            let hs = place_checked(self.policy.as_mut(), &rq, &v, &mut rng).unwrap();
             self.per_rack[self.c.rack_of(hs[0]) as usize] += 1;
         }
     }
