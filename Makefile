@@ -7,11 +7,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-stamp
 VENV_ENV := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH
-PY_DEPS := maturin numpy pyarrow matplotlib polars pytest hypothesis ruff mypy ray
+PY_DEPS := maturin numpy pyarrow matplotlib polars pytest hypothesis ruff mypy ray \
+	fastapi uvicorn httptools uvloop prometheus-client httpx
+VEGETA := $(VENV)/bin/vegeta
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python test-java lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp validate validate-ns3 demo clean chromium prometheus fuzz bench-hdfs
+.PHONY: help venv build test test-rust test-python test-java lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp bench-serve validate validate-ns3 demo demo-live clean chromium prometheus fuzz bench-hdfs
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -77,6 +79,15 @@ bench: build ## Run the benchmarks and print their tables
 	$(PY) benches/storage_bench.py
 	cargo run --release -q -p netheat-packet --example packet_bench
 	cargo run --release -q -p netheat-fec --example lt_overhead
+	$(MAKE) --no-print-directory bench-serve
+
+# vegeta (HTTP load generator) from the Go module proxy, into .venv/bin.
+$(VEGETA):
+	@command -v go >/dev/null || (echo "bench-serve needs Go to install vegeta (golang-go)"; exit 1)
+	GOBIN=$(abspath $(VENV))/bin go install github.com/tsenart/vegeta/v12@v12.13.0
+
+bench-serve: build $(VEGETA) ## netheat serve under load: 10,000 hosts, vegeta at 500 requests/s for 20 s per endpoint
+	$(PY) benches/serve/bench_serve.py --vegeta $(VEGETA)
 
 bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (installs python3-simgrid; minutes)
 	$(PY) benches/engine_vs_simgrid.py a b
@@ -101,6 +112,9 @@ validate-ns3: ## Cross-check the packet engine against ns-3 (installs libns3-dev
 demo: build ## Hotspot demo (demo-out/report.html) and every bundled experiment, quick (demo-out/reproduce/report.html)
 	$(VENV)/bin/netheat demo --out demo-out
 	$(VENV)/bin/netheat reproduce --quick --out demo-out/reproduce
+
+demo-live: build prometheus ## One minute on 127.0.0.1: a hotspot appears in a real Prometheus and netheat serve steers around it
+	$(VENV)/bin/netheat demo --live
 
 clean: ## Remove build outputs and .venv
 	cargo clean

@@ -64,6 +64,10 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.live:
+        from netheat.livedemo import run
+
+        return run()
     from netheat.demo import run_demo
 
     report = run_demo(Path(args.out), force=args.force)
@@ -153,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run the demo scenario and write an HTML report")
     demo.add_argument("--out", default="demo-out", help="output directory (default: demo-out)")
+    demo.add_argument(
+        "--live",
+        action="store_true",
+        help="instead: one minute of a live hotspot on 127.0.0.1 (a fake fleet's counters, a real "
+        "Prometheus, netheat serve) and the advisor steering around it; needs `prometheus`",
+    )
     add_force(demo)
     demo.set_defaults(func=_demo)
 
@@ -174,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     from netheat.experiments.cli import add_cli as add_experiments_cli
 
     add_experiments_cli(sub)
+    from netheat.serve.cli import add_cli as add_serve_cli
+
+    add_serve_cli(sub)
     return p
 
 

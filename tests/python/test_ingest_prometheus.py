@@ -12,18 +12,18 @@ Three parts:
    the ``prometheus`` binary is absent): a test exporter on 127.0.0.1
    serves node_exporter and snmp_exporter style counters growing at chosen
    rates, Prometheus scrapes it every second, and the ingested table and
-   the analysis must find the one hot ToR uplink.
+   the analysis must find the one hot ToR uplink. The exporter and the
+   ``prometheus`` fixture are shared with test_serve.py (``promtest.py``,
+   ``conftest.py``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -38,6 +38,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from promtest import TOR_RX, TOR_TX, Exporter, e2e_map, host_rx, host_tx, wait_for_scrapes
 
 from netheat.cli import main
 from netheat.errors import ConfigError
@@ -568,185 +569,11 @@ def test_unreachable_in_a_subprocess_has_no_traceback(tmp_path: Path) -> None:
 # 3. End to end with a real Prometheus
 
 
-GBPS10 = 1.25e9
-"""10 Gbps in bytes per second."""
-TOR_TX = {0: 0.30, 1: 0.40, 2: 0.90, 3: 0.20}
-"""Utilization of each ToR's uplink (tor -> core) at the test exporter: tor2 is the one hot link."""
-TOR_RX = {0: 0.25, 1: 0.35, 2: 0.45, 3: 0.15}
-"""Utilization of core -> tor."""
 SCRAPES = 16
 """Samples of each series to wait for (1 s apart) before ingesting."""
 TOLERANCE = 0.02
 """Absolute utilization tolerance: the exporter reads its clock a few ms after Prometheus stamps the
 scrape, so each sample is off by (delay jitter x rate); over 5 s windows that is well under 1%."""
-
-
-def host_tx(r: int, i: int) -> float:
-    return 0.05 + 0.1 * i + 0.02 * r
-
-
-def host_rx(r: int, i: int) -> float:
-    return 0.6 - 0.1 * i
-
-
-class Exporter:
-    """node_exporter (``/node``) and snmp_exporter (``/snmp``) text with counters growing at set rates."""
-
-    def __init__(self) -> None:
-        self.t0 = time.time()
-        ex = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                body = ex.text(self.path).encode()
-                self.send_response(200 if body else 404)
-                self.send_header("Content-Type", "text/plain; version=0.0.4")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-
-    def counter(self, util: float, base: float) -> int:
-        return int(base + util * GBPS10 * (time.time() - self.t0))
-
-    def text(self, path: str) -> str:
-        lines: list[str] = []
-        if path.startswith("/node"):
-            lines.append("# TYPE node_network_transmit_bytes_total counter")
-            for r in range(4):
-                for i in range(4):
-                    inst = f"r{r}h{i}:9100"
-                    v = self.counter(host_tx(r, i), 1e9 * (r + 1))
-                    lines.append(f'node_network_transmit_bytes_total{{instance="{inst}",device="eth0"}} {v}')
-                lines.append(f'node_network_transmit_bytes_total{{instance="r{r}h0:9100",device="lo"}} 42')
-            lines.append("# TYPE node_network_receive_bytes_total counter")
-            for r in range(4):
-                for i in range(4):
-                    v = self.counter(host_rx(r, i), 5e8)
-                    labels = f'instance="r{r}h{i}:9100",device="eth0"'
-                    lines.append(f"node_network_receive_bytes_total{{{labels}}} {v}")
-        elif path.startswith("/snmp"):
-            for name, rates in (("ifHCOutOctets", TOR_TX), ("ifHCInOctets", TOR_RX)):
-                lines.append(f"# TYPE {name} counter")
-                for r, u in rates.items():
-                    v = self.counter(u, 7e11)
-                    lines.append(f'{name}{{instance="tor{r}",ifIndex="49",ifName="Ethernet48"}} {v}')
-            lines.append('ifHCOutOctets{instance="tor0",ifIndex="1",ifName="Ethernet1"} 1000')
-            lines.append("# TYPE ifHighSpeed gauge")
-            for r in range(4):
-                lines.append(f'ifHighSpeed{{instance="tor{r}",ifIndex="49",ifName="Ethernet48"}} 10000')
-        else:
-            return ""
-        return "\n".join(lines) + "\n"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
-
-
-E2E_MAP_HEAD = """\
-# Test port map: every ToR uplink port (snmp_exporter) and every host NIC (node_exporter).
-[prometheus]
-capacity = "if-high-speed"
-"""
-
-
-def e2e_map() -> str:
-    parts = [E2E_MAP_HEAD]
-    for r in range(4):
-        parts.append(f'[[port]]\nlink = "tor{r}->core"\ninstance = "tor{r}"\nif-name = "Ethernet48"\n')
-        for i in range(4):
-            parts.append(f'[[port]]\nhost = "r{r}h{i}"\ninstance = "r{r}h{i}:9100"\ndevice = "eth0"\n')
-    return "\n".join(parts)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def http_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=2) as r:
-        return json.loads(r.read())
-
-
-@pytest.fixture
-def prometheus(tmp_path: Path) -> Iterator[tuple[str, Exporter]]:
-    """A real Prometheus scraping a test exporter every second; both stopped afterwards, whatever happens."""
-    binary = shutil.which("prometheus")
-    if binary is None:
-        pytest.skip(
-            "the `prometheus` binary is absent (Debian package `prometheus`; `make prometheus` installs it)"
-        )
-    exporter = Exporter()
-    port = free_port()
-    config = tmp_path / "prometheus.yml"
-    config.write_text(
-        f"""\
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: node
-    honor_labels: true
-    metrics_path: /node
-    static_configs: [{{targets: ["127.0.0.1:{exporter.port}"]}}]
-  - job_name: snmp
-    honor_labels: true
-    metrics_path: /snmp
-    static_configs: [{{targets: ["127.0.0.1:{exporter.port}"]}}]
-"""
-    )
-    log = (tmp_path / "prometheus.log").open("w")
-    proc = subprocess.Popen(
-        [
-            binary,
-            f"--config.file={config}",
-            f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-            f"--web.listen-address=127.0.0.1:{port}",
-            "--log.level=warn",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        yield f"http://127.0.0.1:{port}", exporter
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
-        exporter.close()
-
-
-def wait_for_scrapes(url: str, n: int, deadline_s: float) -> None:
-    """Until Prometheus holds ``n`` samples of the hot port (or fail at the deadline)."""
-    hot = 'ifHCOutOctets{instance="tor2",ifName="Ethernet48"}'
-    q = urllib.parse.urlencode({"query": f"count_over_time({hot}[5m])"})
-    end = time.monotonic() + deadline_s
-    last: Any = None
-    while time.monotonic() < end:
-        with contextlib.suppress(OSError, ValueError):
-            last = http_json(f"{url}/api/v1/query?{q}")
-            result = last["data"]["result"]
-            if result and float(result[0]["value"][1]) >= n:
-                return
-        time.sleep(0.5)
-    pytest.fail(f"Prometheus did not collect {n} scrapes in {deadline_s:g} s (last answer: {last})")
 
 
 def test_end_to_end_real_prometheus(prometheus: tuple[str, Exporter], tmp_path: Path) -> None:

@@ -341,6 +341,13 @@ impl Advisor {
         }
     }
 
+    /// Whether ToR `t`, at measured utilization `util`, is hot: above the
+    /// threshold in every snapshot for a whole detection window.
+    fn is_hot(&self, t: usize, util: f64) -> bool {
+        util > self.params.hot_threshold
+            && self.at_s.zip(self.above_since[t]).is_some_and(|(now, since)| now - since >= self.params.detect_s)
+    }
+
     /// Every ToR and its uplinks now.
     pub fn tors(&self, now_s: f64) -> TorsAnswer {
         let (age_s, stale) = self.age(now_s);
@@ -350,7 +357,8 @@ impl Advisor {
                 let up = &self.topo.tors()[t].up;
                 let cap: f64 = up.iter().map(|&l| self.cap[l as usize]).sum();
                 let measured: Vec<f64> = up.iter().filter_map(|&l| self.rate[l as usize]).collect();
-                let rate: f64 = measured.iter().sum();
+                // (+ 0.0: the empty sum is -0.0.)
+                let rate: f64 = measured.iter().sum::<f64>() + 0.0;
                 let util = (!measured.is_empty()).then(|| snap.utilization(t));
                 let above = util.is_some_and(|u| u > self.params.hot_threshold);
                 let hot = above
@@ -669,54 +677,44 @@ impl Advisor {
         }
         let (_, stale) = self.age(now_s);
         let snap = self.snapshot();
-        let tors = if stale { None } else { Some(self.tors(now_s)) };
+        let thr = self.params.hot_threshold;
         let nodes = hosts
             .iter()
             .map(|&h| {
                 let t = self.topo.hosts()[h as usize].rack as usize;
-                let Some(tors) = &tors else {
+                let name = self.tor_name(t);
+                if stale {
                     return NodeVerdict { host: h, pass: true, score: 0, reason: self.stale_reason(now_s) };
-                };
-                let tor = &tors.tors[t];
-                let Some(util) = tor.utilization else {
+                }
+                let (_, cap, measured) = snap.tor(t);
+                if !measured {
                     return NodeVerdict {
                         host: h,
                         pass: true,
                         score: 0,
-                        reason: format!("no telemetry for {}'s uplinks", tor.tor),
+                        reason: format!("no telemetry for {name}'s uplinks"),
                     };
-                };
-                let projected = netheat_sched::projected_tor(util, demand_bps, snap.capacity_bps(t));
+                }
+                let util = snap.utilization(t);
+                let projected = netheat_sched::projected_tor(util, demand_bps, cap);
                 // (1e-9: 0.8 + 0.1 is 0.9000000000000001 in floating point; a score
                 // must not drop a step for that.)
                 let score = (10.0 * (1.0 - projected) + 1e-9).floor().clamp(0.0, 10.0) as u32;
-                let (pass, reason) = if tor.hot {
+                let (pass, reason) = if self.is_hot(t, util) {
+                    (false, format!("{name} is hot: above {} for {:.0} s", pct(thr), self.params.detect_s))
+                } else if projected > thr {
                     (
                         false,
                         format!(
-                            "{} is hot: above {} for {:.0} s",
-                            tor.tor,
-                            pct(self.params.hot_threshold),
-                            self.params.detect_s
-                        ),
-                    )
-                } else if projected > self.params.hot_threshold {
-                    (
-                        false,
-                        format!(
-                            "{} at {} + {} would be {}, above {}",
-                            tor.tor,
+                            "{name} at {} + {} would be {}, above {}",
                             pct(util),
                             gbps(demand_bps),
                             pct(projected),
-                            pct(self.params.hot_threshold)
+                            pct(thr)
                         ),
                     )
                 } else {
-                    (
-                        true,
-                        format!("{} at {} + {} = {} projected", tor.tor, pct(util), gbps(demand_bps), pct(projected)),
-                    )
+                    (true, format!("{name} at {} + {} = {} projected", pct(util), gbps(demand_bps), pct(projected)))
                 };
                 NodeVerdict { host: h, pass, score, reason }
             })
