@@ -60,6 +60,7 @@ pub fn utp_cluster<'py>(
     let d = PyDict::new(py);
     d.set_item("hot_tor_share", r.hot_tor_share)?;
     d.set_item("p98_tor_util", r.p98_tor_util)?;
+    d.set_item("cell_util", r.cell_util)?;
     d.set_item("migrations", r.migrations)?;
     d.set_item("net_intensive_placements", r.net_intensive_placements)?;
     d.set_item("net_intensive_on_hot", r.net_intensive_on_hot)?;

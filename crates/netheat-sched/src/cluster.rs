@@ -201,6 +201,12 @@ pub struct ClusterResult {
     /// quantile of [`netheat_core::stats`]); NaN when no window is past
     /// the warm-up.
     pub p98_tor_util: f64,
+    /// Average cell-level utilization after the warm-up, as the hotspot
+    /// paper's Figure 16 defines it: the egress bytes of every compute ToR
+    /// over their uplink capacity (in force: an incident lowers it), summed
+    /// over all windows past the warm-up. The x axis of a load sweep. NaN
+    /// when no window is past the warm-up.
+    pub cell_util: f64,
     /// Every window of the run, the warm-up included (the scalar metrics
     /// exclude it), for plots over time.
     pub series: Vec<WindowStats>,
@@ -819,6 +825,7 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     let w = p.window_s;
     let n_windows = (p.duration_s / w).ceil() as u32;
     let mut all = Vec::new();
+    let (mut cell_bytes, mut cell_cap_s) = (0.0, 0.0);
     let mut migrations_per_window = vec![0u64; n_windows as usize];
     for &t in &s.migration_times {
         let k = ((t / w) as usize).min(migrations_per_window.len().saturating_sub(1));
@@ -848,6 +855,10 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
                 cap_s += nominal * factor * (t1 - t0);
             }
             utils.push(if cap_s > 0.0 { bytes * 8.0 / cap_s } else { 0.0 });
+            if !warmup {
+                cell_bytes += bytes;
+                cell_cap_s += cap_s;
+            }
         }
         let hot = utils.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / ntor.max(1) as f64;
         let p98 = stats::quantile(&utils, 0.98);
@@ -865,5 +876,6 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     let nall = all.len().max(1) as f64;
     res.hot_tor_share = all.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / nall;
     res.p98_tor_util = stats::quantile(&all, 0.98);
+    res.cell_util = if cell_cap_s > 0.0 { cell_bytes * 8.0 / cell_cap_s } else { f64::NAN };
     Ok(res)
 }

@@ -40,6 +40,50 @@ def _save(fig: Any, path: Path) -> Path:
         plt.close(fig)
 
 
+def _utp_load_figure(pts: pl.DataFrame, run_dir: Path) -> tuple[Path, str]:
+    """UTP load sweep: each policy's metrics against the baseline's cell-level utilization."""
+    ok = pts.filter(pl.col("status") == "ok")
+    load = (
+        ok.filter(pl.col("variant") == "bandwidth-oblivious")
+        .group_by("point")
+        .agg(pl.col("cell_util").mean().alias("load"))
+    )
+    m = (
+        ok.join(load, on="point")
+        .group_by("variant", "load")
+        .agg(
+            pl.col("hot_tor_share").mean(),
+            pl.col("p98_tor_util").mean(),
+            pl.col("migrations").mean(),
+            pl.col("net_intensive_on_hot_share").mean(),
+        )
+        .sort("variant", "load")
+    )
+    panels = (
+        ("hot_tor_share", "hot ToR-windows (%)", 100.0),
+        ("p98_tor_util", "p98 ToR utilization (%)", 100.0),
+        ("migrations", "tasks migrated", 1.0),
+        ("net_intensive_on_hot_share", "net-intensive placements on hot ToRs (%)", 100.0),
+    )
+    fig, axes = plt.subplots(2, 2, figsize=(9, 6), sharex=True)
+    for ax, (col, label, scale) in zip(axes.flat, panels, strict=True):
+        for v in m["variant"].unique(maintain_order=True).to_list():
+            d = m.filter(pl.col("variant") == v)
+            ax.plot(100.0 * d["load"].to_numpy(), scale * d[col].to_numpy(), marker="o", ms=3, lw=1, label=v)
+        ax.set_ylabel(label, fontsize=8)
+    axes[0, 1].axhline(75.0, color="#888", ls="--", lw=1)
+    for ax in axes[1]:
+        ax.set_xlabel("average cell-level utilization under bandwidth-oblivious placement (%)")
+    axes[0, 0].legend(fontsize=7)
+    return (
+        _save(fig, run_dir / "utp_load.png"),
+        "UTP load sweep: per policy, the share of hot ToR-windows, the p98 ToR utilization (dashed: the 75% "
+        "hot threshold), tasks migrated and the share of network-intensive placements on hot ToRs, against "
+        "the average cell-level utilization (Figure 16's definition) of the bandwidth-oblivious run at the "
+        "same load (mean over seeds).",
+    )
+
+
 def utp_figures(run_dir: Path) -> list[tuple[Path, str]]:
     """UTP: hot-ToR share and p98 over time, migrations per hour, query latency CDFs."""
     out: list[tuple[Path, str]] = []
@@ -48,6 +92,12 @@ def utp_figures(run_dir: Path) -> list[tuple[Path, str]]:
     hours = 1.0 / 3600.0
     incident_h = float(params.get("duration", 0.0)) / 2.0 * hours if params.get("incident-every", 0) else None
     warmup_h = float(params.get("warmup", 0.0)) * hours
+    points_path = run_dir / "points.parquet"
+    if points_path.is_file():
+        pts = pl.read_parquet(points_path)
+        if "cell_util" in pts.columns and pts["point"].n_unique() > 1:
+            out.append(_utp_load_figure(pts, run_dir))
+            return out  # a load sweep: over-time curves and CDFs would mix loads
     if series_path.is_file():
         s = (
             pl.read_parquet(series_path)

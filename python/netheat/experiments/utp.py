@@ -30,6 +30,7 @@ POLICIES = ("bandwidth-oblivious", "reactive-only", "utp")
 VALUES = (
     "hot_tor_share",
     "p98_tor_util",
+    "cell_util",
     "migrations",
     "net_intensive_on_hot_share",
     "servers_used",
@@ -110,6 +111,11 @@ def figures(run_dir: Path) -> list[tuple[Path, str]]:
 for _m in (
     MetricKind("hot_tor_share", "fraction", "share of ToR-windows (5 min, outbound) above the hot threshold"),
     MetricKind("p98_tor_util", "fraction", "98th percentile of ToR-window outbound utilization"),
+    MetricKind(
+        "cell_util",
+        "fraction",
+        "average cell-level utilization (Figure 16): compute-ToR egress over their uplink capacity",
+    ),
     MetricKind("migrations", "tasks", "tasks migrated off hot ToRs"),
     MetricKind(
         "net_intensive_on_hot_share",
