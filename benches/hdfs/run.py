@@ -356,7 +356,8 @@ def cv(rows, args):
     return statistics.pstdev(v) / m if m else 0.0
 
 
-def main():
+def arg_parser():
+    """The bench's settings (benches/hdfs/predict.py reads the same defaults)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datanodes", type=int, default=8)
     ap.add_argument("--racks", type=int, default=4)
@@ -373,7 +374,11 @@ def main():
     ap.add_argument("--bg-load", type=float, default=0.85, help="background load of a hot link")
     ap.add_argument("--bg-flows", type=int, default=4, help="TCP flows per hot link")
     ap.add_argument("--modes", default=",".join(MODES))
-    args = ap.parse_args()
+    return ap
+
+
+def main():
+    args = arg_parser().parse_args()
     if os.geteuid() != 0:
         sys.exit("bench-hdfs needs root (network namespaces, tc)")
     if not os.path.exists(JAR):

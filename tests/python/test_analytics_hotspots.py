@@ -91,7 +91,66 @@ def test_duration_buckets_and_layer_normalization(tmp_path: Path) -> None:
     assert got == {"< 1 h": 0, "1-12 h": 1, "12 h-1 day": 1, "1 day-2 weeks": 0}
 
 
-def test_rack_types_mixed_attribution_and_capacity(tmp_path: Path) -> None:
+def test_mixed_attribution_uses_each_traffic_over_its_provisioned_capacity(tmp_path: Path) -> None:
+    # Mixed rack m0: 40% of its uplink provisioned for storage, 60% for compute (§3.2).
+    # (window, utilization, storage, compute) of its `up` link, one sample per window except w5:
+    up = [
+        (0, 0.90, 0.35, 0.55),  # storage 0.35/0.4 = 0.875, compute 0.55/0.6 = 0.917: both
+        (1, 0.80, 0.50, 0.30),  # 1.25 and 0.5: storage
+        (2, 0.85, 0.10, 0.75),  # 0.25 and 1.25: compute
+        (3, 0.80, 0.20, 0.30),  # 0.5 and 0.5 (0.3 of other traffic): neither
+        (4, 0.50, 0.40, 0.10),  # not hot: not counted although storage is at 1.0
+    ]
+    rows: list[dict[str, object]] = []
+
+    def row(
+        t: float, link: str, d: str, kind: str, share: float | None, u: float, s: float, c: float | None
+    ) -> None:
+        rows.append(
+            {
+                "timestamp": t,
+                "link": link,
+                "direction": d,
+                "layer": "tor-agg",
+                "rack": link[:2],
+                "rack_type": kind,
+                "storage_share": share,
+                "utilization": u,
+                "storage_utilization": s,
+                "compute_utilization": c,
+            }
+        )
+
+    for w, u, s, c in up:
+        row(w * W, "m0-up", "up", "Mixed", 0.4, u, s, c)
+    # w5 has two samples: storage means (0.3 + 0.5) / 2 = 0.4 -> 1.0, compute (0.5 + 0.3) / 2 = 0.4
+    # -> 0.67: storage (the window means are tested, not the samples).
+    row(5 * W, "m0-up", "up", "Mixed", 0.4, 0.9, 0.3, 0.5)
+    row(5 * W + 150, "m0-up", "up", "Mixed", 0.4, 0.9, 0.5, 0.3)
+    # The `down` link gives no compute traffic: compute is the rest, 0.9 - 0.6 = 0.3 -> 0.5;
+    # storage 0.6 / 0.4 = 1.5: storage.
+    row(0.0, "m0-down", "down", "Mixed", 0.4, 0.9, 0.6, None)
+    # Hot windows of a Disk rack and of a Mixed rack without storage_share are not attributed.
+    row(0.0, "d1-up", "up", "Disk", None, 0.95, 0.95, 0.0)
+    row(0.0, "m2-up", "up", "Mixed", None, 0.95, 0.95, 0.0)
+    tel = scan_links(write_links(tmp_path, rows))
+    traffic = hs.window_utilization(tel, W, extra=("storage_utilization", "compute_utilization"))
+    mixed = hs.mixed_attribution(traffic, tel.attrs)
+    assert mixed["traffic"].to_list() == ["storage", "compute", "both", "neither"]
+    # storage: w1, w5 (up) and w0 (down); compute: w2; both: w0; neither: w3. 6 hot windows.
+    assert mixed["hot_link_windows"].to_list() == [3, 1, 1, 1]
+    assert mixed["fraction"].to_list() == pytest.approx([3 / 6, 1 / 6, 1 / 6, 1 / 6])
+    # The 75% attribution threshold is strict and a parameter: at 1.0, w0 (0.875, 0.917) is neither,
+    # w5 (1.0, 0.67) neither, and only w1 (1.25), w2 (1.25) and down-w0 (1.5) pass.
+    strict = hs.mixed_attribution(traffic, tel.attrs, attribution_threshold=1.0)
+    assert strict["hot_link_windows"].to_list() == [2, 1, 0, 3]
+    # `netheat analyze` writes the same table.
+    analyze(tel.source, out=tmp_path / "out", config=AnalysisConfig())
+    written = pl.read_parquet(tmp_path / "out" / "tables" / "mixed_rack_attribution.parquet")
+    assert written["hot_link_windows"].to_list() == [3, 1, 1, 1]
+
+
+def test_rack_types_and_capacity(tmp_path: Path) -> None:
     rows = []
     racks = [
         # rack, type, hot windows of 4, storage_share, net_tasks, storage_tb, capacity per link
@@ -122,10 +181,8 @@ def test_rack_types_mixed_attribution_and_capacity(tmp_path: Path) -> None:
     by = hs.hotspots_by_rack_type(stats, tel.attrs)
     got = dict(zip(by["rack_type"].to_list(), by["hotspot_rate"].to_list(), strict=True))
     assert got == pytest.approx({"Compute": 0.0, "Disk": 1 / 4, "Mixed": 2 / 4})
-    mixed = hs.mixed_attribution(stats, tel.attrs)
-    # Mixed rack: 2 directions x 2 hot windows = 4 hot link-windows; 25% storage.
-    assert mixed["hot_link_windows"].to_list() == pytest.approx([1.0, 3.0])
-    assert mixed["fraction"].to_list() == pytest.approx([0.25, 0.75])
+    # No per-sample storage traffic: the Mixed rack's hotspots cannot be attributed (§3.2 needs traffic).
+    assert hs.mixed_attribution(hs.window_utilization(tel, W), tel.attrs).height == 0
     racks_t = hs.rack_stats(stats, tel.attrs)
     tasks = hs.tor_utilization_vs_tasks(racks_t).sort("rack")
     # ToR capacity each way: two links of 10 Gbps over 2 directions = 10 Gbps -> 10 tasks / 10 Gbps.
@@ -219,3 +276,14 @@ def test_analyze_without_latency_writes_tables_and_report(tmp_path: Path) -> Non
     assert (tmp_path / "out" / "tables" / "hotspot_runs.parquet").exists()
     assert res.report is not None and res.report.exists()
     assert len(res.figures) == 5
+
+
+def test_traffic_columns_out_of_range_are_errors(tmp_path: Path) -> None:
+    rows = [
+        {"timestamp": float(i), "link": "a", "direction": "up", "utilization": 0.9, "storage_utilization": s}
+        for i, s in enumerate([0.5, 2.0, "x"])
+    ]
+    with pytest.raises(InputError) as e:
+        scan_links(write_links(tmp_path, rows))
+    msg = str(e.value)
+    assert "`storage_utilization`" in msg and "2 rows" in msg and "not a number in [0, 1.5]" in msg

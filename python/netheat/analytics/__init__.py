@@ -3,9 +3,13 @@
 Turns link-utilization and latency telemetry (from ``netheat simulate`` or
 from real switches and traces, as CSV or Parquet) into the hotspot
 characterization of the hotspot-aware placement paper: hotspot rates per
-layer, hotspot durations, hotspots by rack type, latency inflation against
-utilization (Load-tolerance, Hotspot-inflation), requests by uplink class,
-and imbalance / stability of bottleneck links.
+layer, hotspot durations, hotspots by rack type and Mixed-rack attribution
+by each traffic's throughput over its provisioned capacity (§3.2), latency
+inflation against utilization (Load-tolerance, Hotspot-inflation; per op,
+QoS and the paper's size buckets), Hotspot-inflation against compute ratio
+(Figure 12b), the share of each uplink class per utilization level (Figure
+14), the QoS weighted-effective utilization (Appendix C), and imbalance /
+stability of bottleneck links.
 
 Modules:
 

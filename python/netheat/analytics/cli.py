@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,23 @@ def _duration(text: str) -> float:
     from netheat._netheat import parse_duration
 
     return float(parse_duration(text))
+
+
+def _weights(text: str | None) -> dict[str, float] | None:
+    """``{"PC": 2.0, ...}`` from ``"PC=2,NC=1,BE=0.5"`` (None when not given)."""
+    if not text:
+        return None
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        try:
+            w = float(value)
+        except ValueError:
+            w = math.nan
+        if not eq or not name.strip() or not w > 0 or math.isinf(w):
+            raise InputError(f"--qos-weights: expected CLASS=WEIGHT (a positive number), got {part!r}")
+        out[name.strip()] = w
+    return out
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -40,6 +58,7 @@ def _run(args: argparse.Namespace) -> int:
         reference_layer=args.layer,
         interval_s=_duration(args.interval) if args.interval else None,
         stability_max_links=args.stability_links or None,
+        qos_weights=_weights(args.qos_weights),
     )
     for name, v in (("--window", cfg.hotspot_window_s), ("--latency-window", cfg.latency_window_s)):
         if not v > 0:
@@ -138,6 +157,16 @@ def add_cli(sub: Any) -> None:
         type=int,
         default=20,
         help="samples a bucket needs to be the base or count for Load-tolerance (default: 20)",
+    )
+    p.add_argument(
+        "--qos-weights",
+        default=None,
+        metavar="CLASS=W,...",
+        help=(
+            "queue weight per QoS class, e.g. PC=2,NC=1,BE=0.5: latency samples then see the weighted-"
+            "effective utilization of their class (hotspot paper Appendix C) from the link samples' "
+            "utilization_<class> columns"
+        ),
     )
     p.add_argument("--layer", default="tor-agg", help="the ToR-aggregation layer name (default: tor-agg)")
     p.add_argument("--interval", default=None, help="sample interval, for bytes-based samples without one")

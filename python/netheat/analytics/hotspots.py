@@ -14,10 +14,18 @@ Definitions (also printed in the report):
 - **Hotspot duration**: a maximal run of consecutive hot windows of one
   directed link (a missing window ends a run); duration = windows x ``W``.
 - **Rack-type rate**: the hotspot rate of the ToR-layer links of racks of
-  each type. **Mixed attribution**: each hot link-window of a Mixed rack
-  counts ``storage_share`` to storage and ``1 - storage_share`` to compute,
-  where ``storage_share`` is the fraction of the rack's uplink provisioned
-  for its storage.
+  each type.
+- **Mixed attribution** (hotspot paper §3.2): a hot link-window of a Mixed
+  rack's ToR link is attributed to storage when the window's mean storage
+  traffic (``storage_utilization``, a fraction of the link's capacity)
+  divided by the storage part of the capacity (``storage_share``, the
+  fraction of the rack's uplink provisioned for its storage) is above the
+  attribution threshold (75%, the paper's), and to compute when the compute
+  traffic over the compute part (``1 - storage_share``) is. The paper states
+  the two tests independently, so a window passing both is attributed to
+  both (row ``both``, counted once, not split) and one passing neither is
+  ``neither`` (it cannot happen when storage and compute traffic make up
+  the whole utilization: both ratios at most 75% bound the total by 75%).
 """
 
 from __future__ import annotations
@@ -60,14 +68,17 @@ def window_index(window_s: float) -> pl.Expr:
     return (pl.col("timestamp") / window_s + _EPS).floor().cast(pl.Int64).alias("window")
 
 
-def window_utilization(tel: LinkTelemetry, window_s: float, keys: pl.Series | None = None) -> pl.DataFrame:
+def window_utilization(
+    tel: LinkTelemetry, window_s: float, keys: pl.Series | None = None, extra: tuple[str, ...] = ()
+) -> pl.DataFrame:
     """Re-aggregate link samples to windows of ``window_s`` seconds (streaming).
 
     Returns ``lk, window, utilization``: the mean utilization of each
     directed link's samples in each window (only the directed links whose
-    ``lk`` is in ``keys`` when given). The group key is one integer
-    (``lk`` and the window packed together), which hashes much faster than
-    several columns.
+    ``lk`` is in ``keys`` when given), plus the window mean of each
+    per-sample column in ``extra`` (nulls ignored). The group key is one
+    integer (``lk`` and the window packed together), which hashes much
+    faster than several columns.
     """
     w0 = math.floor(tel.start_s / window_s + _EPS)
     n = math.floor(tel.end_s / window_s + _EPS) - w0 + 1
@@ -79,11 +90,12 @@ def window_utilization(tel: LinkTelemetry, window_s: float, keys: pl.Series | No
     if keys is not None:
         lf = lf.filter(pl.col("lk").is_in(keys.implode()))
     gk = (pl.col("lk") * (1 << _WINDOW_BITS) + (window_index(window_s) - w0)).alias("__gk")
-    agg = lf.group_by(gk).agg(pl.col("utilization").mean()).collect(engine="streaming")
+    agg = lf.group_by(gk).agg(pl.col("utilization", *extra).mean()).collect(engine="streaming")
     return agg.select(
         (pl.col("__gk") // (1 << _WINDOW_BITS)).alias("lk"),
         (pl.col("__gk") % (1 << _WINDOW_BITS) + w0).alias("window"),
         pl.col("utilization"),
+        *(pl.col(c) for c in extra),
     )
 
 
@@ -242,33 +254,94 @@ def hotspots_by_rack_type(
     return t.with_columns((pl.col("hot_link_windows") / total).alias("share_of_hotspots")).sort("rack_type")
 
 
-def mixed_attribution(
-    stats: pl.DataFrame, attrs: pl.DataFrame, reference_layer: str = REFERENCE_LAYER
-) -> pl.DataFrame:
-    """Attribute hot link-windows of Mixed racks to storage and compute by provisioned share.
+MIXED_TRAFFIC = ("storage", "compute", "both", "neither")
+"""Rows of :func:`mixed_attribution`, in order."""
 
-    Columns: ``traffic`` (``storage``/``compute``), ``hot_link_windows``
-    (fractional), ``fraction``. Needs ``rack_type`` (``mixed``, any case)
-    and ``storage_share``; empty otherwise.
-    """
-    s = _tor_links(stats, attrs, reference_layer).filter(
+
+def mixed_links(attrs: pl.DataFrame, reference_layer: str = REFERENCE_LAYER) -> pl.Series:
+    """``lk`` of the ToR-layer links of Mixed racks that have a ``storage_share`` (empty otherwise)."""
+    if "rack_type" not in attrs.columns or "storage_share" not in attrs.columns:
+        return pl.Series("lk", [], dtype=pl.Int64)
+    a = attrs
+    if "layer" in a.columns and a["layer"].null_count() < a.height:
+        a = a.filter(pl.col("layer") == reference_layer)
+    return a.filter(
         (pl.col("rack_type").str.to_lowercase() == "mixed") & pl.col("storage_share").is_not_null()
+    )["lk"]
+
+
+def mixed_attribution(
+    traffic: pl.DataFrame,
+    attrs: pl.DataFrame,
+    threshold: float = HOT_THRESHOLD,
+    attribution_threshold: float = HOT_THRESHOLD,
+    reference_layer: str = REFERENCE_LAYER,
+) -> pl.DataFrame:
+    """Attribute the hot link-windows of Mixed racks to storage and/or compute by their traffic (§3.2).
+
+    ``traffic``: window means ``lk, window, utilization,
+    storage_utilization`` and optionally ``compute_utilization``, from
+    :func:`window_utilization` with ``extra`` (for the links of
+    :func:`mixed_links`). Without ``compute_utilization``, compute traffic
+    is the rest of the utilization (``utilization - storage_utilization``,
+    at least 0; also where a row's ``compute_utilization`` is null): a
+    Mixed rack carries only the two. Each hot window
+    (``utilization > threshold``) is tested on ``storage_utilization /
+    storage_share`` and ``compute_utilization / (1 - storage_share)``
+    against ``attribution_threshold`` (strictly above; a share of 0 makes
+    that ratio infinite if the traffic is positive, 0 otherwise), and lands
+    in exactly one row of :data:`MIXED_TRAFFIC`: ``storage`` (only the
+    storage test passes), ``compute`` (only compute), ``both`` or
+    ``neither``; windows without storage traffic data are not counted.
+
+    Columns: ``traffic, hot_link_windows, fraction`` (of the counted
+    Mixed-rack hot link-windows). The paper's "attributed to storage" is
+    ``storage + both``. Empty when no Mixed-rack link has a
+    ``storage_share`` or ``traffic`` has no ``storage_utilization``.
+    """
+    schema = {"traffic": pl.String, "hot_link_windows": pl.Int64, "fraction": pl.Float64}
+    links = mixed_links(attrs, reference_layer)
+    if links.len() == 0 or "storage_utilization" not in traffic.columns:
+        return pl.DataFrame(schema=schema)
+    share = attrs.select("lk", pl.col("storage_share").clip(0.0, 1.0).alias("__share"))
+    rest = (pl.col("utilization") - pl.col("storage_utilization")).clip(lower_bound=0.0)
+    compute = (
+        pl.coalesce(pl.col("compute_utilization"), rest) if "compute_utilization" in traffic.columns else rest
     )
-    share = pl.col("storage_share").clip(0.0, 1.0)
-    storage = float(s.select((pl.col("hot_windows") * share).sum()).item() or 0.0) if s.height else 0.0
-    compute = float(s.select((pl.col("hot_windows") * (1 - share)).sum()).item() or 0.0) if s.height else 0.0
-    if s.height == 0:
-        return pl.DataFrame(
-            schema={"traffic": pl.String, "hot_link_windows": pl.Float64, "fraction": pl.Float64}
+
+    def ratio(used: pl.Expr, provisioned: pl.Expr) -> pl.Expr:
+        return (
+            pl.when(provisioned > 0).then(used / provisioned).when(used > 0).then(float("inf")).otherwise(0.0)
         )
-    total = storage + compute
+
+    hot = (
+        traffic.filter(
+            pl.col("lk").is_in(links.implode())
+            & (pl.col("utilization") > threshold)
+            & pl.col("storage_utilization").is_not_null()
+        )
+        .join(share, on="lk", how="inner")
+        .with_columns(compute.alias("__compute"))
+        .select(
+            (ratio(pl.col("storage_utilization"), pl.col("__share")) > attribution_threshold).alias("s"),
+            (ratio(pl.col("__compute"), 1.0 - pl.col("__share")) > attribution_threshold).alias("c"),
+        )
+    )
+    s, c = hot["s"], hot["c"]
+    counts = [
+        int((s & ~c).sum()),
+        int((~s & c).sum()),
+        int((s & c).sum()),
+        int((~s & ~c).sum()),
+    ]
+    total = sum(counts)
     return pl.DataFrame(
         {
-            "traffic": ["storage", "compute"],
-            "hot_link_windows": [storage, compute],
-            "fraction": [storage / total if total else None, compute / total if total else None],
+            "traffic": list(MIXED_TRAFFIC),
+            "hot_link_windows": counts,
+            "fraction": [n / total if total else None for n in counts],
         },
-        schema={"traffic": pl.String, "hot_link_windows": pl.Float64, "fraction": pl.Float64},
+        schema=schema,
     )
 
 

@@ -13,6 +13,16 @@ Optional per-link columns: ``layer, rack, rack_type, uplink_class, qos,
 capacity_bps, storage_share, storage_tb, net_tasks``. They are per-link
 attributes: the value of each directed link's first row is used.
 
+Optional per-sample columns: ``storage_utilization`` and
+``compute_utilization``, the part of the sample's utilization carried by
+storage and by compute traffic (fractions of the link's capacity, like
+``utilization``). They drive the Mixed-rack attribution (hotspot paper
+§3.2, see :func:`netheat.analytics.hotspots.mixed_attribution`). And
+``utilization_<QoS class>`` (e.g. ``utilization_PC``): that class's part
+of the utilization, for the weighted-effective utilization of latency
+samples by QoS class (Appendix C, see
+:func:`netheat.analytics.latency.associate`).
+
 Timestamps are seconds (numbers) or date-times (ISO 8601 strings, with or
 without a UTC offset; naive ones are taken as UTC), turned into seconds.
 
@@ -21,7 +31,9 @@ operation used (``links``/``link``: link names) or its ToRs
 (``tors``/``tor``/``racks``/``rack``: rack names as in the link samples'
 ``rack`` column, e.g. ``tor3``), each a list column or a string separated
 by ``;``. Optional: ``network_latency_s``, ``qos``, ``size_bytes`` (or
-``bytes``).
+``bytes``), and ``compute_ratio`` (share of the sample's time spent
+computing, in [0, 1]) or ``compute_s`` (its computing time) for the
+compute-ratio view (hotspot paper Figure 12b).
 
 Nothing is dropped silently: bad link samples (missing columns,
 unparsable timestamps or numbers, utilization outside [0, 1.5]) raise
@@ -59,6 +71,12 @@ LINK_TEXT_ATTRS = ("layer", "rack", "rack_type", "uplink_class", "qos")
 LINK_NUMERIC_ATTRS = ("capacity_bps", "storage_share", "storage_tb", "net_tasks")
 """Optional numeric attributes of a link (its rack's, for the rack columns)."""
 
+LINK_TRAFFIC_COLUMNS = ("storage_utilization", "compute_utilization")
+"""Optional per-sample utilization carried by storage / compute traffic (fractions of capacity)."""
+
+QOS_UTILIZATION_PREFIX = "utilization_"
+"""Optional per-sample columns ``utilization_<QoS class>``: that class's utilization."""
+
 LINK_CODE_BITS = 21
 """Bits of a link's code in the directed-link key ``lk`` (at most 2,097,152 distinct links)."""
 
@@ -90,8 +108,9 @@ class LinkTelemetry:
 
     ``lf`` is a lazy frame with ``lk`` (an Int64 key of the directed link:
     link code << 20 | direction code, so that aggregations hash one integer),
-    ``timestamp`` (float seconds) and ``utilization`` (float fraction);
-    ``attrs`` has one row per directed link: ``lk, link, direction`` (as
+    ``timestamp`` (float seconds) and ``utilization`` (float fraction), plus
+    the :data:`LINK_TRAFFIC_COLUMNS` the file has (null where a row leaves
+    them empty); ``attrs`` has one row per directed link: ``lk, link, direction`` (as
     text) and the optional attribute columns that were present (and ``rack``
     derived from node names when possible). ``interval_s`` is the
     sample interval: given, or the smallest gap between distinct timestamps.
@@ -122,6 +141,12 @@ class LinkTelemetry:
         )
         self.attrs = _finish_attrs(pl.concat([self.attrs.select(more.columns), more], how="vertical_relaxed"))
 
+    def qos_columns(self) -> dict[str, str]:
+        """The per-QoS utilization columns of the samples: ``{QoS class: column}``."""
+        names = self.lf.collect_schema().names()
+        n = len(QOS_UTILIZATION_PREFIX)
+        return {c[n:]: c for c in names if c.startswith(QOS_UTILIZATION_PREFIX) and len(c) > n}
+
     def has(self, column: str) -> bool:
         """Whether the per-link attribute ``column`` is available (present and not all null)."""
         return column in self.attrs.columns and self.attrs[column].null_count() < self.attrs.height
@@ -132,8 +157,9 @@ class LatencyTelemetry:
     """Validated latency samples (small enough to hold in memory).
 
     ``df`` has ``sid`` (row number, from 1), ``start_s``, ``latency_s``,
-    ``op``, optional ``network_latency_s``, ``qos``, ``size_bytes``, and
-    ``links`` and/or ``tors`` as lists of strings.
+    ``op``, optional ``network_latency_s``, ``qos``, ``size_bytes``,
+    ``compute_ratio``, ``compute_s``, and ``links`` and/or ``tors`` as
+    lists of strings.
     """
 
     df: pl.DataFrame
@@ -349,6 +375,15 @@ def scan_links(path: PathLike, interval_s: float | None = None) -> LinkTelemetry
         ucol = "utilization"
     oob = util.is_not_null() & (util.is_nan() | (util < 0) | (util > MAX_UTILIZATION))
     checks.append(_Check(ucol, oob, f"utilization outside [0, {MAX_UTILIZATION}]"))
+    traffic = {c: numeric(c, cols[c], src) for c in LINK_TRAFFIC_COLUMNS if c in cols}
+    traffic |= {
+        c: numeric(c, cols[c], src)
+        for c in cols
+        if c.startswith(QOS_UTILIZATION_PREFIX) and len(c) > len(QOS_UTILIZATION_PREFIX)
+    }
+    for c, e in traffic.items():
+        bad = pl.col(c).is_not_null() & (e.is_null() | e.is_nan() | (e < 0) | (e > MAX_UTILIZATION))
+        checks.append(_Check(c, bad, f"not a number in [0, {MAX_UTILIZATION}]"))
 
     link_code, dir_code = _code("link", cols["link"]), _code("direction", cols["direction"])
     stats = [pl.len().alias("rows"), ts.min().alias("tmin"), ts.max().alias("tmax")]
@@ -391,7 +426,9 @@ def scan_links(path: PathLike, interval_s: float | None = None) -> LinkTelemetry
             f"{1 << LINK_CODE_BITS:,} of them); found {lmin}..{lmax}"
         )
     lk = _lk_expr(raw)
-    lf = raw.select(lk, ts.alias("timestamp"), util.alias("utilization"))
+    lf = raw.select(
+        lk, ts.alias("timestamp"), util.alias("utilization"), *(e.alias(c) for c, e in traffic.items())
+    )
     distinct = int(
         _collect(lf.select(pl.struct("lk", "timestamp").hash().n_unique().alias("n")), src, what)["n"][0]
     )
@@ -520,6 +557,14 @@ def scan_latency(path: PathLike) -> LatencyTelemetry:
         sel.append(size.alias("size_bytes"))
         bad_size = pl.col(size_col).is_not_null() & (size.is_null() | size.is_nan() | (size < 0))
         checks.append(_Check(size_col, bad_size, "size not a non-negative number"))
+    for c, hi in (("compute_ratio", 1.0), ("compute_s", float("inf"))):
+        if c in cols:
+            v = numeric(c, cols[c], src)
+            sel.append(v.alias(c))
+            bad_v = pl.col(c).is_not_null() & (v.is_null() | v.is_nan() | (v < 0) | (v > hi))
+            checks.append(
+                _Check(c, bad_v, "not a number in [0, 1]" if hi == 1.0 else "not a non-negative number")
+            )
     if link_col:
         sel.append(_name_list(link_col, cols[link_col]).alias("links"))
     if tor_col and tor_col != link_col:

@@ -18,6 +18,24 @@ Definitions (also printed in the report):
   is >= ``tau``; null ("not reached") if there is none.
 - **Hotspot-inflation**: the p95 inflation of the bucket containing 75%
   (bucket 75), if it has at least ``N`` samples.
+- **Size buckets** (hotspot paper, Appendix B / Figure 21): 10 KB-100 KB,
+  100 KB-1 MB and 1 MB-10 MB (decimal units), plus ``< 10 KB`` and
+  ``>= 10 MB`` for operations outside the paper's range.
+- **Compute ratio** (§4.2, Figure 12b): the share of a sample's time spent
+  computing. The paper's is per query: the summed processing time of the
+  10 slowest workers of each stage over the sum of their worker time,
+  across stages; give it as ``compute_ratio``, or give ``compute_s`` and it
+  is ``compute_s / latency_s`` of the operation. Samples are grouped by the
+  ratio rounded to 0.1 (the resolution the paper quotes ratios at: 0.1,
+  0.8) and each (op, group) gets its own Hotspot-inflation.
+- **Requests by uplink class** (§4.3, Figure 14): for each utilization
+  bucket, the share of its operations that went to each uplink class (the
+  shares of a bucket add up to 1).
+- **Weighted-effective utilization** (Appendix C): the utilization a QoS
+  class ``q`` sees at a link in an interval, ``sum_c (w_c / w_q) u_c`` over
+  the QoS classes ``c`` with traffic there, where ``u_c`` is class ``c``'s
+  utilization and ``w`` the weights of the weighted queues: lower classes
+  count less than 1, higher classes more.
 
 Operations that cannot be associated are not dropped silently: they are
 counted per reason in :attr:`Association.skips`.
@@ -31,6 +49,7 @@ import polars as pl
 
 from netheat.analytics.hotspots import KEYS, REFERENCE_LAYER, window_utilization
 from netheat.analytics.io import LatencyTelemetry, LinkTelemetry
+from netheat.errors import InputError
 
 LATENCY_WINDOW_S = 30.0
 BUCKET_PCT = 5
@@ -39,16 +58,22 @@ TAUS = (1.5, 2.0)
 HOTSPOT_PCT = 75.0
 
 SIZE_BUCKETS: tuple[tuple[str, float], ...] = (
-    ("< 64 KiB", 64 * 1024.0),
-    ("64 KiB-1 MiB", 1024.0**2),
-    ("1-16 MiB", 16 * 1024.0**2),
-    (">= 16 MiB", float("inf")),
+    ("< 10 KB", 10e3),
+    ("10-100 KB", 100e3),
+    ("100 KB-1 MB", 1e6),
+    ("1-10 MB", 10e6),
+    (">= 10 MB", float("inf")),
 )
-"""Operation-size buckets ``(label, upper bound in bytes, exclusive)``."""
+"""Operation-size buckets ``(label, upper bound in bytes, exclusive)``: the hotspot paper's three
+(Appendix B, Figure 21: 10 KB-100 KB, 100 KB-1 MB, 1 MB-10 MB; decimal units) and the two outside."""
+
+COMPUTE_RATIO_STEP = 0.1
+"""Compute-ratio groups of Figure 12b: the ratio rounded to this step (the paper quotes 0.1, 0.8)."""
 
 SKIP_NO_LINK = "no link or ToR listed"
 SKIP_UNKNOWN = "links/ToRs not in the link samples"
 SKIP_NO_WINDOW = "no link sample in the operation's window"
+SKIP_NO_QOS = "no QoS class, or a class without a weight (--qos-weights)"
 
 
 @dataclass
@@ -82,11 +107,19 @@ def associate(
     window_s: float = LATENCY_WINDOW_S,
     width_pct: int = BUCKET_PCT,
     reference_layer: str = REFERENCE_LAYER,
+    qos_weights: dict[str, float] | None = None,
 ) -> Association:
     """Associate every operation with the maximum utilization of its links in its window.
 
     Only the directed links some operation used are re-aggregated (a
     semi-join pushed into the scan). See the module docstring.
+
+    With ``qos_weights`` (queue weight per QoS class) and link samples with
+    ``utilization_<class>`` columns, an operation of QoS class ``q`` sees
+    the weighted-effective utilization of ``q`` (Appendix C): ``sum_c
+    (w_c / w_q) u_c`` of the window means of the class columns (a class
+    without a value in a window counts 0). Operations without a QoS class
+    or with a class that has no weight are counted in :data:`SKIP_NO_QOS`.
     """
     attrs = tel.attrs
     names = attrs.select("lk", pl.col("link").cast(pl.String).alias("__name"))
@@ -126,8 +159,17 @@ def associate(
     empty = pl.DataFrame(schema={"sid": df["sid"].dtype, "window": pl.Int64, "lk": pl.Int64})
     pairs = pl.concat([empty, *parts])
 
-    win = window_utilization(tel, window_s, pairs["lk"].unique())
-    matched = pairs.join(win, on=[*KEYS, "window"], how="inner").join(extra, on=KEYS, how="left")
+    n_no_qos = 0
+    if qos_weights:
+        pairs, n_no_qos = _qos_pairs(pairs, df, qos_weights)
+    qcols = tel.qos_columns() if qos_weights else {}
+    win = window_utilization(tel, window_s, pairs["lk"].unique(), tuple(qcols.values()))
+    if qos_weights:
+        win = _effective_windows(win, qcols, qos_weights)
+        keys = [*KEYS, "window", "qos"]
+    else:
+        keys = [*KEYS, "window"]
+    matched = pairs.join(win, on=keys, how="inner").join(extra, on=KEYS, how="left")
     per_op = matched.group_by("sid").agg(
         pl.col("utilization").max(),
         pl.col("uplink_class").sort_by("utilization").last(),
@@ -141,10 +183,48 @@ def associate(
     n_known = int(pairs["sid"].n_unique()) if pairs.height else 0
     skips = {
         SKIP_NO_LINK: df.height - n_listed,
-        SKIP_UNKNOWN: n_listed - n_known,
+        SKIP_UNKNOWN: n_listed - n_known - n_no_qos,
+        SKIP_NO_QOS: n_no_qos,
         SKIP_NO_WINDOW: n_known - out.height,
     }
     return Association(df=out.sort("sid"), skips={k: v for k, v in skips.items() if v}, window_s=window_s)
+
+
+def _qos_pairs(pairs: pl.DataFrame, ops: pl.DataFrame, weights: dict[str, float]) -> tuple[pl.DataFrame, int]:
+    """``pairs`` with each operation's QoS class; drops (and counts) operations without a weighted class."""
+    if "qos" not in ops.columns:
+        n = int(pairs["sid"].n_unique()) if pairs.height else 0
+        return pairs.head(0).with_columns(pl.lit(None, dtype=pl.String).alias("qos")), n
+    p = pairs.join(ops.select("sid", "qos"), on="sid", how="left")
+    ok = pl.col("qos").is_in(list(weights))
+    n = int(p.filter(~ok.fill_null(False))["sid"].n_unique())
+    return p.filter(ok.fill_null(False)), n
+
+
+def _effective_windows(win: pl.DataFrame, qcols: dict[str, str], weights: dict[str, float]) -> pl.DataFrame:
+    """``lk, window, qos, utilization``: the weighted-effective utilization of each weighted class.
+
+    ``win`` has the window means of the ``utilization_<class>`` columns;
+    see :func:`weighted_effective_utilization` (same formula, one row per
+    weighted class, a missing class value counting 0).
+    """
+    unknown = sorted(set(qcols) - set(weights))
+    if unknown:
+        raise InputError(
+            f"link samples have utilization of QoS class(es) {', '.join(unknown)} without a weight; "
+            f"weights given: {weights}"
+        )
+    bad = {k: v for k, v in weights.items() if not v > 0}
+    if bad:
+        raise InputError(f"QoS weights must be positive: {bad}")
+    if not qcols:
+        raise InputError("QoS weights need per-class link utilization columns utilization_<class>")
+    total = pl.sum_horizontal([pl.col(c).fill_null(0.0) * weights[q] for q, c in qcols.items()])
+    parts = [
+        win.select(*KEYS, "window", pl.lit(q).alias("qos"), (total / w).alias("utilization"))
+        for q, w in sorted(weights.items())
+    ]
+    return pl.concat(parts)
 
 
 def _grouped(df: pl.DataFrame, by: list[str]) -> tuple[pl.DataFrame, list[str]]:
@@ -308,13 +388,98 @@ def latency_analysis(
 
 
 def requests_by_uplink_class(assoc: Association) -> pl.DataFrame:
-    """Operations per uplink class (of the most utilized link used) and utilization bucket.
+    """Operations per utilization bucket and uplink class (of the most utilized link used), Figure 14.
 
-    Columns: ``uplink_class, bucket_pct, requests, share`` (of the class's
-    requests). Operations whose link has no uplink class are under ``unknown``.
+    Columns: ``bucket_pct, uplink_class, requests, share``: ``share`` is
+    the fraction of the bucket's operations that went to that class (the
+    shares of a bucket add up to 1; hotspot paper §4.3, Figure 14).
+    Operations whose link has no uplink class are under ``unknown``.
     """
     d = assoc.df.with_columns(pl.col("uplink_class").fill_null("unknown"))
-    t = d.group_by("uplink_class", "bucket_pct").agg(pl.len().alias("requests"))
+    t = d.group_by("bucket_pct", "uplink_class").agg(pl.len().alias("requests"))
     return t.with_columns(
-        (pl.col("requests") / pl.col("requests").sum().over("uplink_class")).alias("share")
-    ).sort("uplink_class", "bucket_pct")
+        (pl.col("requests") / pl.col("requests").sum().over("bucket_pct")).alias("share")
+    ).sort("bucket_pct", "uplink_class")
+
+
+def compute_ratio_expr(df: pl.DataFrame) -> pl.Expr | None:
+    """Expression: each sample's compute ratio (``compute_ratio``, else ``compute_s / latency_s``)."""
+    if "compute_ratio" in df.columns:
+        return pl.col("compute_ratio")
+    if "compute_s" in df.columns:
+        return pl.when(pl.col("latency_s") > 0).then(pl.col("compute_s") / pl.col("latency_s"))
+    return None
+
+
+def hotspot_inflation_by_compute_ratio(
+    df: pl.DataFrame,
+    width_pct: int = BUCKET_PCT,
+    min_samples: int = MIN_SAMPLES,
+    step: float = COMPUTE_RATIO_STEP,
+) -> pl.DataFrame:
+    """Figure 12b: Hotspot-inflation per op and compute-ratio group.
+
+    Input: an associated frame (``bucket_pct``, ``latency_s``, ``op``) with
+    ``compute_ratio`` or ``compute_s``. Each sample's ratio is rounded to
+    ``step``; within each (``op``, ``compute_ratio``) group the inflation
+    table, base bucket and Hotspot-inflation are computed as for any other
+    view. Columns: ``op, compute_ratio, samples, base_bucket_pct,
+    hotspot_inflation`` (null when the group has no base bucket or too few
+    samples at 75%). Empty without a compute column.
+    """
+    schema = {
+        "op": pl.String,
+        "compute_ratio": pl.Float64,
+        "samples": pl.UInt32,
+        "base_bucket_pct": pl.Int64,
+        "hotspot_inflation": pl.Float64,
+    }
+    ratio = compute_ratio_expr(df)
+    if ratio is None:
+        return pl.DataFrame(schema=schema)
+    steps = (ratio / step + 0.5 + 1e-9).floor()
+    d = df.with_columns((steps * step).round(6).alias("compute_ratio")).filter(
+        pl.col("compute_ratio").is_not_null() & pl.col("compute_ratio").is_not_nan()
+    )
+    if d.height == 0:
+        return pl.DataFrame(schema=schema)
+    by = ["op", "compute_ratio"]
+    t = inflation_table(d, "latency_s", by, min_samples)
+    out = (
+        t.group_by(by)
+        .agg(pl.col("n").sum().alias("samples"), pl.col("base_bucket_pct").first())
+        .join(hotspot_inflation(t, by, width_pct), on=by, how="left")
+    )
+    return out.select(list(schema)).cast(schema).sort(by)  # type: ignore[arg-type]
+
+
+def weighted_effective_utilization(per_qos: pl.DataFrame, weights: dict[str, float]) -> pl.DataFrame:
+    """Appendix C: the weighted-effective utilization each QoS class sees.
+
+    ``per_qos`` has one row per (link, interval, QoS class) with ``qos``,
+    ``utilization`` (that class's traffic over the link's capacity) and any
+    key columns (e.g. ``lk, window``); ``weights`` maps each QoS class to
+    the weight of its queue. For every key and every class ``q`` with a
+    row there: ``sum_c (weights[c] / weights[q]) * u_c`` over the classes
+    at that key, so a class's own traffic counts 1, lower classes (smaller
+    weight) less and higher classes more, as the paper defines it. Columns:
+    the keys, ``qos`` and ``effective_utilization``. A class without a
+    positive weight raises :class:`netheat.errors.InputError`.
+    """
+    unknown = sorted(set(per_qos["qos"].drop_nulls().unique().to_list()) - set(weights))
+    if unknown:
+        raise InputError(f"no QoS weight for class(es) {', '.join(unknown)}; weights given: {weights}")
+    bad = {k: v for k, v in weights.items() if not v > 0}
+    if bad:
+        raise InputError(f"QoS weights must be positive: {bad}")
+    keys = [c for c in per_qos.columns if c not in ("qos", "utilization")]
+    w = pl.col("qos").replace_strict(weights, return_dtype=pl.Float64)
+    d = per_qos.filter(pl.col("qos").is_not_null()).with_columns(w.alias("__w"))
+    weighted = (pl.col("__w") * pl.col("utilization")).sum()
+    if keys:
+        d = d.with_columns(weighted.over(keys).alias("__sum"))
+    else:
+        d = d.with_columns(weighted.alias("__sum"))
+    return d.select(*keys, "qos", (pl.col("__sum") / pl.col("__w")).alias("effective_utilization")).sort(
+        [*keys, "qos"]
+    )

@@ -75,9 +75,10 @@ def plot_rack_types(by_type: pl.DataFrame, mixed: pl.DataFrame, path: Path) -> P
         a.set_ylabel("hotspot rate (ToR links)")
         a.set_title("Hotspots by rack type")
     if mixed.height == 0:
-        _empty(b, "no Mixed racks with storage_share")
+        _empty(b, "no Mixed racks with storage_share\nand storage_utilization")
     else:
-        b.bar(mixed["traffic"].to_list(), mixed["fraction"].fill_null(0.0).to_list(), color=["#48c", "#c84"])
+        colours = ["#48c", "#c84", "#8a5", "#aaa"][: mixed.height]
+        b.bar(mixed["traffic"].to_list(), mixed["fraction"].fill_null(0.0).to_list(), color=colours)
         b.set_ylabel("fraction of Mixed-rack hotspots")
         b.set_title("Mixed racks: storage vs compute")
     return _save(fig, path)
@@ -129,17 +130,48 @@ def plot_inflation(buckets: pl.DataFrame, path: Path, view: str = "all", metric:
 
 
 def plot_uplink_requests(table: pl.DataFrame, path: Path) -> Path:
-    """Lines: share of each uplink class's requests per utilization bucket."""
+    """Stacked bars (Figure 14): for each utilization bucket, the share of its requests per uplink class."""
     fig, ax = plt.subplots(figsize=(7, 4))
     if table.height == 0:
         _empty(ax, "no associated operations")
         return _save(fig, path)
-    for cls in table["uplink_class"].unique().sort().to_list():
-        d = table.filter(pl.col("uplink_class") == cls).sort("bucket_pct")
-        ax.plot(d["bucket_pct"].to_list(), d["share"].to_list(), "-o", ms=3, label=cls)
+    buckets = table["bucket_pct"].unique().sort().to_list()
+    colours = {"high": "#4a4", "medium": "#da3", "low": "#c33"}
+    bottom = [0.0] * len(buckets)
+    for i, cls in enumerate(table["uplink_class"].unique().sort().to_list()):
+        d = dict(table.filter(pl.col("uplink_class") == cls).select("bucket_pct", "share").iter_rows())
+        vals = [float(d.get(b, 0.0)) for b in buckets]
+        ax.bar(
+            buckets,
+            vals,
+            width=4,
+            align="edge",
+            bottom=bottom,
+            label=cls,
+            color=colours.get(str(cls).lower(), f"C{i}"),
+        )
+        bottom = [a + v for a, v in zip(bottom, vals, strict=True)]
     ax.set_xlabel("utilization bucket lower edge (%)")
-    ax.set_ylabel("share of the class's requests")
+    ax.set_ylabel("share of the bucket's requests")
+    ax.set_ylim(0, 1)
     ax.set_title("Requests by uplink class")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_compute_ratio(table: pl.DataFrame, path: Path) -> Path:
+    """Lines (Figure 12b): Hotspot-inflation per compute-ratio group, one line per op."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    t = table.filter(pl.col("hotspot_inflation").is_not_null()) if table.height else table
+    if t.height == 0:
+        _empty(ax, "no compute-ratio group with enough samples at 75% and at a base bucket")
+        return _save(fig, path)
+    for op in t["op"].unique().sort().to_list()[:10]:
+        d = t.filter(pl.col("op") == op).sort("compute_ratio")
+        ax.plot(d["compute_ratio"].to_list(), d["hotspot_inflation"].to_list(), "-o", ms=3, label=op)
+    ax.set_xlabel("compute ratio")
+    ax.set_ylabel("Hotspot-inflation (p95 at 75%)")
+    ax.set_title("Hotspot-inflation vs compute ratio")
     ax.legend(fontsize=8)
     return _save(fig, path)
 

@@ -23,7 +23,13 @@ from netheat.analytics import hotspots as hs
 from netheat.analytics import imbalance as im
 from netheat.analytics import latency as lt
 from netheat.analytics import plots
-from netheat.analytics.io import MAX_UTILIZATION, LinkTelemetry, scan_latency, scan_links
+from netheat.analytics.io import (
+    LINK_TRAFFIC_COLUMNS,
+    MAX_UTILIZATION,
+    LinkTelemetry,
+    scan_latency,
+    scan_links,
+)
 from netheat.output import OutputDir
 from netheat.report import Figure, Section, Table, write_report
 from netheat.units import fmt_seconds
@@ -59,6 +65,9 @@ class AnalysisConfig:
     stability_tolerance: float = im.TOLERANCE
     stability_relative: bool = True
     stability_max_links: int | None = im.STABILITY_MAX_LINKS
+    qos_weights: dict[str, float] | None = None
+    """Queue weight per QoS class: latency samples then see the weighted-effective utilization of
+    their class (hotspot paper Appendix C) from ``utilization_<class>`` link columns."""
 
 
 @dataclass
@@ -125,7 +134,16 @@ def run_analyses(
     tables["hotspot_runs"] = hs.named(runs, tel.attrs).drop("lk")
     tables["hotspot_durations"] = hs.duration_distribution(runs)
     tables["hotspots_by_rack_type"] = hs.hotspots_by_rack_type(stats, tel.attrs, cfg.reference_layer)
-    tables["mixed_rack_attribution"] = hs.mixed_attribution(stats, tel.attrs, cfg.reference_layer)
+    mixed = hs.mixed_links(tel.attrs, cfg.reference_layer)
+    extra = tuple(c for c in LINK_TRAFFIC_COLUMNS if c in tel.lf.collect_schema().names())
+    traffic = (
+        hs.window_utilization(tel, w, mixed, extra)
+        if mixed.len() and "storage_utilization" in extra
+        else pl.DataFrame()
+    )
+    tables["mixed_rack_attribution"] = hs.mixed_attribution(
+        traffic, tel.attrs, cfg.threshold, hs.HOT_THRESHOLD, cfg.reference_layer
+    )
     racks = hs.rack_stats(stats, tel.attrs, cfg.reference_layer)
     tables["rack_stats"] = racks
     tables["tor_utilization_vs_tasks"] = hs.tor_utilization_vs_tasks(racks)
@@ -158,13 +176,17 @@ def run_analyses(
                 f"latency window {lw:g} s is shorter than the sample interval; using {tel.interval_s:g} s"
             )
             lw = tel.interval_s
-        assoc = lt.associate(tel, lat, lw, cfg.bucket_pct, cfg.reference_layer)
+        assoc = lt.associate(tel, lat, lw, cfg.bucket_pct, cfg.reference_layer, cfg.qos_weights)
         skips = assoc.skips
         tables["latency_associated"] = assoc.df.drop([c for c in ("links", "tors") if c in assoc.df.columns])
         buckets, summary = lt.latency_analysis(assoc, cfg.bucket_pct, cfg.min_samples, cfg.taus)
         tables["latency_buckets"] = buckets
         tables["latency_summary"] = summary
         tables["requests_by_uplink_class"] = lt.requests_by_uplink_class(assoc)
+        if lt.compute_ratio_expr(assoc.df) is not None:
+            tables["hotspot_inflation_by_compute_ratio"] = lt.hotspot_inflation_by_compute_ratio(
+                assoc.df, cfg.bucket_pct, cfg.min_samples
+            )
         timings["latency"] = time.perf_counter() - t0
 
     rate = tables["hotspot_rate_by_layer"]
@@ -262,9 +284,13 @@ def _sections(
         Section(
             "Hotspots by rack type",
             f"Hotspot rate of the {cfg.reference_layer} links of racks of each type (rack_type column). "
-            "Mixed-rack attribution: each hot link-window of a Mixed rack counts "
-            "storage_share (the fraction of "
-            "the rack's uplink provisioned for storage) to storage and 1 - storage_share to compute.",
+            "Mixed-rack attribution (hotspot paper §3.2): a hot link-window of a Mixed rack is attributed "
+            "to storage if its mean storage traffic (storage_utilization) over the storage part of the "
+            "capacity (storage_share) is above 75%, and to compute if its compute traffic "
+            "(compute_utilization, else the rest of the utilization) over the compute part "
+            "(1 - storage_share) is; rows: storage only, compute only, both, neither (fractions of the "
+            "attributed hot link-windows; the paper's share attributed to storage = storage + both). "
+            "Empty without per-sample storage_utilization.",
             tables=[
                 _table(tables["hotspots_by_rack_type"], "hotspots_by_rack_type"),
                 _table(tables["mixed_rack_attribution"], "mixed_rack_attribution"),
@@ -273,7 +299,7 @@ def _sections(
                 Figure(
                     figs["rack_types"],
                     f"Left: hotspot rate of ToR links per rack type. Right: Mixed-rack hot link-windows "
-                    f"split by provisioned storage share. {how}.",
+                    f"attributed by each traffic's throughput over its provisioned capacity (> 75%). {how}.",
                 )
             ],
         ),
@@ -311,9 +337,17 @@ def _sections(
             "Load-tolerance(tau) = lower edge (%) of the first bucket at or above the base, with at least N "
             "samples, whose p95 inflation >= tau (- if never reached). Hotspot-inflation = p95 inflation of "
             "the bucket containing 75% (p50 variant alongside). Views: all operations, per op type, per QoS "
-            "class, per operation-size bucket; metric latency (latency_s) or network latency alone "
+            "class, per operation-size bucket (the hotspot paper's 10 KB-100 KB, 100 KB-1 MB, 1 MB-10 MB, "
+            "plus < 10 KB and >= 10 MB); metric latency (latency_s) or network latency alone "
             "(network_latency_s)."
         )
+        if cfg.qos_weights:
+            weights = ", ".join(f"{k} {v:g}" for k, v in sorted(cfg.qos_weights.items()))
+            defs += (
+                " Utilization here is the weighted-effective utilization of the operation's QoS class "
+                "(hotspot paper Appendix C): sum over classes c of (w_c / w_q) x utilization of c, with "
+                f"queue weights {weights}."
+            )
         overall = tables["latency_buckets"].filter(pl.col("view") == "all")
         lat_figs = [
             Figure(
@@ -349,17 +383,40 @@ def _sections(
                 figures=lat_figs,
             )
         )
+        if "hotspot_inflation_by_compute_ratio" in tables:
+            secs.append(
+                Section(
+                    "Hotspot-inflation vs compute ratio",
+                    "Hotspot paper Figure 12b: each sample's compute ratio (compute_ratio, else compute_s / "
+                    "latency_s) rounded to 0.1; within each op and compute-ratio group, the inflation table "
+                    "and base bucket as above, and Hotspot-inflation = p95 inflation of the 75% bucket "
+                    f"(needs at least N = {cfg.min_samples} samples there and in a base bucket).",
+                    tables=[
+                        _table(
+                            tables["hotspot_inflation_by_compute_ratio"], "hotspot_inflation_by_compute_ratio"
+                        )
+                    ],
+                    figures=[
+                        Figure(
+                            figs["compute_ratio"],
+                            "Hotspot-inflation per compute-ratio group, one line per op (groups without "
+                            "enough samples omitted).",
+                        )
+                    ],
+                )
+            )
         secs.append(
             Section(
                 "Requests by uplink class",
-                "Operations per utilization bucket, split by the uplink class (High/Medium/Low) of the most "
-                "utilized link each used; share = fraction of that class's operations.",
+                "Hotspot paper Figure 14: operations per utilization bucket, split by the uplink class "
+                "(High/Medium/Low) of the most utilized link each used; share = fraction of the bucket's "
+                "operations that went to that class (the shares of a bucket add up to 1).",
                 tables=[_table(tables["requests_by_uplink_class"], "requests_by_uplink_class")],
                 figures=[
                     Figure(
                         figs["uplink"],
-                        "Share of each uplink class's operations in each utilization bucket (association as "
-                        "in the latency section).",
+                        "For each utilization bucket, the share of its operations per uplink class, stacked "
+                        "(association as in the latency section).",
                     )
                 ],
             )
@@ -428,6 +485,10 @@ def make_figures(tables: dict[str, pl.DataFrame], out: Path) -> dict[str, Path]:
                 figs[f"inflation_{view}"] = plots.plot_inflation(b, d / f"inflation_{view}.png", view=view)
         figs["uplink"] = plots.plot_uplink_requests(
             tables["requests_by_uplink_class"], d / "uplink_requests.png"
+        )
+    if "hotspot_inflation_by_compute_ratio" in tables:
+        figs["compute_ratio"] = plots.plot_compute_ratio(
+            tables["hotspot_inflation_by_compute_ratio"], d / "compute_ratio.png"
         )
     return figs
 

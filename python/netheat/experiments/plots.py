@@ -73,7 +73,7 @@ def _utp_load_figure(pts: pl.DataFrame, run_dir: Path) -> tuple[Path, str]:
         ax.set_ylabel(label, fontsize=8)
     axes[0, 1].axhline(75.0, color="#888", ls="--", lw=1)
     for ax in axes[1]:
-        ax.set_xlabel("average cell-level utilization under bandwidth-oblivious placement (%)")
+        ax.set_xlabel("cell-level utilization, bandwidth-oblivious (%)", fontsize=8)
     axes[0, 0].legend(fontsize=7)
     return (
         _save(fig, run_dir / "utp_load.png"),

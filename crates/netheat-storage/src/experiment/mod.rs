@@ -1,7 +1,8 @@
 //! Storage experiments on the flow engine: the Sinbad point ([`sinbad`]:
 //! block writes against a background precalculated from the shuffles of the
-//! Facebook coflow trace) and the CCP point ([`ccp`]: chunk reads and writes on racks
-//! of mixed uplink classes).
+//! Facebook coflow trace), the CCP point ([`ccp`]: chunk reads and writes on racks
+//! of mixed uplink classes) and the prediction of the emulated HDFS bench
+//! ([`hdfs`]: `make bench-hdfs`'s cluster, background and writers).
 //!
 //! Every point runs the baseline (`uniform`) and the policy under test on
 //! the same generated workload (same seed: identical files, writers and
@@ -9,9 +10,11 @@
 //! [`netheat_core::stats::quantile`], netheat's one definition.
 
 mod ccp;
+mod hdfs;
 mod sinbad;
 
 pub use ccp::{ccp_point, CcpSpec};
+pub use hdfs::{hdfs_cluster, run_hdfs_bench, HdfsBenchSpec, HdfsBlock, HdfsWriter, PipelineModel};
 pub use sinbad::{
     run_sinbad_policy, sinbad_background, sinbad_cluster, sinbad_point, validate_sinbad, BlockRec, PointOut, RunMode,
     RunOut, SinbadBackground, SinbadSpec, BACKGROUND_STEP_S, CV_WINDOW_S,

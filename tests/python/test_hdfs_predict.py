@@ -1,0 +1,83 @@
+"""benches/hdfs/predict.py: the simulator's input is the emulated bench's (same draws),
+and the pipeline-write model on a hand-computed case."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benches" / "hdfs"))
+predict = importlib.import_module("predict")
+bench = importlib.import_module("run")
+
+
+def test_java_random_matches_java() -> None:
+    # Values printed by Java 17's jshell: new Random(42).nextDouble(),
+    # new Random(42).nextInt().
+    assert predict.JavaRandom(42).next_double() == 0.7275636800328681
+    assert predict.JavaRandom(42).next_int() == -1170105035
+
+
+def test_think_times_are_blockwriters() -> None:
+    # jshell: r = new Random(100000L); r.nextBytes(new byte[1 << 20]); then five times
+    # (long) (-Math.log(1 - r.nextDouble()) * 1.0 * 1000): 182 320 1074 40 208 (ms).
+    assert predict.think_times(100000, 1.0, 5) == [0.182, 0.32, 1.074, 0.04, 0.208]
+
+
+def test_round_spec_is_run_pys_round() -> None:
+    args = bench.arg_parser().parse_args([])
+    text, phases = predict.round_spec(args, 1001, "hops")
+    assert phases == bench.schedule(args, random.Random(1001))
+    lines = text.splitlines()
+    writers = [ln.split() for ln in lines if ln.startswith("writer ")]
+    # run.py: writer w on DataNode w * 8 // 4; seed 1001 * 100 + w.
+    assert [int(w[1]) for w in writers] == [0, 2, 4, 6]
+    assert [float(x) for x in writers[1][2:7]] == predict.think_times(100101, 1.0, 5)
+    assert "bg-rate-bps 42500000.0" in lines
+    assert "block-bytes 8388608" in lines
+    assert "small-block-bytes 4194304" in lines
+    assert next(ln for ln in lines if ln.startswith("phase ")) == "phase " + " ".join(
+        map(str, [phases[0][0], *phases[0][1]])
+    )
+
+
+@pytest.mark.skipif(
+    not os.path.exists(predict.BIN), reason="hdfs_predict not built (make bench-hdfs-predict)"
+)
+def test_one_block_behind_one_loaded_link_by_hand() -> None:
+    # One writer on DataNode 0, DataNode 2 loaded by 4 flows paced at 10.625 Mbit/s
+    # on its 50 Mbit/s link; `ccp` sends the block to rack 1 (DataNodes 2 and 3, the
+    # only High rack but the writer's). The hop into DataNode 2 gets the max-min share
+    # 50 / 5 = 10 Mbit/s: 8 MiB = 67,108,864 bits take 6.7108864 s; the other hop
+    # 1.342 s at 50 Mbit/s. The block: 6.7108864 s after its start at 0.5 s.
+    spec = "\n".join(
+        [
+            "racks 4",
+            "hosts-per-rack 2",
+            "host-bps 50e6",
+            "classes High High Medium Low",
+            "block-bytes 8388608",
+            "bg-rate-bps 42.5e6",
+            "bg-flows 4",
+            "bg-end-s 100",
+            "writes-start-s 0",
+            "writes-duration-s 60",
+            "report-s 1",
+            "small-block-bytes 4194304",
+            "pipeline hops",
+            "phase 0 2",
+            "writer 0 0.5",
+        ]
+    )
+    rows = predict.simulate(spec, ["ccp"], [1])
+    assert len(rows) == 1
+    assert sorted(rows[0]["replicas"][1:]) == [2, 3]
+    assert math.isclose(rows[0]["start_s"], 0.5, abs_tol=1e-6)
+    assert math.isclose(rows[0]["write_s"], 67108864 / 10e6, abs_tol=1e-5)
