@@ -7,8 +7,10 @@ from typing import Any, final
 # The names the extension module exports (`#[pymodule]` fills its `__all__`);
 # stubtest (`make lint`) checks this list and every signature against the build.
 __all__ = [
+    "Advisor",
     "Topology",
     "__version__",
+    "advisor_schema",
     "baraat_point",
     "ccp_point",
     "data_load_cdf",
@@ -62,10 +64,11 @@ class Topology:
     def paths(self, src: int | str, dst: int | str) -> list[list[int]]: ...
     def num_paths(self, src: int | str, dst: int | str) -> int: ...
 
+@final
 class Advisor:
     """Placement decisions for a live cluster (netheat-advisor); answers are JSON text."""
 
-    def __init__(self, topology: str | PathLike[str], config: str | PathLike[str] | None = None) -> None: ...
+    def __new__(cls, topology: str | PathLike[str], config: str | PathLike[str] | None = None) -> Advisor: ...
     @property
     def num_hosts(self) -> int: ...
     def host_names(self) -> list[str]: ...
