@@ -269,6 +269,11 @@ def packet_cloudburst_point(
     cloudburst_queue_bytes: int = 12000,
     rto_min_s: float = 0.005,
     prop_delay_s: float = 1e-6,
+    isolation: str = "priority",
+    shared_buffer_per_port: int = 192000,
+    alpha: float = 1.0,
+    cb_timeout_s: float | None = None,
+    pias_thresholds: list[int] | None = None,
 ) -> dict[str, Any]: ...
 def packet_memcache_max_rate(
     variant: str,

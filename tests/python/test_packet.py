@@ -126,3 +126,45 @@ def test_cloudburst_point_writes_flow_link_and_queue_tables() -> None:
     payload = sum(flows["bytes"].to_pylist())
     # Wire bytes include 40 B of headers per 1,460 B segment (and retransmissions).
     assert payload <= carried <= payload * 1.2
+
+
+def _small_kind_params(**over: Any) -> dict[str, Any]:
+    kind = get_kind("cloudburst")
+    params = {p.name: p.default for p in kind.params}
+    params.update({"racks": 2, "hosts-per-rack": 4, "spines": 2, "load": 0.0, "fanin": 4, "incasts": 4})
+    params["uplink-speed"] = 20e9
+    params.update(over)
+    return params
+
+
+def test_cloudburst_point_reports_p99_per_message_size_and_the_a_priori_timeout() -> None:
+    from netheat.experiments.cloudburst import run_cloudburst
+
+    res = run_cloudburst(_small_kind_params(), 1)
+    v = res.values
+    # 4 x 93 KB into one 10 Gbps port: the last needs >= 297.6 us; a 5 KB
+    # message needs >= 4 us of serialization.
+    assert v["mct_p99_large_s"] >= 4 * 93000 * 8 / 10e9
+    assert 5000 * 8 / 10e9 <= v["mct_p99_small_s"] < v["mct_p99_large_s"]
+    # Re-burst timeout (all links 10 Gbps, 1 us each, 12 KB CloudBurst queue):
+    # per hop 2 x 1 us + 2 x 13,500 B / 10 Gbps + (1,500 + 64) B / 10 Gbps
+    # = 24.8512 us, four hops: 99.4048 us.
+    assert v["cloudburst_timeout_s"] == pytest.approx(99.4048e-6, rel=1e-9)
+    # An explicit timeout is used as given.
+    res = run_cloudburst(_small_kind_params(**{"cloudburst-timeout": 3e-4}), 1)
+    assert res.values["cloudburst_timeout_s"] == pytest.approx(3e-4)
+
+
+def test_isolation_moves_baseline_incast_messages_to_cloudburst_class() -> None:
+    from netheat.experiments.cloudburst import run_cloudburst
+
+    for iso, prio in (("priority", 0), ("small-queue", 0), ("none", 1)):
+        for variant in ("dctcp", "pias"):
+            res = run_cloudburst(_small_kind_params(variant=variant, isolation=iso), 1)
+            df = pl.from_arrow(res.tables["flows"])
+            assert isinstance(df, pl.DataFrame)
+            flows = df.filter(pl.col("task_id") >= 0)
+            assert flows.height == 4 * 4
+            assert flows["priority"].unique().to_list() == [prio], (iso, variant)
+    with pytest.raises(NetheatError, match="small-queue"):
+        run_cloudburst(_small_kind_params(isolation="strict"), 1)

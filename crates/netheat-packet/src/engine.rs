@@ -30,6 +30,10 @@ pub struct NetConfig {
     pub port_buffer_bytes: u64,
     /// Shared buffer per switch in bytes; `None` means static per-port buffers.
     pub shared_buffer_bytes: Option<u64>,
+    /// Shared buffer per switch *port* in bytes: when set, each switch has a
+    /// shared buffer of this many bytes times its number of ports (as ASIC
+    /// data sheets quote buffer per port), overriding `shared_buffer_bytes`.
+    pub shared_buffer_per_port_bytes: Option<u64>,
     /// Dynamic-threshold factor alpha of shared buffers.
     pub alpha: f64,
     /// ECN marking threshold K in bytes (instantaneous queue); `None` = no ECN.
@@ -56,6 +60,7 @@ impl Default for NetConfig {
             switch_delay_s: 0.0,
             port_buffer_bytes: 300_000,
             shared_buffer_bytes: None,
+            shared_buffer_per_port_bytes: None,
             alpha: 1.0,
             ecn_threshold_bytes: None,
             cloudburst_queue_bytes: 12_000,
@@ -232,6 +237,8 @@ pub struct Simulator<'a> {
     cfg: NetConfig,
     ports: Vec<Port>,
     switch_used: Vec<u64>,
+    /// Shared buffer of each node (switches only), bytes; `None` = static.
+    switch_cap: Vec<Option<u64>>,
     path_arena: Vec<Vec<LinkId>>,
     flows: Vec<FlowState>,
     heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
@@ -276,8 +283,25 @@ impl<'a> Simulator<'a> {
                 win_bytes: Vec::new(),
             })
             .collect();
+        let switch_cap = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                if n.kind == NodeKind::Host {
+                    return None;
+                }
+                match cfg.shared_buffer_per_port_bytes {
+                    Some(b) => {
+                        let ports = topo.links().iter().filter(|l| l.src as usize == i).count() as u64;
+                        Some(b * ports)
+                    }
+                    None => cfg.shared_buffer_bytes,
+                }
+            })
+            .collect();
         Ok(Self {
             topo,
+            switch_cap,
             prop_ps: (cfg.prop_delay_s * PS).round() as u64,
             switch_ps: (cfg.switch_delay_s * PS).round() as u64,
             window_ps: (cfg.window_s * PS).round().max(1.0) as u64,
@@ -517,7 +541,7 @@ impl<'a> Simulator<'a> {
             // port buffer, or the dynamic threshold of the shared buffer.
             let ok = if pkt.cb_class {
                 port.cb_bytes + size <= self.cfg.cloudburst_queue_bytes
-            } else if let Some(shared) = self.cfg.shared_buffer_bytes {
+            } else if let Some(shared) = self.switch_cap[port.node as usize] {
                 let used = self.switch_used[port.node as usize];
                 let free = shared.saturating_sub(used) as f64;
                 used + size <= shared && ((port.total + size) as f64) <= self.cfg.alpha * free

@@ -115,3 +115,71 @@ fn unknown_transport_lists_known_tags() {
     let e = sim.add_flow(flow(0, 0, 1, 10, "bbr"), &TransportConfig::default()).unwrap_err().to_string();
     assert!(e.contains("bbr") && e.contains("dctcp") && e.contains("cloudburst"), "{e}");
 }
+
+/// Three NewReno senders into one receiver behind one switch whose ports
+/// share a buffer of `shared` bytes under dynamic threshold `alpha`: the
+/// largest queue of the congested port.
+fn shared_buffer_max_queue(cfg: NetConfig) -> (u64, u64) {
+    let topo = rack(4);
+    let mut sim = Simulator::new(&topo, cfg).unwrap();
+    for s in 0..3 {
+        sim.add_flow(flow(s, s as u32, 3, 5_000_000, "newreno"), &TransportConfig::default()).unwrap();
+    }
+    let r = sim.run(f64::INFINITY);
+    assert!(r.flows.iter().all(|f| f.finish_s.is_finite()));
+    let down = topo.hosts()[3].ports[0].down as usize;
+    (r.ports[down].max_queue_bytes, r.ports[down].drops)
+}
+
+#[test]
+fn shared_buffer_dynamic_threshold_caps_one_congested_port() {
+    // A packet of s bytes joins a queue of q bytes only if
+    // q + s <= alpha * (B - used), and used >= q (the other ports of the
+    // switch carry only ACKs here). So the queue after admission is at most
+    // alpha (B + s) / (1 + alpha): with B = 5 ports x 20 KB = 100 KB and
+    // s = 1,500 B, 50,750 B for alpha = 1 and 67,667 B for alpha = 2. NewReno
+    // grows its window until it loses, so the queue gets within one packet of
+    // the cap.
+    let s = 1500.0;
+    for alpha in [1.0, 2.0] {
+        let cfg = NetConfig { shared_buffer_per_port_bytes: Some(20_000), alpha, ..Default::default() };
+        let (max_q, drops) = shared_buffer_max_queue(cfg);
+        let cap = alpha * (100_000.0 + s) / (1.0 + alpha);
+        println!("alpha {alpha}: max queue {max_q} B, cap {cap:.0} B, drops {drops}");
+        assert!(max_q as f64 <= cap && max_q as f64 >= cap - 2.0 * s, "alpha {alpha}: {max_q} vs {cap}");
+        assert!(drops > 0);
+    }
+    // The same pool given as a per-switch total behaves the same.
+    let cfg = NetConfig { shared_buffer_bytes: Some(100_000), ..Default::default() };
+    let (max_q, _) = shared_buffer_max_queue(cfg);
+    assert!(max_q as f64 <= 50_750.0 && max_q as f64 >= 50_750.0 - 2.0 * s, "{max_q}");
+    // Without sharing, the static 300 KB port buffer lets the queue grow far
+    // beyond half of a 100 KB pool.
+    let (max_q, _) = shared_buffer_max_queue(NetConfig::default());
+    assert!(max_q > 200_000, "{max_q}");
+}
+
+#[test]
+fn cloudburst_experiment_switches_share_a_trident_plus_buffer() {
+    use netheat_packet::experiment::{IncastParams, SHARED_BUFFER_ALPHA, TRIDENT_PLUS_BUFFER_PER_PORT};
+    // The experiment's leaf-spine: a leaf has 8 host ports and 4 uplinks, so
+    // its shared buffer is 12 x 192 KB = 2,304,000 B, and one congested port
+    // holds at most (B + 1,500) / 2 = 1,152,750 B with alpha = 1, far above
+    // the old static 150 KB port buffer.
+    assert_eq!((TRIDENT_PLUS_BUFFER_PER_PORT, SHARED_BUFFER_ALPHA), (192_000, 1.0));
+    let topo = Topology::build(&TopologySpec::three_tier(1, 4, 8, 4, 0, 10e9, 40e9, None)).unwrap();
+    let net = IncastParams::net_config(30_000, 12_000, 1e-6);
+    assert_eq!(net.shared_buffer_per_port_bytes, Some(192_000));
+    let mut sim = Simulator::new(&topo, net).unwrap();
+    // NewReno ignores ECN marks, so it fills the buffer; senders in racks 0, 2, 3.
+    for (i, src) in [0u32, 16, 24].into_iter().enumerate() {
+        sim.add_flow(flow(i as u64, src, 8, 6_000_000, "newreno"), &TransportConfig::default()).unwrap();
+    }
+    let r = sim.run(f64::INFINITY);
+    let down = topo.hosts()[8].ports[0].down as usize;
+    let (max_q, drops) = (r.ports[down].max_queue_bytes, r.ports[down].drops);
+    println!("leaf port: max queue {max_q} B, drops {drops}");
+    let cap = (2_304_000.0 + 1500.0) / 2.0;
+    assert!(max_q as f64 <= cap && max_q as f64 >= cap - 3000.0, "{max_q} vs {cap}");
+    assert!(drops > 0);
+}

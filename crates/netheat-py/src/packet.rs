@@ -1,6 +1,7 @@
 //! Packet-level engine for Python (`netheat.experiments.cloudburst`).
 
-use netheat_packet::experiment::{mean_p99, run_incast_point, IncastParams};
+use netheat_packet::experiment::{mean_p99, p99_by_size, run_incast_point, IncastParams, Isolation};
+use netheat_packet::transport::PIAS_WEB_SEARCH_THRESHOLDS;
 use netheat_packet::{NetConfig, TransportConfig};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -9,10 +10,18 @@ use crate::errors;
 
 /// One CloudBurst-experiment point (leaf-spine, web-search background load,
 /// incasts) for one variant: `{"mct_mean_s", "mct_p99_s", "mct_s",
-/// "mct_bytes", "unfinished", "events", "drops", "flows": {columns},
-/// "ports": {columns}}`.
+/// "mct_bytes", "mct_p99_by_size": {bytes: p99}, "cb_timeout_s",
+/// "unfinished", "events", "drops", "flows": {columns}, "ports": {columns}}`.
+///
+/// `isolation` (`none`, `priority`, `small-queue`) is the queue treatment of
+/// the baselines' incast messages. Switches have a shared buffer of
+/// `shared_buffer_per_port` bytes per port with dynamic threshold `alpha`
+/// (0 = static per-port buffers of `port_buffer_bytes`). `cb_timeout_s`
+/// `None` = the a-priori re-burst timeout
+/// ([`IncastParams::reburst_timeout_s`]); `pias_thresholds` `None` = the
+/// PIAS authors' web-search thresholds.
 #[pyfunction]
-#[pyo3(signature = (variant, racks, hosts_per_rack, spines, host_bps, uplink_bps, load, fanin, msg_bytes, incasts, incast_gap_s, drain_s, seed, ecn_threshold_bytes = 30000, port_buffer_bytes = 150000, cloudburst_queue_bytes = 12000, rto_min_s = 0.005, prop_delay_s = 1e-6))]
+#[pyo3(signature = (variant, racks, hosts_per_rack, spines, host_bps, uplink_bps, load, fanin, msg_bytes, incasts, incast_gap_s, drain_s, seed, ecn_threshold_bytes = 30000, port_buffer_bytes = 150000, cloudburst_queue_bytes = 12000, rto_min_s = 0.005, prop_delay_s = 1e-6, isolation = "priority", shared_buffer_per_port = 192000, alpha = 1.0, cb_timeout_s = None, pias_thresholds = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn packet_cloudburst_point<'py>(
     py: Python<'py>,
@@ -34,7 +43,13 @@ pub fn packet_cloudburst_point<'py>(
     cloudburst_queue_bytes: u64,
     rto_min_s: f64,
     prop_delay_s: f64,
+    isolation: &str,
+    shared_buffer_per_port: u64,
+    alpha: f64,
+    cb_timeout_s: Option<f64>,
+    pias_thresholds: Option<Vec<u64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let isolation = Isolation::parse(isolation).map_err(|e| errors::input(py, e.to_string()))?;
     let p = IncastParams {
         racks,
         hosts_per_rack,
@@ -48,15 +63,21 @@ pub fn packet_cloudburst_point<'py>(
         incast_gap_s,
         drain_s,
         seed,
+        isolation,
     };
     let net = NetConfig {
-        ecn_threshold_bytes: Some(ecn_threshold_bytes),
         port_buffer_bytes,
-        cloudburst_queue_bytes,
-        prop_delay_s,
+        shared_buffer_per_port_bytes: (shared_buffer_per_port > 0).then_some(shared_buffer_per_port),
+        alpha,
+        ..IncastParams::net_config(ecn_threshold_bytes, cloudburst_queue_bytes, prop_delay_s)
+    };
+    let tcfg = TransportConfig {
+        rto_min_s,
+        cb_timeout_s: cb_timeout_s.unwrap_or_else(|| p.reburst_timeout_s(&net)),
+        pias_thresholds: pias_thresholds.unwrap_or_else(|| PIAS_WEB_SEARCH_THRESHOLDS.to_vec()),
         ..Default::default()
     };
-    let tcfg = TransportConfig { rto_min_s, ..Default::default() };
+    let timeout = tcfg.cb_timeout_s;
     let variant = variant.to_string();
     let o = py
         .allow_threads(move || run_incast_point(&p, &variant, &net, &tcfg))
@@ -67,6 +88,12 @@ pub fn packet_cloudburst_point<'py>(
     d.set_item("mct_p99_s", p99)?;
     d.set_item("mct_s", &o.mct_s)?;
     d.set_item("mct_bytes", &o.mct_bytes)?;
+    let by = PyDict::new(py);
+    for (b, q) in p99_by_size(&o) {
+        by.set_item(b, q)?;
+    }
+    d.set_item("mct_p99_by_size", by)?;
+    d.set_item("cb_timeout_s", timeout)?;
     d.set_item("unfinished", o.unfinished)?;
     d.set_item("events", o.result.events)?;
     d.set_item("drops", o.result.ports.iter().map(|s| s.drops).sum::<u64>())?;
