@@ -92,8 +92,8 @@ bench-serve: build $(VEGETA) ## netheat serve under load: 10,000 hosts, vegeta a
 bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (installs python3-simgrid; minutes)
 	$(PY) benches/engine_vs_simgrid.py a b
 
-bench-baraat-two-stage: build ## Baraat two-stage points: 10,000 tasks of 1,230 flows on 36,000 hosts, idealized policies (about 6 min)
-	BARAAT_APP=two-stage BARAAT_MIDS=30 cargo run --release -q -p netheat-flowsched --example baraat_bench -- 10000 bing fair-share,sff,stf,fifo,fifo-lm
+bench-baraat-two-stage: build ## Baraat two-level partition-aggregate (section 5.2.2): 10,000 uniform tasks of 30 mid-levels x 40 rack-local flows on 36,000 hosts, fair share vs FIFO-LM (long: about 10 min per 4,800 tasks)
+	BARAAT_APP=two-stage BARAAT_MIDS=30 cargo run --release -q -p netheat-flowsched --example baraat_bench -- 10000 uniform fair-share,fifo-lm
 
 bench-utp: ## UTP at full scale: 10,000 servers, 24 simulated hours, UTP policy (long)
 	cargo run --release -q -p netheat-sched --example utp_bench -- experiments/topologies/utp-cluster-10k.toml 24 utp

@@ -78,8 +78,9 @@ def test_compute_time_delays_tasks_at_every_stage() -> None:
     # Two stages: a mid-level aggregator forwards after its slowest worker
     # (20.8 ms on average) and its own compute time (10 ms), so a task
     # takes over 30.8 ms more on average.
-    now = point("fifo", batch=False, tasks=20, app="two-stage")
-    later = point("fifo", batch=False, tasks=20, app="two-stage", compute_s=0.01)
+    two = {"app": "two-stage", "placement": "pool"}
+    now = point("fifo", batch=False, tasks=20, **two)
+    later = point("fifo", batch=False, tasks=20, compute_s=0.01, **two)
     assert list(later["bytes"]) == list(now["bytes"])
     assert np.mean(later["tct_s"]) > np.mean(now["tct_s"]) + 0.0308
     with pytest.raises(InputError, match="compute"):
@@ -88,10 +89,37 @@ def test_compute_time_delays_tasks_at_every_stage() -> None:
 
 def test_mids_sets_the_mid_level_aggregators_of_two_stage_tasks() -> None:
     # 5 tasks of `mids` mid-levels, each with 4 workers and its own flow up.
-    assert point("fifo", app="two-stage")["flows"] == 5 * 4 * (4 + 1)
-    assert point("fifo", app="two-stage", mids=2)["flows"] == 5 * 2 * (4 + 1)
+    two = {"app": "two-stage", "placement": "pool"}
+    assert point("fifo", **two)["flows"] == 5 * 4 * (4 + 1)
+    assert point("fifo", mids=2, **two)["flows"] == 5 * 2 * (4 + 1)
     with pytest.raises(InputError, match="mids"):
         point("fifo", mids=2)
+
+
+def test_rack_placement_workers_are_the_aggregators_rack_mates() -> None:
+    # The paper's placement: one aggregator (host 0), its 4 workers are
+    # hosts 1-4 of its rack, so FIFO still ends task k when tasks 0..k have
+    # crossed the aggregator's link; placement is validated.
+    r = point("fifo", placement="rack")
+    assert np.allclose(r["finish_s"], np.cumsum(r["bytes"]) * 8 / 1e9, rtol=1e-9)
+    with pytest.raises(InputError, match="placement"):
+        point("fifo", placement="everywhere")
+    with pytest.raises(InputError, match="other hosts of a rack"):
+        point("fifo", placement="rack", fanout=10)
+
+
+def test_data_analytics_sizes_come_from_the_facebook_trace() -> None:
+    from netheat.data import resolve_data_dir
+
+    if not (resolve_data_dir().path / "coflow-benchmark/FB2010-1Hr-150-0.txt").exists():
+        pytest.skip("no data directory")
+    # Every task's bytes are a coflow shuffle size of the trace (MB, 10^6
+    # bytes, split over the 4 flows and rounded): the trace's sizes are whole
+    # MB from 1 MB to 8,501,205 MB.
+    r = point("fifo", workload="data_analytics", tasks=50)
+    mb = np.asarray(r["bytes"]) / 1e6
+    assert np.all((mb >= 1.0 - 1e-6) & (mb <= 8_501_205 + 1e-6))
+    assert np.allclose(mb, np.round(mb), atol=1e-5)
 
 
 def test_unknown_policy_is_an_input_error() -> None:
@@ -120,7 +148,8 @@ def test_p99_floor_is_one_for_a_lone_task_and_below_one_under_contention() -> No
     busy = run_baraat({**base, **small, "batch-tasks": 40, "policy": "fifo"}, 3)
     assert busy.values["p99_floor"] < 0.2
     # Two-stage tasks spread their bytes over mid-levels: no floor.
-    two = run_baraat({**base, **small, "batch-tasks": 2, "app": "two-stage", "mids": 2, "policy": "fifo"}, 3)
+    pool2 = {"app": "two-stage", "placement": "pool", "mids": 2}
+    two = run_baraat({**base, **small, "batch-tasks": 2, **pool2, "policy": "fifo"}, 3)
     assert np.isnan(two.values["p99_floor"])
 
 

@@ -79,6 +79,32 @@ def test_ccp_point_cuts_network_latency() -> None:
     assert v["ops"] == 5000
 
 
+def test_ccp_paper_setting_through_the_binding() -> None:
+    v = _netheat.ccp_point(
+        racks=6,
+        hosts_per_rack=4,
+        client_racks=2,
+        prepopulate=2000,
+        ops=5000,
+        uplink_spread=2.0,
+        uplink_load=0.75,
+        prepopulate_policy="uniform",
+        read_written=True,
+        write_fanout=True,
+        seek_s=11.56e-3,
+        disk_bytes_per_s=200e6,
+        disks_per_host=12,
+        capacity_bytes=48e12,
+    )
+    # Factors 0.667 .. 1.333 in 6 steps, guideline the median 1.067 (element
+    # 3 of 6): High at >= 1.28 (one rack), Low below 0.853 (two racks).
+    assert (v["racks_high"], v["racks_medium"], v["racks_low"]) == (1.0, 3.0, 2.0)
+    # Uniform: the smallest uplink at 75% of reads; the Low class averages
+    # 2 x 0.75 x 0.667 / (0.667 + 0.8) = 0.682.
+    assert abs(v["read_uplink_util_low_uniform"] - 0.682) < 0.1
+    assert 0.0 < v["read_new_share"] < 1.0
+
+
 def test_ccp_kind_registered() -> None:
     assert get_kind("ccp").name == "ccp"
     assert "p95_network_latency_reduction_pct" in metrics()

@@ -97,7 +97,9 @@ pub fn run_point(p: &PointSpec) -> Result<PointResult, FlowschedError> {
         return Err(FlowschedError::param("heavy-percentile", "must be in [0, 1]"));
     }
     let topo = build_topology(p)?;
-    let tasks = generate(&p.workload, &topo)?;
+    // Rack placement needs the rack size of this topology.
+    let w = crate::WorkloadSpec { hosts_per_rack: p.hosts_per_rack, ..p.workload.clone() };
+    let tasks = generate(&w, &topo)?;
     let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
     let threshold = percentile(&sizes, p.heavy_percentile);
     let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();

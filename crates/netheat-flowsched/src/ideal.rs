@@ -11,7 +11,11 @@
 //! only tasks larger than the threshold are polled, since smaller ones can
 //! never cross it. A task's flows are not read again before it could
 //! possibly cross (its bytes at the last read plus the capacity of its
-//! flows' last links since), which changes no result.
+//! flows' last links since). Polls before the first such time over all
+//! watched tasks are skipped, and an arriving candidate schedules a poll
+//! `poll_s` later; a task still turns heavy within `poll_s` of crossing,
+//! though detection instants can move by less than `poll_s` against a
+//! fixed `poll_s` grid (the Bing-like p99 at 10,000 tasks moved by 0.005%).
 
 use crate::policy::{ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
 use crate::workload::{check_tasks, feeder_counts, Task};
@@ -55,7 +59,10 @@ impl Default for IdealOptions {
     }
 }
 
-const POLL: u64 = u64::MAX;
+/// Poll timers carry `POLL_BASE - generation`; only the latest counts.
+const POLL_BASE: u64 = u64::MAX;
+/// Tokens at or above this are poll timers (arrivals are task indices).
+const POLL_MIN: u64 = u64::MAX / 2;
 
 struct Run<'a> {
     tasks: &'a [Task],
@@ -85,6 +92,10 @@ struct Run<'a> {
     id_to_task: std::collections::BTreeMap<u64, usize>,
     poll_s: f64,
     polling: bool,
+    /// Generation of the latest poll timer (earlier ones are stale).
+    poll_gen: u64,
+    /// When the latest poll timer fires.
+    next_poll: f64,
     changes: Vec<ClassChange>,
     err: Option<EngineError>,
 }
@@ -121,9 +132,8 @@ impl Run<'_> {
         if let Some(th) = self.sched.heavy_threshold() {
             if self.tasks[t].bytes > th {
                 self.watch.push(t);
-                if !self.polling {
-                    self.polling = true;
-                    let _ = ctx.schedule_timer(now + self.poll_s, POLL);
+                if !self.polling || now + self.poll_s < self.next_poll {
+                    self.schedule_poll(ctx, now + self.poll_s);
                 }
             }
         }
@@ -183,18 +193,33 @@ impl Run<'_> {
         }
         self.watch = keep;
         self.apply(ctx);
-        if self.watch.is_empty() {
+        // The next poll that can find a task over the threshold: polls
+        // before the earliest `due` would read nothing, so skip them (a
+        // task arriving meanwhile schedules its own poll). This keeps
+        // heavy-tailed runs, with tasks watched for hours of simulated
+        // time, from paying a timer every `poll_s`.
+        let min_due = self.watch.iter().map(|&t| self.due[t]).fold(f64::INFINITY, f64::min);
+        if self.watch.is_empty() || !min_due.is_finite() {
             self.polling = false;
         } else {
-            let _ = ctx.schedule_timer(now + self.poll_s, POLL);
+            let k = ((min_due - now) / self.poll_s).ceil().max(1.0);
+            self.schedule_poll(ctx, now + k * self.poll_s);
         }
+    }
+    fn schedule_poll(&mut self, ctx: &mut Ctx<'_, '_>, at: f64) {
+        self.poll_gen += 1;
+        self.next_poll = at;
+        self.polling = true;
+        let _ = ctx.schedule_timer(at, POLL_BASE - self.poll_gen);
     }
 }
 
 impl Controller for Run<'_> {
     fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
-        if token == POLL {
-            self.poll(ctx);
+        if token >= POLL_MIN {
+            if token == POLL_BASE - self.poll_gen {
+                self.poll(ctx);
+            }
         } else {
             self.arrive(ctx, token as usize);
         }
@@ -288,6 +313,8 @@ pub fn run_ideal_stats(
         id_to_task: ids.iter().enumerate().map(|(i, &id)| (id, i)).collect(),
         poll_s: opts.poll_s,
         polling: false,
+        poll_gen: 0,
+        next_poll: f64::INFINITY,
         changes: Vec::new(),
         err: None,
     };

@@ -9,7 +9,8 @@
 //!   same policies (cross-check; `fifo-lm` fallback);
 //! * [`spc`]: Baraat's decentralized SPC protocol as a round (RTT) based
 //!   simulator with per-task switch counters;
-//! * [`workload`]: Bing-like, data-analytics and uniform task workloads
+//! * [`workload`]: Bing-like, data-analytics (Facebook 2010 trace) and
+//!   uniform task workloads, placed in the aggregator's rack as in the paper,
 //!   with partition-aggregate / storage structures at a target load;
 //! * [`experiment`]: one experiment point (datacenter, workload, policy)
 //!   returning per-task records.
@@ -29,4 +30,4 @@ pub use ideal::{run_ideal, run_ideal_stats, IdealOptions, TaskResult};
 pub use policy::{policy_by_tag, FlowScheduler, TaskIdAllocator, TaskMeta, POLICIES};
 pub use reference::run_reference;
 pub use spc::{run_spc, SpcOptions, SpcResult};
-pub use workload::{AppKind, Task, TaskFlow, WorkloadKind, WorkloadSpec};
+pub use workload::{AppKind, Placement, Task, TaskFlow, WorkloadKind, WorkloadSpec};

@@ -3,12 +3,24 @@
 //! two-stage partition-aggregate, storage retrieval, data-parallel batches)
 //! and Poisson task arrivals at a target load.
 //!
-//! Aggregators (task receivers) and workers (senders) are drawn from two
-//! host pools (`aggregators` and `workers` hosts spread evenly over the
-//! racks; 0 means every host). Load is the mean utilisation of the more
-//! loaded pool's host links: tasks arrive at rate
-//! `load · C · min(A, W) / (8 · E[task bytes])` for pools of `A` and `W`
-//! hosts of capacity `C` (one-stage; see [`generate`]).
+//! Where tasks run ([`Placement`]):
+//!
+//! * `rack` (the paper's, Baraat §5.2): an aggregator queries the other
+//!   hosts of its own rack (the first `fanout` of them; the paper's racks of
+//!   40 give 39). Aggregators are a pool of `aggregators` hosts spread
+//!   evenly over the datacenter; with one per pod (30), the paper's spread
+//!   of top-level aggregators, each is the first host of its pod. A
+//!   two-stage task's mid-level aggregators sit in distinct racks that hold
+//!   no aggregator of the pool ("separate racks") and query the other hosts
+//!   of their rack. Load (§5.2.1: "the average load of bottlenecked network
+//!   links") is that of the aggregators' host links, which every byte
+//!   reaching an aggregator crosses: tasks arrive at rate
+//!   `load · C · A / (8 · E[bytes into the aggregator])` for `A` aggregators
+//!   of host capacity `C`.
+//! * `pool` (ours, the earlier setup): workers are drawn from a pool of
+//!   `workers` hosts spread over the datacenter (0: every host). Load is the
+//!   mean utilisation of the more loaded pool's host links: tasks arrive at
+//!   rate `load · C · min(A, W) / (8 · E[task bytes])` (one-stage).
 //!
 //! Two knobs shape the flows of a task: `flow_cv` skews their sizes and
 //! `compute_s` delays each answer by an exponential compute time (a worker's,
@@ -22,9 +34,59 @@
 
 use crate::FlowschedError;
 use netheat_core::{HostId, LinkId, Routing};
+use netheat_data::CoflowTrace;
 use netheat_workloads::SizeDist;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+/// Registry name of the Facebook 2010 coflow trace (`netheat-data`), the
+/// source of the data-analytics task-size law.
+pub const FB2010_DATASET: &str = "coflow-fb2010";
+
+/// The data-analytics task-size law (Baraat §2, Figure 2 right: task sizes
+/// of Facebook MapReduce jobs, from the datasets of the paper's reference
+/// [9]): the shuffle size of every coflow of the Facebook 2010 trace
+/// (Coflow-Benchmark `FB2010-1Hr-150-0.txt`, 526 coflows, sum of the
+/// reducers' MB, taken as 10^6 bytes), one value per coflow. Tasks draw
+/// from these sizes uniformly (an empirical law). The paper plots the
+/// distribution normalized, so only its shape matters: with a single
+/// bottleneck, scaling every size scales every completion time, and the
+/// ratios the paper reports do not move. The trace has the shuffle phase,
+/// not the jobs' input sizes; the paper notes that other phases follow
+/// similar heavy-tailed laws.
+pub fn fb2010_task_sizes(trace: &CoflowTrace) -> Vec<f64> {
+    trace.coflows.iter().map(|c| c.shuffle_mb() * 1e6).collect()
+}
+
+/// Loads [`fb2010_task_sizes`] from a data directory.
+pub fn load_fb2010_task_sizes(dir: &netheat_data::DataDir) -> Result<Arc<Vec<f64>>, FlowschedError> {
+    let trace = netheat_data::load_coflows(dir, FB2010_DATASET)
+        .map_err(|e| FlowschedError::param("workload", format!("data_analytics needs the Facebook 2010 trace: {e}")))?;
+    Ok(Arc::new(fb2010_task_sizes(&trace)))
+}
+
+/// Where a task's hosts are (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// The paper's: workers are the other hosts of their aggregator's rack.
+    Rack,
+    /// Ours: workers drawn from a pool spread over the datacenter.
+    Pool,
+}
+
+impl Placement {
+    /// Known tags.
+    pub const TAGS: [&'static str; 2] = ["rack", "pool"];
+    /// Parses a tag.
+    pub fn parse(s: &str) -> Result<Self, FlowschedError> {
+        match s {
+            "rack" => Ok(Self::Rack),
+            "pool" => Ok(Self::Pool),
+            _ => Err(FlowschedError::param("placement", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
+        }
+    }
+}
 
 /// A measured value for [`WorkloadSpec::flow_cv`]: the median, over the 154
 /// coflows of the Facebook 2010 MapReduce trace (Coflow-Benchmark
@@ -40,33 +102,44 @@ pub const FB2010_REDUCER_CV: f64 = 0.389;
 pub enum WorkloadKind {
     /// Most tasks equal (20 KB per flow); 15% are 10x heavier.
     Bing,
-    /// Heavy-tailed task sizes: Pareto (shape 1.1, minimum 5 KB per flow),
-    /// capped at 1,000x the minimum.
+    /// The paper's data-analytics law: task sizes drawn from the Facebook
+    /// 2010 trace ([`fb2010_task_sizes`], given as
+    /// [`WorkloadSpec::task_sizes`]), split evenly over the task's flows.
     DataAnalytics,
+    /// Ours (the earlier stand-in for data analytics): Pareto task sizes
+    /// (shape 1.1, minimum 5 KB per flow), capped at 1,000x the minimum.
+    Pareto,
     /// Every flow uniform in 2-50 KB.
     Uniform,
 }
 
 impl WorkloadKind {
     /// Known tags.
-    pub const TAGS: [&'static str; 3] = ["bing", "data_analytics", "uniform"];
+    pub const TAGS: [&'static str; 4] = ["bing", "data_analytics", "pareto", "uniform"];
     /// Parses a tag.
     pub fn parse(s: &str) -> Result<Self, FlowschedError> {
         match s {
             "bing" => Ok(Self::Bing),
             "data_analytics" | "data-analytics" => Ok(Self::DataAnalytics),
+            "pareto" => Ok(Self::Pareto),
             "uniform" => Ok(Self::Uniform),
             _ => Err(FlowschedError::param("workload", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
         }
     }
-    /// Bytes of each of the `n` flows of one task.
-    fn flow_sizes<R: Rng>(self, n: usize, rng: &mut R) -> Vec<f64> {
+    /// Bytes of each of the `n` flows of one task (`law`: the empirical
+    /// task sizes of `DataAnalytics`).
+    fn flow_sizes<R: Rng>(self, n: usize, law: Option<&[f64]>, rng: &mut R) -> Vec<f64> {
         match self {
             Self::Bing => {
                 let per = if rng.gen::<f64>() < 0.15 { 200e3 } else { 20e3 };
                 vec![per; n]
             }
             Self::DataAnalytics => {
+                let law = law.unwrap_or(&[]);
+                let size = law[rng.gen_range(0..law.len())];
+                vec![(size / n as f64).round(); n]
+            }
+            Self::Pareto => {
                 let u: f64 = 1.0 - rng.gen::<f64>();
                 let per = (5e3 * u.powf(-1.0 / 1.1)).min(5e6);
                 vec![per.round(); n]
@@ -152,9 +225,11 @@ pub struct WorkloadSpec {
     pub load: f64,
     /// Number of tasks.
     pub tasks: usize,
-    /// Aggregator pool size (0: every host).
+    /// Aggregators: this many hosts spread evenly over the datacenter (0:
+    /// every host; 30 on the paper's datacenter: the first host of each pod).
     pub aggregators: usize,
-    /// Worker pool size (0: every host).
+    /// Worker pool size for `pool` placement (0: every host); unused by
+    /// `rack` placement, whose workers are the aggregator's rack mates.
     pub workers: usize,
     /// Batch mode: all tasks arrive at time 0 (data-parallel batch).
     pub batch: bool,
@@ -167,29 +242,48 @@ pub struct WorkloadSpec {
     /// aggregator of a two-stage task once it has its inputs, starts its
     /// flow after an independent exponential time of this mean (0: at once).
     pub compute_s: f64,
+    /// Where the workers are ([`Placement`]).
+    pub placement: Placement,
+    /// Hosts per rack of the topology (hosts are numbered rack by rack);
+    /// used by `rack` placement. [`crate::run_point`] sets it from its
+    /// topology.
+    pub hosts_per_rack: usize,
+    /// Two-stage tasks: the fraction of its inputs' bytes a mid-level
+    /// aggregator forwards (Baraat §5.2: 3%, "consistent with observations
+    /// of live systems").
+    pub selectivity: f64,
+    /// The empirical task sizes (bytes) of `DataAnalytics` (required
+    /// there; see [`load_fb2010_task_sizes`]).
+    pub task_sizes: Option<Arc<Vec<f64>>>,
     /// Seed.
     pub seed: u64,
 }
 
 impl WorkloadSpec {
     /// `tasks` tasks of a size law and structure with the paper's setting
-    /// for the rest (the defaults of `experiments/baraat.toml`): 40 flows
-    /// a task (per mid-level for two-stage), load 0.8 on a pool of 360
-    /// aggregators, every host a worker, Poisson arrivals, no skew, no
-    /// compute time.
+    /// for the rest (Baraat §5.2, the defaults of `experiments/baraat.toml`):
+    /// each aggregator queries the other 39 hosts of its 40-host rack (per
+    /// mid-level for two-stage), one aggregator per pod (30), load 0.8 on
+    /// the aggregators' links, Poisson arrivals, selectivity 3%, no skew,
+    /// no compute time. `DataAnalytics` also needs
+    /// [`WorkloadSpec::task_sizes`].
     pub fn new(kind: WorkloadKind, app: AppKind, tasks: usize, seed: u64) -> Self {
         Self {
             kind,
             app,
-            fanout: 40,
+            fanout: 39,
             mids: 0,
             load: 0.8,
             tasks,
-            aggregators: 360,
+            aggregators: 30,
             workers: 0,
             batch: false,
             flow_cv: 0.0,
             compute_s: 0.0,
+            placement: Placement::Rack,
+            hosts_per_rack: 40,
+            selectivity: 0.03,
+            task_sizes: None,
             seed,
         }
     }
@@ -217,7 +311,7 @@ fn pick_hosts<R: Rng>(rng: &mut R, n_hosts: usize, pool: usize, k: usize, avoid:
 /// within-task skew if any (no extra draws without it, so `flow_cv = 0`
 /// keeps the size law's random stream).
 fn task_flow_sizes<R: Rng>(spec: &WorkloadSpec, skew: Option<&SizeDist>, rng: &mut R) -> Vec<f64> {
-    let mut sizes = spec.kind.flow_sizes(spec.fanout, rng);
+    let mut sizes = spec.kind.flow_sizes(spec.fanout, spec.task_sizes.as_ref().map(|v| v.as_slice()), rng);
     if let Some(d) = skew {
         for b in &mut sizes {
             *b = (*b * d.sample(rng)).round().max(1.0);
@@ -256,25 +350,86 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
     if !(spec.compute_s.is_finite() && spec.compute_s >= 0.0) {
         return Err(FlowschedError::param("compute", format!("{} s must be >= 0", spec.compute_s)));
     }
+    if !(spec.selectivity.is_finite() && spec.selectivity > 0.0) {
+        return Err(FlowschedError::param("selectivity", format!("{} must be > 0", spec.selectivity)));
+    }
+    if spec.kind == WorkloadKind::DataAnalytics {
+        match &spec.task_sizes {
+            Some(v) if !v.is_empty() && v.iter().all(|b| b.is_finite() && *b > 0.0) => {}
+            Some(_) => return Err(FlowschedError::param("task-sizes", "must be finite sizes > 0, at least one")),
+            None => {
+                return Err(FlowschedError::param(
+                    "workload",
+                    "data_analytics draws task sizes from the Facebook 2010 trace: set `task_sizes` \
+                     (workload::load_fb2010_task_sizes)",
+                ))
+            }
+        }
+    }
     let skew =
         (spec.flow_cv > 0.0).then(|| SizeDist::log_normal_with_mean(1.0, (1.0 + spec.flow_cv.powi(2)).ln().sqrt()));
     let n_agg = if spec.aggregators == 0 { n_hosts } else { spec.aggregators.min(n_hosts) };
     let n_work = if spec.workers == 0 { n_hosts } else { spec.workers.min(n_hosts) };
-    if spec.fanout + 1 > n_work {
+    let rack = spec.placement == Placement::Rack;
+    let hpr = spec.hosts_per_rack;
+    // Rack placement: racks free of aggregators (for mid-levels).
+    let mut free_racks = Vec::new();
+    if rack {
+        if hpr < 2 || !n_hosts.is_multiple_of(hpr) {
+            return Err(FlowschedError::param(
+                "hosts-per-rack",
+                format!("{hpr} must be >= 2 and divide the {n_hosts} hosts"),
+            ));
+        }
+        if spec.fanout + 1 > hpr {
+            return Err(FlowschedError::param(
+                "fanout",
+                format!("rack placement: at most the {} other hosts of a rack", hpr - 1),
+            ));
+        }
+        if spec.app == AppKind::TwoStage {
+            let mut has_agg = vec![false; n_hosts / hpr];
+            for i in 0..n_agg {
+                has_agg[spread(i, n_agg, n_hosts) as usize / hpr] = true;
+            }
+            free_racks = (0..has_agg.len()).filter(|&r| !has_agg[r]).collect();
+            if free_racks.len() < n_mids {
+                return Err(FlowschedError::param(
+                    "mids",
+                    format!(
+                        "rack placement: {n_mids} mid-levels need as many racks without aggregators ({} here)",
+                        free_racks.len()
+                    ),
+                ));
+            }
+        }
+    } else if spec.fanout + 1 > n_work {
         return Err(FlowschedError::param("fanout", format!("must be below the worker pool ({n_work})")));
     }
+    // The first `k` hosts of `h`'s rack other than `h`.
+    let rack_mates = |h: HostId, k: usize, out: &mut Vec<HostId>| {
+        out.clear();
+        let first = (h as usize / hpr) * hpr;
+        out.extend((first..first + hpr).map(|x| x as HostId).filter(|&x| x != h).take(k));
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
     let mut compute_rng = ChaCha8Rng::seed_from_u64(mix(spec.seed ^ 0xC0C0_A7E5));
     let mut tasks = Vec::with_capacity(spec.tasks);
     let mut workers = Vec::new();
     let mut mids = Vec::new();
+    // Bytes that reach the aggregator, summed over tasks (the load's base).
+    let mut agg_bytes = 0.0;
     for _ in 0..spec.tasks {
         // Aggregators spread evenly over the host range (so over racks).
         let agg = spread(rng.gen_range(0..n_agg), n_agg, n_hosts);
         let mut flows = Vec::new();
         match spec.app {
             AppKind::OneStage | AppKind::Storage => {
-                pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, agg, &mut workers);
+                if rack {
+                    rack_mates(agg, spec.fanout, &mut workers);
+                } else {
+                    pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, agg, &mut workers);
+                }
                 let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                 for (w, b) in workers.iter().zip(sizes) {
                     // Storage retrieval: data flows from servers to the client.
@@ -282,9 +437,21 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                 }
             }
             AppKind::TwoStage => {
-                pick_hosts(&mut rng, n_hosts, n_hosts, n_mids, agg, &mut mids);
+                if rack {
+                    // Distinct racks without aggregators, a random host in each.
+                    mids.clear();
+                    for r in rand::seq::index::sample(&mut rng, free_racks.len(), n_mids) {
+                        mids.push((free_racks[r] * hpr + rng.gen_range(0..hpr)) as HostId);
+                    }
+                } else {
+                    pick_hosts(&mut rng, n_hosts, n_hosts, n_mids, agg, &mut mids);
+                }
                 for &m in &mids {
-                    pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, m, &mut workers);
+                    if rack {
+                        rack_mates(m, spec.fanout, &mut workers);
+                    } else {
+                        pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, m, &mut workers);
+                    }
                     let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                     let sum: f64 = sizes.iter().sum();
                     // The mid-level's own flow comes right after its inputs.
@@ -302,7 +469,7 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
                     flows.push(TaskFlow {
                         src: m,
                         dst: agg,
-                        bytes: (sum / spec.fanout as f64).round(),
+                        bytes: (sum * spec.selectivity).round().max(1.0),
                         path: Vec::new(),
                         delay_s: 0.0,
                         feeds: None,
@@ -319,6 +486,7 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
             }
         }
         let bytes = flows.iter().map(|f| f.bytes).sum();
+        agg_bytes += flows.iter().filter(|f| f.dst == agg).map(|f| f.bytes).sum::<f64>();
         tasks.push(Task { arrival_s: 0.0, bytes, flows });
     }
     // Host link capacity: the first link of any path from host 0.
@@ -326,14 +494,15 @@ pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>,
     routing.path(0, 1, 0, &mut p);
     let c = routing.link_capacity_bps(p[0]);
     if !spec.batch {
-        let mean = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
-        // Bytes arriving at the aggregators per second / their capacity.
-        let agg_share = match spec.app {
-            AppKind::TwoStage => 1.0 / (spec.fanout as f64 + 1.0),
-            _ => 1.0,
-        };
-        let pool = (n_agg as f64 / agg_share).min(n_work as f64);
-        let lambda = spec.load * pool * c / (8.0 * mean);
+        let mean_agg = agg_bytes / tasks.len() as f64;
+        // The aggregators' host links carry every byte that reaches an
+        // aggregator: `load` is their mean utilisation.
+        let mut lambda = spec.load * n_agg as f64 * c / (8.0 * mean_agg);
+        if !rack {
+            // Pool placement: or that of the worker pool's links if higher.
+            let mean = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
+            lambda = lambda.min(spec.load * n_work as f64 * c / (8.0 * mean));
+        }
         let mut t = 0.0;
         for task in tasks.iter_mut() {
             let u: f64 = 1.0 - rng.gen::<f64>();

@@ -34,6 +34,24 @@ fn generated(pods: usize, racks: usize, hosts: usize, w: &WorkloadSpec) -> (Vec<
     (caps, generate(w, &topo).unwrap())
 }
 
+/// The setup these tests were written for (ours, `pool` placement): workers
+/// from every host, 360 aggregators, 40 flows a task, and mid-levels that
+/// forward 1/40 of their inputs.
+fn pool_spec(
+    kind: netheat_flowsched::WorkloadKind,
+    app: netheat_flowsched::AppKind,
+    tasks: usize,
+    seed: u64,
+) -> WorkloadSpec {
+    WorkloadSpec {
+        placement: netheat_flowsched::Placement::Pool,
+        aggregators: 360,
+        fanout: 40,
+        selectivity: 1.0 / 40.0,
+        ..WorkloadSpec::new(kind, app, tasks, seed)
+    }
+}
+
 fn close(got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(want) {
@@ -181,7 +199,7 @@ fn ideal_run_counts_repairs_and_rate_changes() {
 #[test]
 fn point_reports_engine_counters_for_idealized_runs_only() {
     use netheat_flowsched::{run_point, AppKind, PointSpec, WorkloadKind};
-    let w = WorkloadSpec { aggregators: 4, ..WorkloadSpec::new(WorkloadKind::Bing, AppKind::OneStage, 20, 3) };
+    let w = WorkloadSpec { aggregators: 4, ..pool_spec(WorkloadKind::Bing, AppKind::OneStage, 20, 3) };
     let mut p = PointSpec::new(2, 2, 4, WorkloadSpec { fanout: 6, ..w }, "fifo-lm");
     let r = run_point(&p).unwrap();
     let st = r.engine.expect("idealized runs are on the engine");
@@ -327,7 +345,7 @@ fn engine_runs_match_reference() {
         fanout: 6,
         load: 0.7,
         aggregators: 3,
-        ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::OneStage, 60, 5)
+        ..pool_spec(WorkloadKind::Uniform, AppKind::OneStage, 60, 5)
     };
     let (caps, tasks) = generated(1, 2, 8, &w);
     for pol in ["fair-share", "sff", "stf", "fifo"] {
@@ -394,7 +412,7 @@ fn compute_time_is_exponential_for_every_sender() {
         load: 0.5,
         aggregators: 0,
         compute_s: 2e-3,
-        ..WorkloadSpec::new(WorkloadKind::Bing, AppKind::Storage, 2000, 9)
+        ..pool_spec(WorkloadKind::Bing, AppKind::Storage, 2000, 9)
     };
     let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
     // Storage: 20,000 draws; two-stage: 2,000 tasks x 110 senders (workers
@@ -415,8 +433,9 @@ fn compute_time_is_exponential_for_every_sender() {
 }
 
 /// Two-stage tasks: every mid-level aggregator's flow is fed by its
-/// `fanout` workers' flows (sent to it), and carries 1/`fanout` of their
-/// bytes to the top aggregator; `mids` sets how many mid-levels there are.
+/// `fanout` workers' flows (sent to it), and carries `selectivity` (here
+/// 1/5) of their bytes to the top aggregator; `mids` sets how many
+/// mid-levels there are.
 #[test]
 fn two_stage_tasks_feed_each_mid_level_flow() {
     use netheat_flowsched::experiment::build_topology;
@@ -426,7 +445,8 @@ fn two_stage_tasks_feed_each_mid_level_flow() {
         fanout: 5,
         load: 0.5,
         aggregators: 0,
-        ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::TwoStage, 50, 3)
+        selectivity: 0.2,
+        ..pool_spec(WorkloadKind::Uniform, AppKind::TwoStage, 50, 3)
     };
     let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
     // `mids` mid-levels (default `fanout`) of `fanout` workers each.
@@ -500,11 +520,8 @@ fn flow_cv_skews_the_flows_of_a_task() {
     use netheat_flowsched::experiment::build_topology;
     use netheat_flowsched::workload::{generate, FB2010_REDUCER_CV};
     use netheat_flowsched::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
-    let mut w = WorkloadSpec {
-        load: 0.5,
-        aggregators: 0,
-        ..WorkloadSpec::new(WorkloadKind::DataAnalytics, AppKind::OneStage, 2000, 3)
-    };
+    let mut w =
+        WorkloadSpec { load: 0.5, aggregators: 0, ..pool_spec(WorkloadKind::Pareto, AppKind::OneStage, 2000, 3) };
     let topo = build_topology(&PointSpec::new(1, 2, 40, w.clone(), "fifo")).unwrap();
     // The size laws of Bing-like and data-analytics tasks give equal flows.
     assert_eq!(mean_within_task_cv2(&generate(&w, &topo).unwrap()), 0.0);
@@ -579,7 +596,7 @@ fn spc_two_stage_converges_to_ideal_fifo() {
         load: 0.6,
         aggregators: 8,
         compute_s: 2e-3,
-        ..WorkloadSpec::new(WorkloadKind::Bing, AppKind::TwoStage, 150, 2)
+        ..pool_spec(WorkloadKind::Bing, AppKind::TwoStage, 150, 2)
     };
     let (caps, tasks) = generated(2, 2, 10, &w);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -602,12 +619,11 @@ fn spc_skipping_steady_rounds_changes_nothing() {
     use netheat_flowsched::policy::percentile;
     use netheat_flowsched::{AppKind, WorkloadKind, WorkloadSpec};
     for (kind, app, compute_s) in [
-        (WorkloadKind::DataAnalytics, AppKind::OneStage, 0.0),
+        (WorkloadKind::Pareto, AppKind::OneStage, 0.0),
         (WorkloadKind::Bing, AppKind::TwoStage, 1e-3),
         (WorkloadKind::Bing, AppKind::Storage, 5e-4),
     ] {
-        let w =
-            WorkloadSpec { fanout: 4, load: 0.5, aggregators: 6, compute_s, ..WorkloadSpec::new(kind, app, 120, 4) };
+        let w = WorkloadSpec { fanout: 4, load: 0.5, aggregators: 6, compute_s, ..pool_spec(kind, app, 120, 4) };
         let (caps, tasks) = generated(2, 2, 10, &w);
         let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
         let o = SpcOptions { threshold: percentile(&sizes, 0.8), ..SpcOptions::default() };
@@ -634,7 +650,7 @@ fn engine_fifo_lm_meets_exact_heavy_detection_as_polls_shrink() {
         fanout: 6,
         load: 0.7,
         aggregators: 3,
-        ..WorkloadSpec::new(WorkloadKind::DataAnalytics, AppKind::OneStage, 60, 5)
+        ..pool_spec(WorkloadKind::Pareto, AppKind::OneStage, 60, 5)
     };
     let (caps, tasks) = generated(1, 2, 8, &w);
     let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
@@ -656,4 +672,200 @@ fn engine_fifo_lm_meets_exact_heavy_detection_as_polls_shrink() {
         let worst = got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
         assert!(worst <= poll, "poll {poll:e}: a task is {worst:e} s off the exact detection");
     }
+}
+
+/// FIFO-LM on tasks of several flows at one receiver (the paper's one-stage
+/// shape). A: three 1 MB flows from workers on links 1-3 into the
+/// receiver's link 0; B: three 0.1 MB flows from the same workers; both at
+/// time 0, A first; threshold 1 MB.
+/// * FIFO serialises: A alone at 125 MB/s ends at 24 ms, then B at 26.4 ms.
+/// * Fair share: six flows at 125/6 MB/s; B's flows end at 4.8 ms, A at
+///   26.4 ms (the link is never idle).
+/// * FIFO-LM: A alone until it has sent 1 MB (8 ms), then heavy and shares
+///   its class with B: six flows again, B ends at 8 + 4.8 = 12.8 ms, A at
+///   26.4 ms. With the threshold above A's size it is plain FIFO.
+#[test]
+fn fifo_lm_serialises_multi_flow_tasks_and_lets_a_heavy_one_share() {
+    let f = |w: u32, bytes: f64| TaskFlow { src: w, dst: 0, bytes, path: vec![w, 0], delay_s: 0.0, feeds: None };
+    let tasks =
+        vec![task(0.0, (1..=3).map(|w| f(w, MB)).collect()), task(0.0, (1..=3).map(|w| f(w, 0.1 * MB)).collect())];
+    let caps = [C; 4];
+    for tct in [ref_tcts, tcts] {
+        close(&tct(&caps, &tasks, "fifo", MB), &[0.024, 0.0264], 1e-9);
+        close(&tct(&caps, &tasks, "fair-share", MB), &[0.0264, 0.0048], 1e-9);
+        // The engine notices the crossing at its next 100 us poll.
+        close(&tct(&caps, &tasks, "fifo-lm", MB), &[0.0264, 0.0128], 2.1e-4);
+        close(&tct(&caps, &tasks, "fifo-lm", 4.0 * MB), &[0.024, 0.0264], 1e-9);
+    }
+}
+
+/// The paper's placement (§5.2) on 2 pods x 3 racks x 4 hosts with one
+/// aggregator per pod: the aggregators are hosts 0 and 12 (first host of
+/// each pod), and a one-stage task's workers are the other hosts of its
+/// aggregator's rack: {1, 2, 3} or {13, 14, 15}. Arrivals: the aggregators'
+/// links run at the load, so the mean gap is 8 E[bytes] / (load * 2 * C).
+#[test]
+fn rack_placement_queries_the_aggregators_rack() {
+    use netheat_flowsched::{AppKind, WorkloadKind};
+    let w = WorkloadSpec {
+        aggregators: 2,
+        fanout: 3,
+        hosts_per_rack: 4,
+        ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::OneStage, 4000, 7)
+    };
+    let (_, tasks) = generated(2, 3, 4, &w);
+    let mut seen = [0usize; 2];
+    for t in &tasks {
+        let agg = t.flows[0].dst;
+        let mut src: Vec<u32> = t.flows.iter().map(|f| f.src).collect();
+        src.sort_unstable();
+        match agg {
+            0 => (assert_eq!(src, [1, 2, 3]), seen[0] += 1),
+            12 => (assert_eq!(src, [13, 14, 15]), seen[1] += 1),
+            _ => panic!("aggregator {agg}"),
+        };
+        assert!(t.flows.iter().all(|f| f.dst == agg && f.path.len() == 2), "intra-rack: host -> ToR -> host");
+    }
+    assert!(seen.iter().all(|&n| n > 1800), "{seen:?}");
+    let mean = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
+    let gap = tasks.last().unwrap().arrival_s / tasks.len() as f64;
+    let want = 8.0 * mean / (0.8 * 2.0 * C);
+    // Exponential gaps: the mean of 4,000 is within 5% (3 sigma = 4.7%).
+    assert!((gap / want - 1.0).abs() < 0.05, "gap {gap} want {want}");
+    // Only the other hosts of a rack can be workers.
+    let e = netheat_flowsched::run_point(&netheat_flowsched::PointSpec::new(
+        2,
+        3,
+        4,
+        WorkloadSpec { fanout: 4, ..w },
+        "fifo",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("fanout") && e.contains("3 other hosts"), "{e}");
+}
+
+/// Two-stage tasks in the paper's placement: mid-levels in distinct racks
+/// holding no aggregator, each querying the other hosts of its rack, and
+/// forwarding 3% (the paper's selectivity) of what they received.
+#[test]
+fn rack_placement_two_stage() {
+    use netheat_flowsched::{AppKind, WorkloadKind};
+    let w = WorkloadSpec {
+        aggregators: 2,
+        fanout: 3,
+        mids: 4,
+        hosts_per_rack: 4,
+        ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::TwoStage, 200, 3)
+    };
+    let (_, tasks) = generated(2, 3, 4, &w);
+    for t in &tasks {
+        assert_eq!(t.flows.len(), 4 * 4);
+        let mut racks = Vec::new();
+        for m in 0..4 {
+            let up = &t.flows[4 * m + 3];
+            assert!(up.dst == 0 || up.dst == 12);
+            let rack = up.src / 4;
+            assert!(rack != 0 && rack != 3, "mid-level in an aggregator's rack");
+            racks.push(rack);
+            let inputs = &t.flows[4 * m..4 * m + 3];
+            assert!(inputs.iter().all(|f| f.dst == up.src && f.src / 4 == rack && f.src != up.src));
+            let sum: f64 = inputs.iter().map(|f| f.bytes).sum();
+            assert!((up.bytes - 0.03 * sum).abs() <= 0.5, "{} vs 3% of {sum}", up.bytes);
+        }
+        racks.sort_unstable();
+        racks.dedup();
+        assert_eq!(racks.len(), 4, "distinct racks");
+    }
+    // Five mid-levels need five free racks; there are four.
+    let (pods, racks, hosts) = (2, 3, 4);
+    let e = netheat_flowsched::run_point(&netheat_flowsched::PointSpec::new(
+        pods,
+        racks,
+        hosts,
+        WorkloadSpec { mids: 5, ..w },
+        "fifo",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("mids") && e.contains("(4 here)"), "{e}");
+}
+
+/// Data-analytics tasks draw their sizes from the given law, split evenly
+/// over their flows; without a law it is an error that names the trace.
+#[test]
+fn data_analytics_draws_from_the_given_sizes() {
+    use netheat_flowsched::{AppKind, WorkloadKind};
+    use std::sync::Arc;
+    let law = Arc::new(vec![3e6, 30e6, 3e9]);
+    let w = WorkloadSpec {
+        aggregators: 2,
+        fanout: 3,
+        hosts_per_rack: 4,
+        task_sizes: Some(law),
+        ..WorkloadSpec::new(WorkloadKind::DataAnalytics, AppKind::OneStage, 3000, 5)
+    };
+    let (_, tasks) = generated(2, 3, 4, &w);
+    let mut count = [0usize; 3];
+    for t in &tasks {
+        let k = [3e6, 30e6, 3e9].iter().position(|&s| s == t.bytes).expect("a size of the law");
+        count[k] += 1;
+        assert!(t.flows.iter().all(|f| f.bytes == t.bytes / 3.0));
+    }
+    // Uniform over the three sizes: 1,000 each, within 4 sigma (~103).
+    assert!(count.iter().all(|&n| (n as f64 - 1000.0).abs() < 105.0), "{count:?}");
+    let e = netheat_flowsched::run_point(&netheat_flowsched::PointSpec::new(
+        2,
+        3,
+        4,
+        WorkloadSpec { task_sizes: None, ..w },
+        "fifo",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("Facebook 2010"), "{e}");
+}
+
+/// The data-analytics law is the Facebook 2010 trace's coflow shuffle
+/// sizes: 526 coflows, the smallest 1 MB, the median 25 MB, the largest
+/// 8,501,205 MB and the mean 67,554.247 MB (computed from the file by a
+/// separate script). Skipped without the data directory.
+#[test]
+fn fb2010_task_sizes_match_the_trace() {
+    use netheat_data::DataDir;
+    use netheat_flowsched::workload::load_fb2010_task_sizes;
+    let dir = DataDir::resolve(None);
+    if !dir.join("coflow-benchmark/FB2010-1Hr-150-0.txt").exists() {
+        eprintln!("skipped: no data directory");
+        return;
+    }
+    let s = load_fb2010_task_sizes(&dir).unwrap();
+    let mut v = s.to_vec();
+    v.sort_unstable_by(f64::total_cmp);
+    assert_eq!(v.len(), 526);
+    assert_eq!([v[0], v[262], v[263], v[525]], [1e6, 25e6, 25e6, 8_501_205e6]);
+    let mean = v.iter().sum::<f64>() / 526.0;
+    assert!((mean / 67_554.247e6 - 1.0).abs() < 1e-8, "{mean}");
+}
+
+/// Skipped polls still catch a task that arrives later and crosses first.
+/// A (100 MB, one flow on link 0) cannot cross the 50 MB threshold before
+/// 400 ms, so the engine's next poll after its first read is due then. B
+/// arrives at 1 ms with four 15 MB flows on links 1-4 (4 Gbps): it crosses
+/// at 1 + 50 MB / 500 MB/s = 101 ms. C (1 MB on link 1, behind B in FIFO
+/// order) arrives at 2 ms and waits until B turns heavy, then shares link 1
+/// with B's flow at 62.5 MB/s: done at 101 + 16 = 117 ms, a TCT of 115 ms
+/// (later if B's first read waited for A's next poll; the test fails then).
+#[test]
+fn fifo_lm_polls_a_later_candidate_before_an_earlier_ones_due_time() {
+    let to =
+        |dst: u32, link: u32, bytes: f64| TaskFlow { src: 0, dst, bytes, path: vec![link], delay_s: 0.0, feeds: None };
+    let tasks = vec![
+        task(0.0, vec![to(1, 0, 100.0 * MB)]),
+        task(0.001, (1..=4).map(|l| to(l + 1, l, 15.0 * MB)).collect()),
+        task(0.002, vec![to(2, 1, MB)]),
+    ];
+    let caps = [C; 5];
+    close(&ref_tcts(&caps, &tasks, "fifo-lm", 50.0 * MB)[2..], &[0.115], 1e-9);
+    close(&tcts(&caps, &tasks, "fifo-lm", 50.0 * MB)[2..], &[0.115], 2.1e-4);
 }

@@ -2,7 +2,10 @@
 //! `netheat_flowsched::run_point`), run with the GIL released; returns the
 //! per-task records as columns.
 
-use netheat_flowsched::{run_point, AppKind, FlowschedError, PointSpec, WorkloadKind, WorkloadSpec};
+use std::path::PathBuf;
+
+use netheat_flowsched::workload::load_fb2010_task_sizes;
+use netheat_flowsched::{run_point, AppKind, FlowschedError, Placement, PointSpec, WorkloadKind, WorkloadSpec};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -17,12 +20,17 @@ fn to_py(py: Python<'_>, e: FlowschedError) -> PyErr {
 
 /// Runs one Baraat point; returns a dict with the columns `task_id`,
 /// `bytes`, `start_s`, `finish_s`, `tct_s` and the values `threshold`,
-/// `flows`.
+/// `flows`. The defaults are the paper's setting (§5.2): workers are the
+/// other 39 hosts of the aggregator's rack, one aggregator per pod,
+/// selectivity 3%. `data_analytics` reads the Facebook 2010 trace from the
+/// data directory (`data_dir` > `NETHEAT_DATA` > `../shared/data` under one
+/// of `extra_roots`).
 #[pyfunction]
 #[pyo3(signature = (
-    *, workload, policy, load, tasks, seed, app = "one-stage", fanout = 40, mids = 0, pods = 30, racks_per_pod = 30,
-    hosts_per_rack = 40, host_bps = 1e9, oversubscription = 2.0, aggregators = 360, workers = 0, batch = false,
-    heavy_percentile = 0.8, lbs = 1, poll_s = 100e-6, spc = false, rtt_s = 100e-6, delta_frac = 0.02, flow_cv = 0.0, compute_s = 0.0
+    *, workload, policy, load, tasks, seed, app = "one-stage", fanout = 39, mids = 0, pods = 30, racks_per_pod = 30,
+    hosts_per_rack = 40, host_bps = 1e9, oversubscription = 2.0, aggregators = 30, workers = 0, batch = false,
+    heavy_percentile = 0.8, lbs = 1, poll_s = 100e-6, spc = false, rtt_s = 100e-6, delta_frac = 0.02, flow_cv = 0.0, compute_s = 0.0,
+    placement = "rack", selectivity = 0.03, data_dir = None, extra_roots = Vec::new()
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn baraat_point<'py>(
@@ -51,11 +59,38 @@ pub fn baraat_point<'py>(
     delta_frac: f64,
     flow_cv: f64,
     compute_s: f64,
+    placement: &str,
+    selectivity: f64,
+    data_dir: Option<PathBuf>,
+    extra_roots: Vec<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = WorkloadKind::parse(workload).map_err(|e| to_py(py, e))?;
     let app = AppKind::parse(app).map_err(|e| to_py(py, e))?;
-    let w =
-        WorkloadSpec { kind, app, fanout, mids, load, tasks, aggregators, workers, batch, seed, flow_cv, compute_s };
+    let placement = Placement::parse(placement).map_err(|e| to_py(py, e))?;
+    let task_sizes = if kind == WorkloadKind::DataAnalytics {
+        let dir = crate::data::resolve(data_dir, &extra_roots);
+        Some(load_fb2010_task_sizes(&dir).map_err(|e| errors::data(py, e.to_string()))?)
+    } else {
+        None
+    };
+    let w = WorkloadSpec {
+        kind,
+        app,
+        fanout,
+        mids,
+        load,
+        tasks,
+        aggregators,
+        workers,
+        batch,
+        seed,
+        flow_cv,
+        compute_s,
+        placement,
+        hosts_per_rack,
+        selectivity,
+        task_sizes,
+    };
     let mut p = PointSpec::new(pods, racks_per_pod, hosts_per_rack, w, policy);
     p.host_bps = host_bps;
     p.oversubscription = oversubscription;

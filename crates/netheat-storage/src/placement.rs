@@ -296,6 +296,17 @@ impl ReplicaPlacement for Uniform {
 /// ToR-capacity-aware chunk placement: racks ranked by uplink class (High
 /// over Medium over Low uplink per TB), then the default objectives
 /// (uniform among the storage-balanced candidates of the best class).
+///
+/// Hotspot paper (NSDI'25) section 5.2: CCP "prioritizes" High-Uplink ToRs
+/// over Medium- and Low-Uplink ones for new chunks, as a minimal change to
+/// the file system's existing objectives, like UTP (section 5.1, where the
+/// change sits below the scheduler's other objectives). So the class is a
+/// strict priority, applied after the constraints the file system already
+/// has (fault domains, then storage balance, in [`select`]): a Low rack is
+/// taken only when no High (or Medium) rack has room. The paper states High
+/// over the other two; ranking Medium over Low is ours (the same order of
+/// uplink per storage). It uses the static classes only (section 7: CCP
+/// needs no live network data), so it does not see disk or link load.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Ccp;
 
@@ -390,6 +401,48 @@ mod tests {
         assert!(place_checked(&mut Uniform, &ec, &v, &mut rng).is_err());
     }
 
+    /// Whether a placement never takes a rack of a lower class while a rack
+    /// of a higher class that it did not take had room: enough hosts for
+    /// the largest group among the candidates the selector used (the
+    /// storage-balanced ones when enough racks have them, else any with
+    /// free space). Written from the rule, not from `select`.
+    fn classes_respected(v: &View<'_>, rq: &PlacementRequest, hs: &[HostId]) -> bool {
+        let (local, groups) = layout(rq, v).unwrap();
+        let need = groups.iter().copied().max().unwrap_or(0);
+        let local_rack = local.map(|h| v.cluster.rack_of(h) as usize);
+        let others: Vec<usize> = (0..v.cluster.racks.len()).filter(|&r| Some(r) != local_rack).collect();
+        let counts: Vec<(usize, usize)> = (0..v.cluster.racks.len()).map(|r| rack_eligibility(v, rq, r)).collect();
+        let balanced_ok = others.iter().filter(|&&r| counts[r].1 >= need).count() >= groups.len();
+        let room = |r: usize| if balanced_ok { counts[r].1 >= need } else { counts[r].0 >= need };
+        let taken: Vec<usize> =
+            hs.iter().map(|&h| v.cluster.rack_of(h) as usize).filter(|&r| Some(r) != local_rack).collect();
+        let rank = |r: usize| Ccp::rank(v.cluster.racks[r].class);
+        taken.iter().all(|&t| others.iter().all(|&o| taken.contains(&o) || !room(o) || rank(o) <= rank(t)))
+    }
+
+    #[test]
+    fn the_class_check_catches_a_policy_that_ignores_classes() {
+        // One High rack and three Low racks with room, one replica: CCP
+        // takes the High rack every time; uniform takes a Low rack with
+        // probability 3/4, so over 40 seeds the check must flag it (all 40
+        // on High has probability 4^-40).
+        let cls = [UplinkClass::Low, UplinkClass::High, UplinkClass::Low, UplinkClass::Low];
+        let c = Cluster::two_tier(4, 2, 1e9, 1.0, None, 1e12, &[], &cls);
+        let (live, used) = (vec![true; 8], vec![0.0; 8]);
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let rq = req(1, 0, None);
+        let mut flagged = 0;
+        for seed in 0..40 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let hs = place_checked(&mut Ccp, &rq, &v, &mut rng).unwrap();
+            assert_eq!(c.rack_of(hs[0]), 1);
+            assert!(classes_respected(&v, &rq, &hs));
+            let hs = place_checked(&mut Uniform, &rq, &v, &mut rng).unwrap();
+            flagged += usize::from(!classes_respected(&v, &rq, &hs));
+        }
+        assert!(flagged > 0);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
@@ -412,6 +465,32 @@ mod tests {
                 rs.dedup();
                 prop_assert!(rs.len() >= red.domains());
                 prop_assert_eq!(hs.len(), red.pieces());
+            }
+        }
+
+        /// CCP (section 5.2: High-Uplink ToRs before Medium and Low) never
+        /// takes a Low rack while a High one it left had room, nor any
+        /// lower class over a higher one, with full hosts, hosts past the
+        /// storage-balance threshold, dead hosts and a writer's local piece.
+        #[test]
+        fn ccp_never_takes_a_lower_class_while_a_higher_one_has_room(
+            racks in 2usize..8, hpr in 1usize..4, cls in proptest::collection::vec(0u8..3, 8),
+            fill in proptest::collection::vec(0u8..4, 32), r in 1usize..4, spread in any::<bool>(),
+            writer in proptest::option::of(0u32..32), seed in any::<u64>(),
+        ) {
+            let classes: Vec<UplinkClass> =
+                cls.iter().map(|&k| [UplinkClass::Low, UplinkClass::Medium, UplinkClass::High][k as usize]).collect();
+            let c = Cluster::two_tier(racks, hpr, 1e9, 1.0, None, 1000.0, &[], &classes);
+            let n = racks * hpr;
+            // 0: empty, 1: 30% used, 2: full, 3: dead.
+            let used: Vec<f64> = (0..n).map(|h| [0.0, 300.0, 1000.0, 0.0][fill[h] as usize]).collect();
+            let live: Vec<bool> = (0..n).map(|h| fill[h] != 3).collect();
+            let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+            let f = if spread { r - 1 } else { 0 };
+            let rq = PlacementRequest { writer: writer.map(|w| w % n as u32), ..req(r, f, None) };
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            if let Ok(hs) = place_checked(&mut Ccp, &rq, &v, &mut rng) {
+                prop_assert!(classes_respected(&v, &rq, &hs), "{:?} {:?}", hs, classes);
             }
         }
     }

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from netheat import _netheat
+from netheat.data import _roots
 from netheat.experiments.registry import (
     MetricKind,
     Param,
@@ -56,6 +57,10 @@ def run_baraat(params: dict[str, Any], seed: int) -> PointResult:
         rtt_s=params["rtt"],
         flow_cv=params["flow-cv"],
         compute_s=params["compute"],
+        placement=params["placement"],
+        selectivity=params["selectivity"],
+        data_dir=None if params["data-dir"] is None else str(params["data-dir"]),
+        extra_roots=_roots(),
     )
     tct = np.asarray(cols["tct_s"], dtype=float)
     done = tct[~np.isnan(tct)]
@@ -90,9 +95,28 @@ BARAAT = register_kind(
         run_point=run_baraat,
         params=(
             Param("policy", "str", "fifo-lm", "fair-share, sff, stf, fifo, fifo-lm or spc (SPC protocol)"),
-            Param("workload", "str", "bing", "task sizes: bing, data_analytics or uniform"),
+            Param(
+                "workload",
+                "str",
+                "bing",
+                "task sizes: bing, data_analytics (Facebook 2010 trace, from the data directory), "
+                "uniform, or pareto (ours)",
+            ),
             Param("app", "str", "one-stage", "one-stage, two-stage (partition-aggregate) or storage"),
-            Param("fanout", "int", 40, "flows per task, or workers per mid-level aggregator (two-stage)"),
+            Param(
+                "placement",
+                "str",
+                "rack",
+                "rack (the paper's, §5.2: workers are the other hosts of the aggregator's rack) "
+                "or pool (ours: workers from a pool spread over the datacenter)",
+            ),
+            Param("fanout", "int", 39, "flows per task, or workers per mid-level aggregator (two-stage)"),
+            Param("selectivity", "float", 0.03, "share of its inputs' bytes a two-stage mid-level forwards"),
+            Param(
+                "data-dir",
+                "path",
+                help="data directory for data_analytics (default: $NETHEAT_DATA, else ../shared/data)",
+            ),
             Param("mids", "int", 0, "mid-level aggregators of a two-stage task (0: fanout)"),
             Param(
                 "flow-cv",
@@ -103,8 +127,8 @@ BARAAT = register_kind(
             ),
             Param("load", "float", 0.8, "load of the aggregators' host links"),
             Param("tasks", "int", 10000, "tasks per point"),
-            Param("aggregators", "int", 360, "hosts receiving tasks (0: all)"),
-            Param("workers", "int", 0, "hosts sending task flows (0: all)"),
+            Param("aggregators", "int", 30, "hosts receiving tasks, spread evenly (30: one per pod; 0: all)"),
+            Param("workers", "int", 0, "hosts sending task flows, pool placement only (0: all)"),
             Param(
                 "compute",
                 "duration",

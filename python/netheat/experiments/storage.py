@@ -235,11 +235,30 @@ for _m in (
 
 _CCP_REDUCTIONS = tuple(
     f"p95_{what}_latency_reduction_pct{tag}"
-    for tag in ("", "_read", "_write")
+    for tag in ("", "_read", "_write", "_read_new")
     for what in ("network", "total")
+)
+_CCP_LATENCIES = tuple(
+    f"p95_{what}_latency_s{tag}_{run}"
+    for tag in ("", "_read", "_write", "_read_new")
+    for what in ("network", "total")
+    for run in ("uniform", "policy")
+)
+_CCP_CLASSES = ("high", "medium", "low")
+_CCP_LOADS = tuple(
+    f"{what}_{c}_{run}"
+    for c in _CCP_CLASSES
+    for what in ("read_uplink_util", "uplink_util")
+    for run in ("uniform", "policy")
 )
 CCP_VALUES = (
     *_CCP_REDUCTIONS,
+    *_CCP_LATENCIES,
+    "read_new_share",
+    "p95_read_network_over_total_uniform",
+    "p95_read_network_over_total_policy",
+    *(f"racks_{c}" for c in _CCP_CLASSES),
+    *_CCP_LOADS,
     "disk_usage_std_ratio",
     "storage_imbalance_pct",
     "storage_imbalance_pct_uniform",
@@ -263,13 +282,21 @@ def run_ccp(params: dict[str, Any], seed: int) -> PointResult:
         host_bps=params["host-link"],
         oversubscription=params["oversubscription"],
         class_factor=(params["high-factor"], 1.0, params["low-factor"]),
+        uplink_spread=params["uplink-spread"],
         load=params["load"],
+        uplink_load=params["uplink-load"],
         read_fraction=params["read-fraction"],
         chunk_min=params["chunk-min"],
         chunk_max=params["chunk-max"],
         prepopulate=params["prepopulate"],
+        prepopulate_policy=params["prepopulate-policy"] or None,
+        read_written=params["read-written"],
+        write_fanout=params["write-fanout"],
         ops=params["ops"],
         replicas=params["replicas"],
+        seek_s=params["disk-access"],
+        disk_bytes_per_s=params["disk-rate"],
+        disks_per_host=params["disks-per-host"],
         capacity_bytes=params["capacity"],
         balance_threshold=params["balance-threshold"],
         rebalance_every_ops=params["rebalance-every"],
@@ -284,20 +311,57 @@ CCP = register_kind(
         run_point=run_ccp,
         params=(
             Param("policy", "str", "ccp", "placement policy compared against uniform"),
-            Param("racks", "int", 30, "storage racks (classes cycle High, Medium, Low)"),
+            Param(
+                "racks", "int", 30, "storage racks (classes cycle High, Medium, Low unless uplink-spread > 0)"
+            ),
             Param("hosts-per-rack", "int", 10, "hosts per rack"),
             Param("client-racks", "int", 10, "client racks (High uplinks)"),
             Param("host-link", "bandwidth", 10e9, "host link capacity"),
             Param("oversubscription", "float", 4.0, "oversubscription of a Medium rack"),
             Param("high-factor", "float", 4.0, "High uplink per TB relative to Medium"),
             Param("low-factor", "float", 0.25, "Low uplink per TB relative to Medium"),
-            Param("load", "float", 0.7, "offered throughput as a fraction of the summed Low uplinks"),
+            Param(
+                "uplink-spread",
+                "float",
+                0.0,
+                "largest / smallest uplink per TB over the storage racks, spaced evenly around the "
+                "guideline (Figure 9: 2); classes then come from the datacenter model (0: the factors)",
+            ),
+            Param("load", "float", 0.7, "offered throughput as a fraction of the summed smallest uplinks"),
+            Param(
+                "uplink-load",
+                "float",
+                0.0,
+                "if > 0: mean utilization of the smallest storage uplink under uniform (reads and "
+                "write hops leaving storage racks); replaces load",
+            ),
             Param("read-fraction", "float", 0.7, "fraction of ops that read"),
             Param("chunk-min", "bytes", 100e3, "smallest chunk"),
             Param("chunk-max", "bytes", 1e6, "largest chunk"),
             Param("prepopulate", "int", 20000, "chunks stored before the run"),
+            Param(
+                "prepopulate-policy",
+                "str",
+                "",
+                "policy that placed the chunks stored before the run (empty: the policy under test)",
+            ),
+            Param(
+                "read-written",
+                "bool",
+                False,
+                "reads pick among every chunk stored so far (else the prepopulated ones only)",
+            ),
+            Param(
+                "write-fanout",
+                "bool",
+                False,
+                "writes go from the client to each replica (else a pipeline through the replicas)",
+            ),
             Param("ops", "int", 100000, "chunk reads and writes"),
             Param("replicas", "int", 3, "replicas, one per rack"),
+            Param("disk-access", "duration", 100e-6, "disk positioning time per op (seek + rotation)"),
+            Param("disk-rate", "float", 1e9, "disk transfer rate, bytes/s"),
+            Param("disks-per-host", "int", 1, "disks per storage host (a FIFO each)"),
             Param("capacity", "bytes", 1e9, "storage per host"),
             Param("balance-threshold", "float", 0.1, "storage-balance threshold (fraction of capacity)"),
             Param(
@@ -323,6 +387,35 @@ CCP = register_kind(
 
 for _name in _CCP_REDUCTIONS:
     register_metric(MetricKind(_name, "%", "reduction of the p95 latency, policy vs uniform (paired ops)"))
+for _name in _CCP_LATENCIES:
+    register_metric(MetricKind(_name, "s", "p95 latency of the ops named (network or network + disk)"))
+for _c in _CCP_CLASSES:
+    register_metric(MetricKind(f"racks_{_c}", "racks", f"storage racks of uplink class {_c}"))
+    for _run in ("uniform", "policy"):
+        register_metric(
+            MetricKind(
+                f"read_uplink_util_{_c}_{_run}",
+                "fraction",
+                f"read bytes out of the {_c}-uplink racks over their uplink capacity, {_run} run",
+            )
+        )
+        register_metric(
+            MetricKind(
+                f"uplink_util_{_c}_{_run}",
+                "fraction",
+                f"op bytes (reads, write hops) on the {_c}-uplink racks' uplinks over their capacity, "
+                f"{_run} run",
+            )
+        )
+register_metric(MetricKind("read_new_share", "fraction", "share of reads of chunks written during the run"))
+for _run in ("uniform", "policy"):
+    register_metric(
+        MetricKind(
+            f"p95_read_network_over_total_{_run}",
+            "fraction",
+            f"p95 network over p95 total latency of reads, {_run} run",
+        )
+    )
 register_metric(
     MetricKind("storage_imbalance_pct_uniform", "%", "storage_imbalance_pct of the uniform baseline")
 )

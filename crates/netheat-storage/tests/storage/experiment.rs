@@ -237,3 +237,48 @@ fn ccp_rebalancer_keeps_storage_within_the_threshold() {
     // Moves are traffic, yet CCP still beats uniform.
     assert!(on["p95_network_latency_reduction_pct"] > 50.0, "{on:?}");
 }
+
+/// The paper's setting on 6 storage racks of 4 hosts (10 Gbps, 4:1 at the
+/// guideline: 10 Gbps uplinks at factor 1).
+fn paper_small() -> CcpSpec {
+    CcpSpec { racks: 6, hosts_per_rack: 4, client_racks: 2, prepopulate: 2000, ops: 5000, ..CcpSpec::paper() }
+}
+
+#[test]
+fn ccp_paper_setting_classes_and_load_by_hand() {
+    let v: BTreeMap<_, _> = ccp_point(&paper_small()).unwrap().into_iter().collect();
+    // Spread 2 over 6 racks: factors 2/3 + (2/3) i / 5 = 0.667, 0.8, 0.933,
+    // 1.067, 1.2, 1.333. The guideline is the datacenter model's median
+    // (element 3 of 6, sorted): 1.067. High at >= 1.2 x 1.067 = 1.28: one
+    // rack; Low below 0.8 x 1.067 = 0.853: two racks; three Medium.
+    assert_eq!((v["racks_high"], v["racks_medium"], v["racks_low"]), (1.0, 3.0, 2.0), "{v:?}");
+    // Uniform: every rack serves 1/6 of the reads, the smallest uplink at
+    // 75% (writes go to the replicas from the client, so only reads leave
+    // storage racks). Low class: 2 x 0.75 x 0.667 / (0.667 + 0.8) = 0.682.
+    let low = v["read_uplink_util_low_uniform"];
+    assert!((low - 0.682).abs() < 0.1, "{low}");
+    assert_eq!(v["read_uplink_util_low_uniform"], v["uplink_util_low_uniform"]);
+    // CCP (strict priority) moves read load from the Low rack to the High one.
+    assert!(v["read_uplink_util_high_policy"] > v["read_uplink_util_high_uniform"], "{v:?}");
+    assert!(v["read_uplink_util_low_policy"] < v["read_uplink_util_low_uniform"], "{v:?}");
+    assert!(v["read_new_share"] > 0.0 && v["read_new_share"] < 1.0, "{v:?}");
+    assert_eq!(v["placement_failures"], 0.0);
+}
+
+#[test]
+fn ccp_places_new_chunks_only_so_reads_of_old_chunks_keep_their_network_latency() {
+    // Section 5.2: CCP places new chunks only. The store before the run is
+    // uniform's in both runs; when reads touch only those chunks, they take
+    // the same replicas over the same links (storage uplinks, client
+    // downlinks) and the writes, fanned out from the client, use none of
+    // them: the read network latency cannot change. Disks are shared with
+    // the writes, so the total may.
+    let s = CcpSpec { read_written: false, ..paper_small() };
+    let v: BTreeMap<_, _> = ccp_point(&s).unwrap().into_iter().collect();
+    assert_eq!(v["read_new_share"], 0.0);
+    let (a, b) = (v["p95_network_latency_s_read_uniform"], v["p95_network_latency_s_read_policy"]);
+    assert!(a > 0.0 && (a - b).abs() <= 1e-9 * a, "{a} vs {b}");
+    // Had the store been placed by CCP, the reads would differ.
+    let w: BTreeMap<_, _> = ccp_point(&CcpSpec { prepopulate_policy: None, ..s }).unwrap().into_iter().collect();
+    assert!(w["p95_network_latency_reduction_pct_read"].abs() > 1.0, "{w:?}");
+}
