@@ -258,6 +258,9 @@ def subways_shuffle(
     t_rebind_s: float = 0.01,
     aggressiveness: float = 0.5,
     failed_tor: int | None = None,
+    placement: str = "contiguous",
+    pattern: str = "all-to-all",
+    flows_per_pair: int = 1,
 ) -> dict[str, Any]: ...
 def subways_tor_failure(topology: Topology, tor: int) -> dict[str, Any]: ...
 def packet_cloudburst_point(

@@ -67,3 +67,31 @@ def test_experiment_peak_ratio_is_the_hand_computed_speedup(tmp_path: Path) -> N
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["metrics"]["peak"]["ours"] == pytest.approx(2.0)
     assert "first-rack=0" in summary["metrics"]["peak"]["note"]
+
+
+def test_testbed_experiment_respects_its_bottlenecks(tmp_path: Path) -> None:
+    # Table 2 (Subways Sec. 8.2): 192 flows of 100 MB = 153.6 Gb into rack 3.
+    # Type 0: through the receiver ToR's 2 x 500 Mbps downlinks, >= 153.6 s;
+    # Type 1: through the receivers' 8 x 500 Mbps ports, >= 38.4 s.
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    exp = load_experiment(root / "subways-testbed.toml", quick=True)
+    run_experiment(exp, tmp_path / "run", workers=1, progress=False)
+    m = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    assert m["tail_fct_type0"]["paper"] == pytest.approx(179.1)
+    assert m["tail_fct_type0"]["ours"] >= 153.6 - 1e-6
+    assert m["tail_fct_type1"]["ours"] >= 38.4 - 1e-6
+    assert m["tail_fct_type1"]["ours"] < m["tail_fct_type0"]["ours"] / 2
+
+
+def test_two_loops_and_into_last_rack_reach_rust(tmp_path: Path) -> None:
+    # Two racks of one server (loop of 2): two-loops has no second loop here.
+    t1 = netheat.load_topology(str(_topo(tmp_path, "t1", "type1")))
+    with pytest.raises(NetheatError, match="two loops"):
+        subways_shuffle(t1, 0, 2, 1e6, "ecmp", 1, placement="two-loops")
+    with pytest.raises(NetheatError, match="unknown placement"):
+        subways_shuffle(t1, 0, 2, 1e6, "ecmp", 1, placement="scattered")
+    # Server 0 sends 3 flows of 1.25 GB to server 1 over the shared ToRs:
+    # 3.75 GB through its 2 x 10G ports is at least 1.5 s.
+    r = subways_shuffle(t1, 0, 2, 1.25e9, "ecmp", 1, pattern="into-last-rack", flows_per_pair=3)
+    assert r["flows"] == 3
+    assert r["completion_s"] >= 1.5 - 1e-9

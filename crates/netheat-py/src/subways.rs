@@ -1,6 +1,6 @@
 //! Subways shuffle runs and ToR-failure analysis for Python (`netheat.experiments.subways`).
 
-use netheat_subways::{failures::tor_failure, run_shuffle, LbParams, ShuffleJob, SubwaysError};
+use netheat_subways::{failures::tor_failure, run_shuffle, LbParams, Pattern, Placement, ShuffleJob, SubwaysError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -14,12 +14,16 @@ fn err(py: Python<'_>, e: SubwaysError) -> PyErr {
     }
 }
 
-/// One shuffle job (all-to-all among `nodes` consecutive servers from rack
-/// `first_rack`, `bytes_per_pair` each way) under a load-balancing policy:
-/// `{"completion_s", "flows", "rebinds", "detours", "events", "stranded"}`; `failed_tor` is down
-/// for the whole job.
+/// One shuffle job (all-to-all among `nodes` servers from rack `first_rack`,
+/// `flows_per_pair` flows of `bytes_per_pair` each way) under a
+/// load-balancing policy: `{"completion_s", "flows", "rebinds", "detours",
+/// "events", "stranded", "first_detour_s"}`; `failed_tor` is down for the
+/// whole job. `placement` is `contiguous` or `two-loops` (half the servers
+/// in each of two Subways loops); `pattern` is `all-to-all` or
+/// `into-last-rack` (the servers of the job's last rack receive from all
+/// others, the Subways testbed run).
 #[pyfunction]
-#[pyo3(signature = (topology, first_rack, nodes, bytes_per_pair, policy, seed, t_rebind_s = 0.01, aggressiveness = 0.5, failed_tor = None))]
+#[pyo3(signature = (topology, first_rack, nodes, bytes_per_pair, policy, seed, t_rebind_s = 0.01, aggressiveness = 0.5, failed_tor = None, placement = "contiguous", pattern = "all-to-all", flows_per_pair = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn subways_shuffle<'py>(
     py: Python<'py>,
@@ -32,9 +36,22 @@ pub fn subways_shuffle<'py>(
     t_rebind_s: f64,
     aggressiveness: f64,
     failed_tor: Option<u32>,
+    placement: &str,
+    pattern: &str,
+    flows_per_pair: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let topo = topology.inner.clone();
-    let job = ShuffleJob { first_rack, nodes, bytes_per_pair, failed_tor };
+    let placement = match placement {
+        "contiguous" => Placement::Contiguous,
+        "two-loops" => Placement::TwoLoops,
+        o => return Err(errors::input(py, format!("unknown placement {o:?} (contiguous, two-loops)"))),
+    };
+    let pattern = match pattern {
+        "all-to-all" => Pattern::AllToAll,
+        "into-last-rack" => Pattern::IntoLastRack,
+        o => return Err(errors::input(py, format!("unknown pattern {o:?} (all-to-all, into-last-rack)"))),
+    };
+    let job = ShuffleJob { first_rack, nodes, bytes_per_pair, flows_per_pair, placement, pattern, failed_tor };
     let params = LbParams { t_rebind_s, aggressiveness, ..LbParams::default() };
     let policy = policy.to_string();
     let r = py.allow_threads(move || run_shuffle(&topo, &job, &policy, &params, seed)).map_err(|e| err(py, e))?;
@@ -45,6 +62,7 @@ pub fn subways_shuffle<'py>(
     d.set_item("detours", r.detours)?;
     d.set_item("events", r.events)?;
     d.set_item("stranded", r.stranded)?;
+    d.set_item("first_detour_s", r.first_detour_s.unwrap_or(f64::NAN))?;
     Ok(d)
 }
 

@@ -1,11 +1,15 @@
 //! Shuffle completion times and speedups over Type 0 for each policy and
 //! job size, printed as a table (the Subways issue's sweep benchmark).
 //!
-//! `cargo run --release -p netheat-subways --example shuffle_sweep -- TYPE0.toml TYPE1.toml [nodes...]`
+//! `cargo run --release -p netheat-subways --example shuffle_sweep -- TYPE0.toml TYPE1.toml [first_rack] [nodes...]`
+//!
+//! With `PLACEMENT=two-loops` the job is split equally between two loops
+//! (the paper's cross-cluster jobs); `ecmp` is vanilla Subways ECMP and
+//! `x short` the former shortest-path ECMP (ours).
 use std::path::Path;
 use std::time::Instant;
 
-use netheat_subways::{run_shuffle, LbParams, ShuffleJob};
+use netheat_subways::{run_shuffle, LbParams, Placement, ShuffleJob};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -23,25 +27,30 @@ fn main() {
     };
     let p = LbParams::default();
     println!(
-        "{:>6} {:>12} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8}",
-        "nodes", "type0 s", "ecmp s", "adapt s", "detour s", "x ecmp", "x adapt", "x detour", "wall s"
+        "{:>6} {:>12} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "nodes", "type0 s", "ecmp s", "adapt s", "detour s", "x ecmp", "x short", "x adapt", "x detour", "wall s"
     );
     let started = Instant::now();
     for n in sizes {
-        let job = ShuffleJob { first_rack, nodes: n, bytes_per_pair: 15e6, failed_tor: None };
+        let mut job = ShuffleJob::new(first_rack, n, 15e6);
+        if std::env::var("PLACEMENT").is_ok_and(|v| v == "two-loops") {
+            job.placement = Placement::TwoLoops;
+        }
         let w = Instant::now();
         let base = run_shuffle(&t0, &job, "ecmp", &p, 1).expect("type 0").completion_s;
         let e = run_shuffle(&t1, &job, "ecmp", &p, 1).expect("ecmp").completion_s;
+        let es = run_shuffle(&t1, &job, "ecmp-shortest", &p, 1).expect("ecmp-shortest").completion_s;
         let a = run_shuffle(&t1, &job, "adaptive", &p, 1).expect("adaptive").completion_s;
         let d = run_shuffle(&t1, &job, "detour", &p, 1).expect("detour");
         println!(
-            "{:>6} {:>12.4} {:>10.4} {:>10.4} {:>10.4} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
+            "{:>6} {:>12.4} {:>10.4} {:>10.4} {:>10.4} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
             n,
             base,
             e,
             a,
             d.completion_s,
             base / e,
+            base / es,
             base / a,
             base / d.completion_s,
             w.elapsed().as_secs_f64()

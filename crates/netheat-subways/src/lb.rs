@@ -1,63 +1,84 @@
 //! Load balancing over Subways' redundant server-ToR links.
 //!
-//! A server with ports on several ToRs can send through any of them. Every
-//! policy first prefers a *shortcut*: when source and destination share a
-//! ToR, the flow crosses only that ToR (uniform choice among shared ToRs).
-//! Otherwise it picks a source port (hence a source ToR), a destination port
-//! and one of the fabric routes between the two ToRs.
+//! A server with ports on several ToRs can send through any of them. A path
+//! picks a source port (hence a source ToR), a destination port and one of
+//! the fabric routes between the two ToRs; when both ports sit on the same
+//! ToR the flow crosses only that ToR (a *shortcut*, 2 links).
 //!
-//! * `ecmp`: a static per-flow hash over the shortest paths, weighted by port
-//!   speed (the engine's weighted ECMP; 2/7 and 5/7 for 10G + 25G ports);
-//!   with a failed ToR, a static weighted choice among the live shortest paths.
-//! * `adaptive` (Type 1LB/2LB): a per-loop controller samples link rates
-//!   every `t_rebind` (10 ms) into an EWMA of utilization. New flows pick the
+//! * `ecmp`: vanilla Type 1/2 ECMP of the Subways paper (CoNEXT'15 §4.2,
+//!   §4.3). The server has one rule with `p` options, one per ToR: the
+//!   source port is drawn per flow in proportion to port speed (2/7 and 5/7
+//!   for 10G + 25G, §4.3). In Type 0 and Type 1 the chosen ToR delivers
+//!   directly when the destination is attached to it, else the aggregation
+//!   layer picks one of the destination's ToRs (its `p` options, by speed);
+//!   in Type 2 the destination address (ToR) is drawn independently by the
+//!   source, so a shortcut is taken only when both draws land on the same
+//!   ToR. Shortcuts are therefore *not* always taken; a fabric route is
+//!   drawn uniformly. With a failed ToR, the same rule over live ports.
+//! * `ecmp-shortest` (ours, the old behaviour, kept as a labelled option):
+//!   the engine's static hash over shortest paths only, so a shortcut is
+//!   always taken when one exists.
+//! * `adaptive` (Type 1LB/2LB, §5.2): a per-loop controller reads link
+//!   counters every `t_rebind` (10 ms, §8.1) into an EWMA of utilization.
+//!   New flows take a shortcut when one exists (uniformly), else pick the
 //!   source port with probability proportional to the remaining outbound
-//!   capacity `B (1 - U)` of its ToR's uplinks, capped by the remaining
-//!   capacity of the server-ToR link itself, and the destination port by the
-//!   remaining inbound capacity likewise. Every `t_rebind` each running
-//!   non-shortcut flow is re-drawn from the current split with probability
-//!   `c` (aggressiveness, 0.5), so the split moves a fraction `c` of the way
-//!   to the target each period.
-//! * `detour` (Type 1D/2D): `adaptive` plus outbound detours. A ToR whose
-//!   uplink utilization is above `hot_threshold` (60%) at two consecutive
-//!   samples `t_detect` apart (a whole period, exactly when rates did not
-//!   change in between) is hot for at least `t_duration` (100 ms). When every
-//!   ToR of a server is hot, its running flows may leave through a *remote*
-//!   ToR of a neighbouring rack, reached through at most
-//!   `max_intermediate` (2) intermediate servers that have ports on both
-//!   ToRs of each hop. Each remote ToR offers `detour_share` (60%) of its
-//!   residual uplink capacity to at most one hotspot (the set of hot ToRs a
-//!   server sees); a flow of the hotspot is detoured with probability
-//!   `offered / (offered + own uplink capacity)` through a remote ToR chosen
-//!   in proportion to its offer. Inbound detours are symmetric: when every
-//!   ToR of a destination is hot inbound, flows to it may come down into a
-//!   remote ToR of a neighbouring rack and reach it through intermediate
-//!   servers (outbound detours are tried first).
+//!   capacity `V = B (1 - U)` of its ToR's uplinks (capped by the remaining
+//!   capacity of the server-ToR link), and the destination port by the
+//!   remaining inbound capacity `E = B (1 - D)` likewise. Every `t_rebind`
+//!   each server re-binds all its running non-shortcut flows: with `u_i` its
+//!   current share of traffic on ToR `i` (NIC counters), `U_i` ToR `i`'s
+//!   uplink EWMA and `U_target = sum B_i U_i / sum B_i`, the target share is
+//!   `t_i = c u_i U_target / U_i + (1 - c) u_i` (`c` = `aggressiveness`,
+//!   0.5), each flow is re-bound to ToR `i` with probability
+//!   `P[i] = t_i / sum t_j`, and `P[i]` is capped at `b_i / S` (`S` the
+//!   server's sending rate, `b_i` its link speed) with the excess spread
+//!   evenly over the other links. Destination ToRs are re-bound the same way
+//!   on downlink utilizations (by the aggregation switches in Type 1, by the
+//!   source in Type 2: the same rule either way).
+//! * `detour` (Type 1D/2D, §6): `adaptive` plus detours. A ToR whose uplink
+//!   (or downlink) utilization averaged over a whole `t_detect` window (the
+//!   controller period) is above `hot_threshold` (60%) is hot for at least
+//!   `t_duration` (100 ms). When every ToR of a server is hot, its running
+//!   flows may leave through a *remote* ToR of a neighbouring rack, reached
+//!   through at most `max_intermediate` (2) intermediate servers that have
+//!   ports on both ToRs of each hop. A detour never passes through another
+//!   hot ToR or through a server of a hot rack (all of whose ToRs are hot,
+//!   §6 "Detouring for groups of racks"); every non-hot ToR on the way is an
+//!   egress point. Each remote ToR offers `detour_share` (60%) of its
+//!   measured residual uplink capacity to at most one hotspot; a flow of the
+//!   hotspot is detoured with probability `offered / (offered + own uplink
+//!   capacity)` through a remote ToR chosen in proportion to its offer.
+//!   Inbound detours are symmetric (outbound detours are tried first).
 //!
 //! Policies implement [`LoadBalancer`] and are created by tag with
-//! [`load_balancer`]; an unknown tag lists the known ones.
+//! [`load_balancer`]; an unknown tag lists the known ones. The `rate`
+//! passed to [`LoadBalancer::on_period`] is each link's average rate over
+//! the period just ended ([`crate::shuffle`] measures it from flow byte
+//! counters), as packet counters would give.
 
 use std::collections::BTreeMap;
 
 use netheat_core::{HostId, LinkId};
 use netheat_engine::Route;
-use netheat_topology::{Port, Topology};
+use netheat_topology::{Port, Topology, Wiring};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::SubwaysError;
 
 /// Registered load-balancing tags.
-pub const POLICIES: &[&str] = &["adaptive", "detour", "ecmp"];
+pub const POLICIES: &[&str] = &["adaptive", "detour", "ecmp", "ecmp-shortest"];
 
 /// Parameters of the adaptive and detour policies (the paper's defaults).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LbParams {
-    /// Controller period (and re-binding period), seconds.
+    /// Controller period, seconds: the re-binding period `T_rebind` and the
+    /// hot-detection window `T_detect` (both 10 ms in §8.1).
     pub t_rebind_s: f64,
     /// Weight of the newest sample in the utilization EWMA, in (0, 1].
     pub ewma_weight: f64,
-    /// Probability that a running flow is re-drawn each period.
+    /// The scaling factor `c` of the re-binding rule (§5.2: "c = 0.5"): how
+    /// far each period moves a server's split toward the target.
     pub aggressiveness: f64,
     /// Utilization above which a ToR uplink is hot.
     pub hot_threshold: f64,
@@ -149,6 +170,7 @@ pub fn load_balancer(tag: &str, params: &LbParams) -> Result<Box<dyn LoadBalance
     params.validate()?;
     match tag {
         "ecmp" => Ok(Box::new(Ecmp)),
+        "ecmp-shortest" => Ok(Box::new(EcmpShortest)),
         "adaptive" => Ok(Box::new(Adaptive::new(params.clone(), false))),
         "detour" => Ok(Box::new(Adaptive::new(params.clone(), true))),
         _ => Err(SubwaysError::UnknownPolicy { name: tag.to_string(), known: POLICIES.join(", ") }),
@@ -248,12 +270,66 @@ impl<'a> Net<'a> {
     }
 }
 
-/// Static weighted ECMP: the engine hashes each flow onto one shortest path.
+/// Vanilla Subways ECMP (§4.2 Type 0/1, §4.3 Type 2): see the module docs.
 struct Ecmp;
+
+/// The links of a vanilla ECMP path from `src` to `dst`, or `None` when one
+/// of them has no live port.
+pub fn vanilla_ecmp_path(net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Option<Vec<LinkId>> {
+    let sps = net.ports(src);
+    let dps = net.ports(dst);
+    if sps.is_empty() || dps.is_empty() {
+        return None;
+    }
+    let speeds = |v: &[Port]| v.iter().map(|p| p.speed_bps).collect::<Vec<f64>>();
+    // The server's one rule with p options, one per ToR (weighted by speed, §4.3).
+    let sp = sps[pick(&speeds(&sps), rng)];
+    let type2 = net.topo.subways().is_some_and(|w| w.wiring == Wiring::Type2);
+    // Type 0/1: the chosen ToR delivers locally when the destination is
+    // attached to it (its own servers); Type 2: the source picks one of the
+    // destination's p addresses independently (§4.3), so only a matching
+    // draw stays on one ToR.
+    let local: Vec<Port> = if type2 { Vec::new() } else { dps.iter().copied().filter(|d| d.tor == sp.tor).collect() };
+    let dp = if local.is_empty() { dps[pick(&speeds(&dps), rng)] } else { local[pick(&speeds(&local), rng)] };
+    if dp.tor == sp.tor {
+        return Some(vec![sp.up, dp.down]);
+    }
+    let i = rng.gen_range(0..net.topo.tor_routes(sp.tor, dp.tor));
+    Some(net.direct(&sp, &dp, i))
+}
 
 impl LoadBalancer for Ecmp {
     fn name(&self) -> &'static str {
         "ecmp"
+    }
+    fn period_s(&self) -> Option<f64> {
+        None
+    }
+    fn route(&mut self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Route {
+        match vanilla_ecmp_path(net, src, dst, rng) {
+            Some(p) => Route::Explicit(p),
+            None => Route::Ecmp, // no live port: the engine strands it
+        }
+    }
+    fn on_period(
+        &mut self,
+        _: &Net<'_>,
+        _: f64,
+        _: &dyn Fn(LinkId) -> f64,
+        _: &[ActiveFlow],
+        _: &mut ChaCha8Rng,
+    ) -> Vec<(u64, Vec<LinkId>)> {
+        Vec::new()
+    }
+}
+
+/// Ours (the former `ecmp`): the engine hashes each flow onto one shortest
+/// path, so shortcuts are always taken when they exist.
+struct EcmpShortest;
+
+impl LoadBalancer for EcmpShortest {
+    fn name(&self) -> &'static str {
+        "ecmp-shortest"
     }
     fn period_s(&self) -> Option<f64> {
         None
@@ -323,8 +399,6 @@ struct Adaptive {
     detour: bool,
     /// EWMA utilization per directed link (only server-ToR and ToR links are read).
     util: Vec<f64>,
-    /// Instantaneous ToR uplink / downlink utilization at the previous period.
-    prev: [Vec<f64>; 2],
     /// Hot until this time, per ToR, outbound ([0]) and inbound ([1]).
     hot_until: [Vec<f64>; 2],
     detours: u64,
@@ -332,21 +406,13 @@ struct Adaptive {
 
 impl Adaptive {
     fn new(p: LbParams, detour: bool) -> Self {
-        Self {
-            p,
-            detour,
-            util: Vec::new(),
-            prev: [Vec::new(), Vec::new()],
-            hot_until: [Vec::new(), Vec::new()],
-            detours: 0,
-        }
+        Self { p, detour, util: Vec::new(), hot_until: [Vec::new(), Vec::new()], detours: 0 }
     }
 
     fn ensure(&mut self, net: &Net<'_>) {
         if self.util.is_empty() {
             self.util = vec![0.0; net.topo.links().len()];
             let n = net.topo.tors().len();
-            self.prev = [vec![0.0; n], vec![0.0; n]];
             self.hot_until = [vec![f64::NEG_INFINITY; n], vec![f64::NEG_INFINITY; n]];
         }
     }
@@ -402,12 +468,13 @@ impl Adaptive {
         src: HostId,
         dst: HostId,
         chain: &[u32],
+        avoid: &[HostId],
         rng: &mut ChaCha8Rng,
     ) -> Option<Vec<LinkId>> {
         let sp = net.ports(src).into_iter().find(|p| p.tor == chain[0])?;
         let mut out = vec![sp.up];
         for w in chain.windows(2) {
-            out.extend(net.bridge(w[0], w[1], &[src, dst], rng)?);
+            out.extend(net.bridge(w[0], w[1], avoid, rng)?);
         }
         let remote = *chain.last()?;
         let dps = net.ports(dst);
@@ -427,6 +494,7 @@ impl Adaptive {
         src: HostId,
         dst: HostId,
         chain: &[u32],
+        avoid: &[HostId],
         rng: &mut ChaCha8Rng,
     ) -> Option<Vec<LinkId>> {
         let dp = net.ports(dst).into_iter().find(|p| p.tor == chain[0])?;
@@ -437,7 +505,7 @@ impl Adaptive {
         let i = rng.gen_range(0..net.topo.tor_routes(sp.tor, remote));
         net.topo.tor_route(sp.tor, remote, i, &mut out);
         for w in chain.windows(2).rev() {
-            out.extend(net.bridge(w[1], w[0], &[src, dst], rng)?);
+            out.extend(net.bridge(w[1], w[0], avoid, rng)?);
         }
         out.push(dp.down);
         Some(out)
@@ -485,7 +553,10 @@ impl Adaptive {
     }
 
     /// Remote ToRs (with the ToR chain reaching each) within
-    /// `max_intermediate` intermediate servers of the hotspot `hot`.
+    /// `max_intermediate` intermediate servers of the hotspot `hot`. Chains
+    /// never enter a hot ToR (§6: detours must not pass through other loaded
+    /// racks); every non-hot ToR reached is an egress point and may feed the
+    /// next one.
     fn remotes(&self, net: &Net<'_>, hot: &[u32], now: f64, dir: usize) -> Vec<Vec<u32>> {
         let mut seen: Vec<u32> = hot.to_vec();
         let mut frontier: Vec<Vec<u32>> = hot.iter().map(|&t| vec![t]).collect();
@@ -499,18 +570,131 @@ impl Adaptive {
                         continue;
                     }
                     seen.push(n);
+                    if self.hot_until[dir][n as usize] > now {
+                        continue; // another hot ToR: never a way through
+                    }
                     let mut c = chain.clone();
                     c.push(n);
-                    if self.hot_until[dir][n as usize] > now {
-                        next.push(c); // hot: only a way through to the next ToR
-                    } else {
-                        out.push(c); // the first non-hot ToR each way is the remote
-                    }
+                    out.push(c.clone());
+                    next.push(c);
                 }
             }
             frontier = next;
         }
         out
+    }
+
+    /// Servers that must not relay detours at `now`: those of a hot rack
+    /// (every ToR of theirs hot in `dir`).
+    fn hot_servers(&self, net: &Net<'_>, now: f64, dir: usize) -> Vec<HostId> {
+        (0..net.topo.hosts().len() as HostId)
+            .filter(|&h| {
+                let tors = net.topo.host_tors(h);
+                !tors.is_empty() && tors.iter().all(|&t| self.hot_until[dir][t as usize] > now)
+            })
+            .collect()
+    }
+}
+
+/// The re-binding rule of the Subways paper (§5.2, "Subsequent load
+/// balancing") for one server and direction. `ports` are its live ports,
+/// `port_rate` the rate it measured on each over the last period,
+/// `tor_util` the EWMA utilization `U_i` of each port's ToR (uplinks
+/// outbound, downlinks inbound) and `tor_cap` that ToR's capacity `B_i` in
+/// the same direction. With `u_i = port_rate_i / sum`, `U_target = sum B_i
+/// U_i / sum B_i`, the target share is `t_i = c u_i U_target / U_i + (1 - c)
+/// u_i` and `P[i] = t_i / sum t_j`; `P[i]` is capped at `b_i / S` (`S` the
+/// total measured rate, `b_i` the port speed) with the excess spread evenly
+/// over the uncapped ports. A ToR measured at 0 while the server uses it is
+/// taken as 1e-9 utilized (the formula's limit: it attracts all it can, up
+/// to the cap). `None` when the server sent nothing.
+pub fn rebind_split(c: f64, ports: &[Port], port_rate: &[f64], tor_util: &[f64], tor_cap: &[f64]) -> Option<Vec<f64>> {
+    let total: f64 = port_rate.iter().sum();
+    if ports.is_empty() || total <= 0.0 || !total.is_finite() {
+        return None;
+    }
+    let bsum: f64 = tor_cap.iter().sum();
+    if bsum <= 0.0 {
+        return None;
+    }
+    let target = tor_cap.iter().zip(tor_util).map(|(b, u)| b * u).sum::<f64>() / bsum;
+    let t: Vec<f64> = port_rate
+        .iter()
+        .zip(tor_util)
+        .map(|(&r, &u)| {
+            let ui = r / total;
+            c * ui * target / u.max(1e-9) + (1.0 - c) * ui
+        })
+        .collect();
+    let tsum: f64 = t.iter().sum();
+    if tsum <= 0.0 || !tsum.is_finite() {
+        return None;
+    }
+    let mut prob: Vec<f64> = t.iter().map(|x| x / tsum).collect();
+    // Cap by the server-ToR link (P[i] S <= b_i); spread the excess evenly.
+    let mut capped = vec![false; prob.len()];
+    for _ in 0..prob.len() {
+        let mut excess = 0.0;
+        for (i, p) in prob.iter_mut().enumerate() {
+            let cap = ports[i].speed_bps / total;
+            if !capped[i] && *p > cap {
+                excess += *p - cap;
+                *p = cap;
+                capped[i] = true;
+            }
+        }
+        let free = capped.iter().filter(|c| !**c).count();
+        if excess <= 0.0 || free == 0 {
+            break;
+        }
+        for (i, p) in prob.iter_mut().enumerate() {
+            if !capped[i] {
+                *p += excess / free as f64;
+            }
+        }
+    }
+    Some(prob)
+}
+
+/// One server's re-binding split: its live ports, the probability `P[i]`
+/// of §5.2 for each, and how many of its running non-shortcut flows sit on
+/// each now. Each flow ends on port `i` with probability `P[i]` (as when
+/// every flow is redrawn), moving as few flows as that allows: a flow on
+/// port `i` stays with probability `min(1, P[i] / c_i)` (`c_i` the share
+/// of the flows on `i`), otherwise it moves to a port `j` with probability
+/// proportional to `P[j] - c_j > 0`.
+struct Split {
+    ports: Vec<Port>,
+    prob: Vec<f64>,
+    on: Vec<f64>,
+}
+
+impl Split {
+    fn new(ports: Vec<Port>, prob: Vec<f64>) -> Self {
+        let on = vec![0.0; ports.len()];
+        Self { ports, prob, on }
+    }
+
+    fn count(&mut self, is: impl Fn(&Port) -> bool) {
+        if let Some(i) = self.ports.iter().position(is) {
+            self.on[i] += 1.0;
+        }
+    }
+
+    fn rebind(&self, cur: usize, rng: &mut ChaCha8Rng) -> usize {
+        let n: f64 = self.on.iter().sum();
+        if n <= 0.0 {
+            return pick(&self.prob, rng);
+        }
+        let c = |i: usize| self.on[i] / n;
+        if c(cur) <= 0.0 || rng.gen::<f64>() < (self.prob[cur] / c(cur)).min(1.0) {
+            return cur;
+        }
+        let deficit: Vec<f64> = (0..self.prob.len()).map(|j| (self.prob[j] - c(j)).max(0.0)).collect();
+        if deficit.iter().sum::<f64>() <= 0.0 {
+            return cur;
+        }
+        pick(&deficit, rng)
     }
 }
 
@@ -552,49 +736,85 @@ impl LoadBalancer for Adaptive {
             let inst = if c > 0.0 { rate(l as LinkId) / c } else { 1.0 };
             *u = a * inst + (1.0 - a) * *u;
         }
-        // Hot detection on instantaneous ToR uplink (and downlink) utilization,
-        // two samples a period apart.
+        // Hot detection (§6 "When to detour"): ToR uplink (downlink)
+        // utilization averaged over the whole window just ended (`rate` is
+        // the window average) above the threshold.
         let ntor = net.topo.tors().len();
-        let mut inst = [vec![0.0; ntor], vec![0.0; ntor]];
+        let mut win = [vec![0.0; ntor], vec![0.0; ntor]];
         for (t, tor) in net.topo.tors().iter().enumerate() {
-            inst[0][t] = tor.up.iter().map(|&l| rate(l)).sum::<f64>() / net.tor_up_bps[t].max(1.0);
-            inst[1][t] = tor.down.iter().map(|&l| rate(l)).sum::<f64>() / net.tor_down_bps[t].max(1.0);
-            for (dir, sample) in inst.iter().enumerate() {
-                if self.detour && sample[t] > self.p.hot_threshold && self.prev[dir][t] > self.p.hot_threshold {
+            // (At most 1: a full link can read a hair above from rounding.)
+            win[0][t] = (tor.up.iter().map(|&l| rate(l)).sum::<f64>() / net.tor_up_bps[t].max(1.0)).min(1.0);
+            win[1][t] = (tor.down.iter().map(|&l| rate(l)).sum::<f64>() / net.tor_down_bps[t].max(1.0)).min(1.0);
+            for (dir, sample) in win.iter().enumerate() {
+                if self.detour && sample[t] > self.p.hot_threshold {
                     self.hot_until[dir][t] = self.hot_until[dir][t].max(now + self.p.t_duration_s);
                 }
             }
         }
         let (out_plans, in_plans) = if self.detour {
-            (self.plans(net, now, 0, &inst[0], active), self.plans(net, now, 1, &inst[1], active))
+            (self.plans(net, now, 0, &win[0], active), self.plans(net, now, 1, &win[1], active))
         } else {
             (BTreeMap::new(), BTreeMap::new())
         };
-        self.prev = inst;
+        let avoid = [
+            if self.detour { self.hot_servers(net, now, 0) } else { Vec::new() },
+            if self.detour { self.hot_servers(net, now, 1) } else { Vec::new() },
+        ];
+
+        // Re-binding splits (§5.2), per source (outbound) and destination
+        // (inbound) server of a running non-shortcut flow, with the share of
+        // that server's flows now on each port.
+        let mut out_split: BTreeMap<HostId, Option<Split>> = BTreeMap::new();
+        let mut in_split: BTreeMap<HostId, Option<Split>> = BTreeMap::new();
+        for f in active.iter().filter(|f| f.path.len() > 2) {
+            out_split.entry(f.src).or_insert_with(|| {
+                let ports = net.ports(f.src);
+                let r: Vec<f64> = ports.iter().map(|p| rate(p.up)).collect();
+                let u: Vec<f64> = ports.iter().map(|p| self.tor_out_util(net, p.tor)).collect();
+                let b: Vec<f64> = ports.iter().map(|p| net.tor_up_bps[p.tor as usize]).collect();
+                rebind_split(self.p.aggressiveness, &ports, &r, &u, &b).map(|s| Split::new(ports, s))
+            });
+            in_split.entry(f.dst).or_insert_with(|| {
+                let ports = net.ports(f.dst);
+                let r: Vec<f64> = ports.iter().map(|p| rate(p.down)).collect();
+                let u: Vec<f64> = ports.iter().map(|p| self.tor_in_util(net, p.tor)).collect();
+                let b: Vec<f64> = ports.iter().map(|p| net.tor_down_bps[p.tor as usize]).collect();
+                rebind_split(self.p.aggressiveness, &ports, &r, &u, &b).map(|s| Split::new(ports, s))
+            });
+        }
+        for f in active.iter().filter(|f| f.path.len() > 2) {
+            if let Some(Some(sp)) = out_split.get_mut(&f.src) {
+                sp.count(|p| p.up == f.path[0]);
+            }
+            if let Some(Some(sp)) = in_split.get_mut(&f.dst) {
+                sp.count(|p| Some(&p.down) == f.path.last());
+            }
+        }
 
         let mut moves = Vec::new();
         for f in active {
             if f.path.len() <= 2 {
                 continue; // shortcut (or engine-routed): nothing better to do
             }
-            if rng.gen::<f64>() >= self.p.aggressiveness {
-                continue;
-            }
             let mut src_tors = net.topo.host_tors(f.src);
             src_tors.sort_unstable();
             let mut dst_tors = net.topo.host_tors(f.dst);
             dst_tors.sort_unstable();
-            // Outbound detours first; else inbound; else an adaptive direct path.
+            // Outbound detours first; else inbound; else a re-bound direct path.
             let mut detour = None;
             if let Some((chains, offers, prob)) = out_plans.get(&src_tors).filter(|p| p.2 > 0.0) {
                 if rng.gen::<f64>() < *prob {
                     let c = &chains[pick(offers, rng)];
-                    detour = self.detour_path(net, f.src, f.dst, c, rng);
+                    let mut av = avoid[0].clone();
+                    av.extend([f.src, f.dst]);
+                    detour = self.detour_path(net, f.src, f.dst, c, &av, rng);
                 }
             } else if let Some((chains, offers, prob)) = in_plans.get(&dst_tors).filter(|p| p.2 > 0.0) {
                 if rng.gen::<f64>() < *prob {
                     let c = &chains[pick(offers, rng)];
-                    detour = self.inbound_path(net, f.src, f.dst, c, rng);
+                    let mut av = avoid[1].clone();
+                    av.extend([f.src, f.dst]);
+                    detour = self.inbound_path(net, f.src, f.dst, c, &av, rng);
                 }
             }
             let path = match detour {
@@ -602,7 +822,34 @@ impl LoadBalancer for Adaptive {
                     self.detours += 1;
                     p
                 }
-                None => self.draw(net, f.src, f.dst, rng),
+                None => {
+                    let sps = net.ports(f.src);
+                    let dps = net.ports(f.dst);
+                    let cur_s = sps.iter().position(|p| p.up == f.path[0]);
+                    let cur_d = dps.iter().position(|p| Some(&p.down) == f.path.last());
+                    let si = match (out_split.get(&f.src), cur_s) {
+                        (Some(Some(sp)), Some(c)) => sp.rebind(c, rng),
+                        (_, Some(c)) => c,
+                        _ => rng.gen_range(0..sps.len()),
+                    };
+                    let di = match (in_split.get(&f.dst), cur_d) {
+                        (Some(Some(sp)), Some(c)) => sp.rebind(c, rng),
+                        (_, Some(c)) => c,
+                        _ => rng.gen_range(0..dps.len()),
+                    };
+                    let (sp, dp) = (sps[si], dps[di]);
+                    let mut fabric = Vec::new();
+                    net.topo.tor_route(sp.tor, dp.tor, 0, &mut fabric);
+                    let direct_len = 2 + fabric.len();
+                    if Some(si) == cur_s && Some(di) == cur_d && f.path.len() == direct_len {
+                        f.path.clone() // same ports, already direct: stays
+                    } else if sp.tor == dp.tor {
+                        vec![sp.up, dp.down]
+                    } else {
+                        let i = rng.gen_range(0..net.topo.tor_routes(sp.tor, dp.tor));
+                        net.direct(&sp, &dp, i)
+                    }
+                }
             };
             if path != f.path {
                 moves.push((f.id, path));

@@ -16,4 +16,4 @@ pub mod shuffle;
 
 pub use error::SubwaysError;
 pub use lb::{load_balancer, LbParams, LoadBalancer, Net, POLICIES};
-pub use shuffle::{run_shuffle, ShuffleJob, ShuffleResult};
+pub use shuffle::{run_shuffle, Pattern, Placement, ShuffleJob, ShuffleResult};

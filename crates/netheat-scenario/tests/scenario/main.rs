@@ -152,10 +152,12 @@ fn overrides_change_the_policy() {
 fn adaptive_routing_redraws_paths_within_bounds() {
     // Two racks, two aggregation switches: each ToR has two 4 Gbit/s
     // uplinks. Two 2 GB flows from rack 0 to rack 1 end at 4 s if they
-    // never share an uplink and at 8 s if they always do. With one port
-    // per host, `adaptive` re-draws the fabric route of each running flow
-    // with probability 1/2 every 10 ms (Subways §4.2), so they end in
-    // between, and the re-binding shows in the statistics.
+    // never share an uplink and at 8 s if they do. `adaptive` re-binds a
+    // server's flows among its ToRs (Subways §5.2: only ToR utilization
+    // matters, core path diversity is handled separately); with one port
+    // per host there is no other ToR, so each flow keeps the route drawn
+    // at its start: the job ends at exactly 4 s or 8 s and nothing is
+    // re-bound.
     let flows = "src,dst,bytes,start_s\n0,2,2000000000,0\n1,3,2000000000,0\n";
     let dir = std::env::temp_dir().join(format!("netheat-scn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -181,8 +183,8 @@ policy = "adaptive"
     );
     let r = run(&text).unwrap();
     let end = r.flows.iter().map(|f| f.finish_s).fold(0.0, f64::max);
-    assert!((4.0 - 1e-9..=8.0 + 1e-9).contains(&end), "adaptive: last flow ends at {end}");
-    assert!(r.stats["rebinds"] > 0.0, "{:?}", r.stats);
+    assert!((end - 4.0).abs() < 1e-6 || (end - 8.0).abs() < 1e-6, "adaptive: last flow ends at {end}");
+    assert_eq!(r.stats["rebinds"], 0.0, "{:?}", r.stats);
     // Explicit routes: no ECMP path index.
     assert!(r.flows.iter().all(|f| f.path_id == -1));
 }

@@ -91,8 +91,9 @@ fn detours_only_when_every_tor_of_the_server_is_hot() {
         lb.on_period(&net, 0.01 * k as f64, &hot(&[0]), std::slice::from_ref(&flow), &mut rng);
     }
     assert_eq!(lb.detours(), 0);
-    // ToRs 0 and 1 hot for two samples: detours through ToR 2 (via a server of
-    // rack 1) or ToR 5 (via a server of rack 5), each a walk.
+    // ToRs 0 and 1 hot over a whole window: detours through ToR 2 (via a
+    // server of rack 1) or ToR 5 (via a server of rack 5), or one more hop
+    // on to ToR 3 or 4 (two intermediate servers at most), each a walk.
     let mut lb = load_balancer("detour", &params).unwrap();
     let mut moved = Vec::new();
     for k in 1..=40 {
@@ -112,14 +113,15 @@ fn detours_only_when_every_tor_of_the_server_is_hot() {
         // The uplink used leaves a ToR that is not hot.
         let up = p.iter().find(|&&l| t.links()[l as usize].layer == netheat_topology::Layer::TorAgg).unwrap();
         let tor = tor_of(*up).unwrap();
-        assert!(tor == 2 || tor == 5, "left through ToR {tor}");
+        assert!([2, 3, 4, 5].contains(&tor), "left through ToR {tor}");
     }
 }
 
 #[test]
 fn inbound_detours_come_down_a_neighbouring_tor() {
     // Server 0's ToRs 0 and 1 are hot inbound: flows to it from the other
-    // cluster come down into ToR 2 or ToR 5 and reach it through a server.
+    // cluster come down into ToR 2 or ToR 5 (or one hop further, 3 or 4)
+    // and reach it through intermediate servers.
     let t = loop6();
     let net = Net::new(&t);
     let params = LbParams { aggressiveness: 1.0, ..LbParams::default() };
@@ -148,8 +150,158 @@ fn inbound_detours_come_down_a_neighbouring_tor() {
     for p in detoured {
         let down = p.iter().rev().find(|&&l| t.links()[l as usize].layer == netheat_topology::Layer::TorAgg).unwrap();
         let tor = t.nodes()[t.links()[*down as usize].dst as usize].rack.unwrap();
-        assert!(tor == 2 || tor == 5, "came down into ToR {tor}");
+        assert!([2, 3, 4, 5].contains(&tor), "came down into ToR {tor}");
         let into_dst: Vec<u32> = t.hosts()[0].ports.iter().map(|q| q.down).collect();
         assert!(into_dst.contains(p.last().unwrap()), "ends at server 0");
     }
+}
+
+/// Share of `draws` vanilla ECMP paths from `src` to `dst` that are shortcuts.
+fn shortcut_share(t: &netheat_topology::Topology, src: u32, dst: u32, draws: usize) -> f64 {
+    let net = Net::new(t);
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let n = (0..draws)
+        .filter(|_| {
+            let p = netheat_subways::lb::vanilla_ecmp_path(&net, src, dst, &mut rng).unwrap();
+            assert!(is_walk(t, &p));
+            p.len() == 2
+        })
+        .count();
+    n as f64 / draws as f64
+}
+
+#[test]
+fn vanilla_ecmp_takes_a_shortcut_only_when_the_draw_lands_on_a_shared_tor() {
+    // Server 0 (rack 0: ToRs 0, 1) and server 4 (rack 1: ToRs 1, 2) share ToR 1.
+    // Type 1 (§4.2): the source picks one of its 2 ToRs uniformly and ToR 1
+    // delivers locally, so half the flows take the shortcut. Type 2 (§4.3):
+    // the destination address is drawn independently too: 1/2 x 1/2 = 1/4.
+    // Shortest-path ECMP would always take it.
+    let t1 = loop6();
+    assert_eq!(t1.shared_tors(0, 4), vec![1]);
+    let n = 4000;
+    let sigma = |p: f64| (p * (1.0 - p) / n as f64).sqrt();
+    let s1 = shortcut_share(&t1, 0, 4, n);
+    assert!((s1 - 0.5).abs() < 3.0 * sigma(0.5), "type 1: {s1}");
+    let t2 = topo(
+        "kind = \"subways\"\nwiring = \"type2\"\npods = 2\nracks-per-pod = 6\nhosts-per-rack = 4\n\
+         host-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 12\nclusters-per-loop = 2\n\
+         tor-uplink = \"20Gbps\"\naggs-per-pod = 2\nspines = 2\n",
+    );
+    let shared = t2.shared_tors(0, t2.racks()[t2.hosts()[0].ports[1].tor as usize].first_host);
+    assert_eq!(shared.len(), 1);
+    let s2 = shortcut_share(&t2, 0, t2.racks()[t2.hosts()[0].ports[1].tor as usize].first_host, n);
+    assert!((s2 - 0.25).abs() < 3.0 * sigma(0.25), "type 2: {s2}");
+    // No shared ToR: never a shortcut.
+    assert_eq!(shortcut_share(&t1, 0, 12, 200), 0.0);
+}
+
+#[test]
+fn rebind_split_is_the_papers_formula() {
+    // §5.2 by hand: u = (0.75, 0.25), U = (0.8, 0.2), equal B: U_target = 0.5;
+    // t = 0.5 * 0.75 * 0.5 / 0.8 + 0.5 * 0.75 = 0.609375,
+    //     0.5 * 0.25 * 0.5 / 0.2 + 0.5 * 0.25 = 0.4375; P = t / 1.046875.
+    let t = loop6();
+    let ports = t.hosts()[0].ports.clone();
+    let p = netheat_subways::lb::rebind_split(0.5, &ports, &[6e9, 2e9], &[0.8, 0.2], &[20e9, 20e9]).unwrap();
+    assert!((p[0] - 0.609375 / 1.046875).abs() < 1e-12 && (p[1] - 0.4375 / 1.046875).abs() < 1e-12, "{p:?}");
+    // Cap: S = 18G over two 10G links, so P[i] <= 10/18; u = (0.5, 0.5),
+    // U = (0.1, 0.9): t = (1.5, 0.3889) -> P0 = 0.794 capped at 0.5556, the
+    // excess goes to the other link.
+    let p = netheat_subways::lb::rebind_split(0.5, &ports, &[9e9, 9e9], &[0.1, 0.9], &[20e9, 20e9]).unwrap();
+    assert!((p[0] - 10.0 / 18.0).abs() < 1e-12 && (p[1] - 8.0 / 18.0).abs() < 1e-12, "{p:?}");
+    // Nothing measured: no split.
+    assert!(netheat_subways::lb::rebind_split(0.5, &ports, &[0.0, 0.0], &[0.5, 0.5], &[1.0, 1.0]).is_none());
+}
+
+#[test]
+fn adaptive_rebinding_moves_load_off_a_hot_tor() {
+    // Server 0 sends 7.5G through ToR 0 and 2.5G through ToR 1 (400 flows
+    // to the other cluster, 300 on ToR 0); ToR 0's uplinks are 90% used,
+    // ToR 1's 10%. After one period the share of flows on ToR 0 is
+    // P0 = t0 / (t0 + t1) with t0 = 0.5*0.75*0.5/0.9 + 0.375, t1 = 0.5*0.25*0.5/0.1 + 0.125.
+    let t = loop6();
+    let net = Net::new(&t);
+    let [p0, p1] = [t.hosts()[0].ports[0], t.hosts()[0].ports[1]];
+    assert_eq!((p0.tor, p1.tor), (0, 1));
+    let flows: Vec<ActiveFlow> = (0..400u64)
+        .map(|i| {
+            let dst = 24 + (i % 24) as u32;
+            let sp = if i < 300 { p0 } else { p1 };
+            let dp = t.hosts()[dst as usize].ports[0];
+            ActiveFlow { id: i, src: 0, dst, path: net.direct(&sp, &dp, 0) }
+        })
+        .collect();
+    let rate = |l: u32| {
+        if l == p0.up {
+            7.5e9
+        } else if l == p1.up {
+            2.5e9
+        } else if t.tors()[0].up.contains(&l) {
+            0.9 * t.links()[l as usize].capacity_bps
+        } else if t.tors()[1].up.contains(&l) {
+            0.1 * t.links()[l as usize].capacity_bps
+        } else {
+            0.0
+        }
+    };
+    let params = LbParams { ewma_weight: 1.0, ..LbParams::default() };
+    let mut lb = load_balancer("adaptive", &params).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let moves = lb.on_period(&net, 0.01, &rate, &flows, &mut rng);
+    let mut on0 = 300.0;
+    for (id, path) in &moves {
+        assert!(is_walk(&t, path));
+        let was0 = *id < 300;
+        let now0 = path[0] == p0.up;
+        on0 += f64::from(now0 as u8) - f64::from(was0 as u8);
+    }
+    let t0: f64 = 0.5 * 0.75 * 0.5 / 0.9 + 0.375;
+    let t1 = 0.5 * 0.25 * 0.5 / 0.1 + 0.125;
+    let want = t0 / (t0 + t1);
+    let share = on0 / 400.0;
+    let sigma = (want * (1.0 - want) / 400.0_f64).sqrt();
+    assert!(share < 0.6, "load stayed on the hot ToR: {share}");
+    assert!((share - want).abs() < 3.0 * sigma, "{share} vs {want}");
+}
+
+#[test]
+fn detours_never_pass_through_another_hot_tor() {
+    // Server 0's ToRs 0 and 1 are hot, and so is ToR 2 (rack 1, on ToRs 1
+    // and 2, is a hot rack too). Detours to the right would cross ToR 2, so
+    // every detour leaves to the left, through ToR 5 (a server of rack 5)
+    // or on to ToR 4, and no link of it touches ToR 2.
+    let t = loop6();
+    let net = Net::new(&t);
+    let params = LbParams { aggressiveness: 1.0, ..LbParams::default() };
+    let sp = t.hosts()[0].ports[0];
+    let dp = t.hosts()[30].ports[0];
+    let flow = ActiveFlow { id: 1, src: 0, dst: 30, path: net.direct(&sp, &dp, 0) };
+    let rate = |l: u32| {
+        if [0usize, 1, 2].iter().any(|&k| t.tors()[k].up.contains(&l)) {
+            t.links()[l as usize].capacity_bps * 0.9
+        } else {
+            0.0
+        }
+    };
+    let mut lb = load_balancer("detour", &params).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let tor2 = t.tors()[2].node;
+    let mut detoured = 0;
+    for k in 1..=60 {
+        for (_, p) in lb.on_period(&net, 0.01 * k as f64, &rate, std::slice::from_ref(&flow), &mut rng) {
+            assert!(is_walk(&t, &p), "{p:?}");
+            if p.len() > flow.path.len() {
+                detoured += 1;
+                for &l in &p {
+                    let link = &t.links()[l as usize];
+                    assert!(link.src != tor2 && link.dst != tor2, "crosses hot ToR 2: {p:?}");
+                }
+                let up = p.iter().find(|&&l| t.links()[l as usize].layer == netheat_topology::Layer::TorAgg).unwrap();
+                let tor = t.nodes()[t.links()[*up as usize].src as usize].rack.unwrap();
+                assert!(tor == 5 || tor == 4, "left through ToR {tor}");
+            }
+        }
+    }
+    assert!(detoured > 0);
 }

@@ -1,6 +1,6 @@
 //! Hand-computed shuffle completion times.
 
-use netheat_subways::{run_shuffle, LbParams, ShuffleJob};
+use netheat_subways::{run_shuffle, LbParams, Pattern, Placement, ShuffleJob};
 
 use crate::topo;
 
@@ -16,7 +16,7 @@ fn a_shortcut_through_the_shared_tor_beats_the_uplink() {
     // ToR at 10 Gbps: 1 s.
     let t0 = topo(&format!("kind = \"subways\"\nwiring = \"type0\"\n{PAIR}"));
     let t1 = topo(&format!("kind = \"subways\"\nwiring = \"type1\"\nloop-size = 2\n{PAIR}"));
-    let job = ShuffleJob { first_rack: 0, nodes: 2, bytes_per_pair: 1.25e9, failed_tor: None };
+    let job = ShuffleJob::new(0, 2, 1.25e9);
     for policy in ["ecmp", "adaptive", "detour"] {
         let r0 = run_shuffle(&t0, &job, policy, &LbParams::default(), 1).unwrap();
         let r1 = run_shuffle(&t1, &job, policy, &LbParams::default(), 1).unwrap();
@@ -30,9 +30,9 @@ fn a_shortcut_through_the_shared_tor_beats_the_uplink() {
 fn bad_jobs_and_unknown_policies_are_errors() {
     let t1 = topo(&format!("kind = \"subways\"\nwiring = \"type1\"\nloop-size = 2\n{PAIR}"));
     let p = LbParams::default();
-    let job = ShuffleJob { first_rack: 0, nodes: 3, bytes_per_pair: 1.0, failed_tor: None };
+    let job = ShuffleJob::new(0, 3, 1.0);
     assert!(run_shuffle(&t1, &job, "ecmp", &p, 1).unwrap_err().to_string().contains("do not fit"));
-    let job = ShuffleJob { first_rack: 0, nodes: 2, bytes_per_pair: 1.0, failed_tor: None };
+    let job = ShuffleJob::new(0, 2, 1.0);
     let e = run_shuffle(&t1, &job, "teleport", &p, 1).unwrap_err().to_string();
     assert!(e.contains("adaptive, detour, ecmp"), "{e}");
     let bad = LbParams { aggressiveness: 0.0, ..LbParams::default() };
@@ -45,7 +45,7 @@ fn same_seed_same_completion() {
         "kind = \"subways\"\nwiring = \"type1\"\npods = 1\nracks-per-pod = 6\nhosts-per-rack = 4\n\
          host-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 6\ntor-uplink = \"20Gbps\"\naggs-per-pod = 2\nspines = 2\n",
     );
-    let job = ShuffleJob { first_rack: 1, nodes: 12, bytes_per_pair: 1e6, failed_tor: None };
+    let job = ShuffleJob::new(1, 12, 1e6);
     for policy in ["ecmp", "adaptive", "detour"] {
         let a = run_shuffle(&t, &job, policy, &LbParams::default(), 5).unwrap();
         let b = run_shuffle(&t, &job, policy, &LbParams::default(), 5).unwrap();
@@ -66,7 +66,7 @@ fn a_failed_tor_strands_type0_but_only_slows_type1() {
     let t0 = topo(&format!("kind = \"subways\"\nwiring = \"type0\"\n{body}"));
     let t1 = topo(&format!("kind = \"subways\"\nwiring = \"type1\"\nloop-size = 4\n{body}"));
     let p = LbParams::default();
-    let ok = ShuffleJob { first_rack: 0, nodes: 12, bytes_per_pair: 1e7, failed_tor: None };
+    let ok = ShuffleJob::new(0, 12, 1e7);
     let bad = ShuffleJob { failed_tor: Some(1), ..ok.clone() };
     for policy in ["ecmp", "adaptive"] {
         let r = run_shuffle(&t0, &bad, policy, &p, 1).unwrap();
@@ -82,4 +82,100 @@ fn a_failed_tor_strands_type0_but_only_slows_type1() {
             healthy.completion_s
         );
     }
+}
+
+fn testbed(wiring: &str) -> netheat_topology::Topology {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../../experiments/topologies/subways-testbed-{wiring}.toml"));
+    netheat_config::load_topology(&path).expect("testbed topology")
+}
+
+#[test]
+fn table2_testbed_respects_its_bottlenecks() {
+    // §8.2: racks 0-2 (12 senders) send 4 flows of 100 MB to each of the 4
+    // servers of rack 3: 192 flows, 19.2 GB = 153.6 Gb.
+    // Type 0: everything comes down the receiver ToR's 2 x 500 Mbps
+    // downlinks: at least 153.6 s. Type 1 (loop of 4): the receivers' eight
+    // 500 Mbps ports take it all: at least 38.4 s; rack 1 shares no ToR with
+    // rack 3, so its 51.2 Gb cross the fabric into ToRs 3 and 0 (2 x 1 Gbps):
+    // at least 25.6 s.
+    let mut job = ShuffleJob::new(0, 16, 100e6);
+    job.pattern = Pattern::IntoLastRack;
+    job.flows_per_pair = 4;
+    let p = LbParams::default();
+    let t0 = run_shuffle(&testbed("type0"), &job, "ecmp", &p, 1).unwrap();
+    let t1 = run_shuffle(&testbed("type1"), &job, "ecmp", &p, 1).unwrap();
+    assert_eq!((t0.flows, t1.flows), (192, 192));
+    assert!(t0.completion_s >= 153.6 - 1e-6, "type 0: {}", t0.completion_s);
+    assert!(t1.completion_s >= 38.4 - 1e-6, "type 1: {}", t1.completion_s);
+    // Shortest-path ECMP sends racks 0 and 2 entirely through their shared
+    // ToR: the receivers' ports (38.4 s) bind, and vanilla ECMP is slower.
+    let short = run_shuffle(&testbed("type1"), &job, "ecmp-shortest", &p, 1).unwrap();
+    assert!(short.completion_s >= 38.4 - 1e-6 && short.completion_s < t1.completion_s, "{short:?} vs {t1:?}");
+}
+
+#[test]
+fn two_loops_split_the_job_between_loops() {
+    // Type 1 with loops of 6 on 2 clusters of 6 racks of 4: loop 0 is
+    // cluster 0, loop 1 cluster 1. 12 servers: 6 from rack 0 on (racks 0, 1)
+    // and 6 from rack 6 on (racks 6, 7).
+    let t = topo(
+        "kind = \"subways\"\nwiring = \"type1\"\npods = 2\nracks-per-pod = 6\nhosts-per-rack = 4\n\
+         host-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 6\ntor-uplink = \"20Gbps\"\naggs-per-pod = 2\nspines = 2\n",
+    );
+    let mut job = ShuffleJob::new(0, 12, 1e6);
+    job.placement = Placement::TwoLoops;
+    assert_eq!(job.members(&t).unwrap(), vec![0, 1, 2, 3, 4, 5, 24, 25, 26, 27, 28, 29]);
+    // Type 2 (2 clusters per loop of 12): loop 0 interleaves racks 0, 6, 1, 7, ...
+    // of both clusters; loop 1 racks 3, 9, 4, 10, ...
+    let t2 = topo(
+        "kind = \"subways\"\nwiring = \"type2\"\npods = 2\nracks-per-pod = 6\nhosts-per-rack = 2\n\
+         host-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 6\nclusters-per-loop = 2\n\
+         tor-uplink = \"10Gbps\"\naggs-per-pod = 2\nspines = 2\n",
+    );
+    let loops = netheat_subways::shuffle::loops_in_order(&t2);
+    assert_eq!(loops, vec![vec![0, 6, 1, 7, 2, 8], vec![3, 9, 4, 10, 5, 11]]);
+    let mut job = ShuffleJob::new(0, 6, 1e6);
+    job.placement = Placement::TwoLoops;
+    // 3 servers each: racks 0 (hosts 0, 1) and 6 (host 12); racks 3 (6, 7) and 9 (18).
+    assert_eq!(job.members(&t2).unwrap(), vec![0, 1, 12, 6, 7, 18]);
+}
+
+#[test]
+fn detours_start_only_after_a_whole_detection_window() {
+    // Rack 0 (4 servers, ports on ToRs 0 and 1) shuffles with rack 6 of the
+    // other cluster: 16 x 2 flows cross the 2 x 20G uplinks of ToRs 0 and 1
+    // (servers could send 80G), so both are hot from t = 0. The controller
+    // learns it from the first full T_detect window: the first detour is at
+    // T_detect exactly, whatever T_detect is; with a threshold the load never
+    // reaches, never.
+    let t = topo(
+        "kind = \"subways\"\nwiring = \"type1\"\npods = 2\nracks-per-pod = 6\nhosts-per-rack = 4\n\
+         host-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 6\ntor-uplink = \"20Gbps\"\naggs-per-pod = 2\nspines = 2\n",
+    );
+    let mut job = ShuffleJob::new(0, 8, 200e6);
+    job.placement = Placement::TwoLoops;
+    for t_detect in [0.01, 0.02] {
+        let p = LbParams { t_rebind_s: t_detect, ..LbParams::default() };
+        let r = run_shuffle(&t, &job, "detour", &p, 1).unwrap();
+        assert!(r.detours > 0, "{r:?}");
+        assert_eq!(r.first_detour_s, Some(t_detect), "{r:?}");
+        let a = run_shuffle(&t, &job, "adaptive", &p, 1).unwrap();
+        assert!(r.completion_s < a.completion_s, "detours help: {} vs {}", r.completion_s, a.completion_s);
+    }
+    let never = LbParams { hot_threshold: 1.0, ..LbParams::default() };
+    let r = run_shuffle(&t, &job, "detour", &never, 1).unwrap();
+    assert_eq!((r.detours, r.first_detour_s), (0, None));
+}
+
+#[test]
+fn window_meter_averages_over_the_period() {
+    // A flow that sent 6.25 MB on links 1 and 3 during a 10 ms period
+    // averaged 5 Gbps on each, whatever its instantaneous rate at the end.
+    let mut m = netheat_subways::shuffle::WindowMeter::new(4, 1);
+    m.record(0, &[1, 3], 0.0);
+    m.record(0, &[1, 3], 6.25e6);
+    let r = m.close(0.01);
+    assert_eq!(r, vec![0.0, 5e9, 0.0, 5e9]);
+    assert_eq!(m.close(0.01), vec![0.0; 4]);
 }
