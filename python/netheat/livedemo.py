@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -50,19 +51,13 @@ Rates = Callable[[float], dict[str, float]]
 """Seconds since start -> utilization per counter name (``tor<r>-tx``, ``r<r>h<i>-rx``...)."""
 
 
-class CounterExporter:
-    """node_exporter (``/node``) and snmp_exporter (``/snmp``) text for two-tier-4x4.toml.
+class TextExporter:
+    """A Prometheus exporter on 127.0.0.1 (a free port): ``GET path`` answers ``text(path)``, 404 when empty.
 
-    Counters are integrated exactly from ``rates(t)`` (utilizations of 10 Gbps,
-    piecewise constant between scrapes), so they only ever grow.
+    Subclasses set their state, then call ``super().__init__()``, which starts serving.
     """
 
-    def __init__(self, rates: Rates) -> None:
-        self.rates = rates
-        self.t0 = time.time()
-        self.last = 0.0
-        self.bytes: dict[str, float] = {}
-        self.lock = threading.Lock()
+    def __init__(self) -> None:
         ex = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -81,6 +76,38 @@ class CounterExporter:
         self.port = int(self.server.server_address[1])
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
+
+    def text(self, path: str) -> str:
+        """The exposition text of ``path`` ("" for an unknown path)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 free a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class CounterExporter(TextExporter):
+    """node_exporter (``/node``) and snmp_exporter (``/snmp``) text for two-tier-4x4.toml.
+
+    Counters are integrated exactly from ``rates(t)`` (utilizations of 10 Gbps,
+    piecewise constant between scrapes), so they only ever grow.
+    """
+
+    def __init__(self, rates: Rates) -> None:
+        self.rates = rates
+        self.t0 = time.time()
+        self.last = 0.0
+        self.bytes: dict[str, float] = {}
+        self.lock = threading.Lock()
+        super().__init__()
 
     def _advance(self) -> None:
         now = time.time() - self.t0
@@ -116,11 +143,6 @@ class CounterExporter:
             return ""
         return "\n".join(lines) + "\n"
 
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
-
 
 def port_map() -> str:
     """The port map of everything :class:`CounterExporter` serves (docs/telemetry.md)."""
@@ -148,14 +170,6 @@ def script(t: float) -> dict[str, float]:
             out[f"r{r}h{i}-tx"] = tor_tx[r] / 4 + 0.05
             out[f"r{r}h{i}-rx"] = 0.1
     return out
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _get(url: str) -> Any:
@@ -239,7 +253,7 @@ def run(duration_s: float = 60.0, out: Any = sys.stdout) -> int:
     with tempfile.TemporaryDirectory(prefix="netheat-demo-live-") as tmp_name:
         tmp = Path(tmp_name)
         (tmp / "ports.toml").write_text(port_map())
-        prom_port, serve_port = _free_port(), _free_port()
+        prom_port, serve_port = free_port(), free_port()
         (tmp / "prometheus.yml").write_text(
             "global: {scrape_interval: 1s, scrape_timeout: 1s}\nscrape_configs:\n"
             + "".join(

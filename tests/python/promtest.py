@@ -17,18 +17,17 @@ import contextlib
 import json
 import shutil
 import signal
-import socket
 import subprocess
-import threading
 import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from netheat.livedemo import TextExporter, free_port
 
 GBPS10 = 1.25e9
 """10 Gbps in bytes per second."""
@@ -46,7 +45,7 @@ def host_rx(r: int, i: int) -> float:
     return 0.6 - 0.1 * i
 
 
-class Exporter:
+class Exporter(TextExporter):
     """node_exporter (``/node``) and snmp_exporter (``/snmp``) text with counters growing at set rates."""
 
     def __init__(
@@ -55,24 +54,7 @@ class Exporter:
         self.t0 = time.time()
         self.tor_tx = dict(TOR_TX if tor_tx is None else tor_tx)
         self.tor_rx = dict(TOR_RX if tor_rx is None else tor_rx)
-        ex = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                body = ex.text(self.path).encode()
-                self.send_response(200 if body else 404)
-                self.send_header("Content-Type", "text/plain; version=0.0.4")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
+        super().__init__()
 
     def counter(self, util: float, base: float) -> int:
         return int(base + util * GBPS10 * (time.time() - self.t0))
@@ -107,11 +89,6 @@ class Exporter:
             return ""
         return "\n".join(lines) + "\n"
 
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
-
 
 E2E_MAP_HEAD = """\
 # Test port map: every ToR uplink port (snmp_exporter) and every host NIC (node_exporter).
@@ -128,13 +105,6 @@ def e2e_map() -> str:
         for i in range(4):
             parts.append(f'[[port]]\nhost = "r{r}h{i}"\ninstance = "r{r}h{i}:9100"\ndevice = "eth0"\n')
     return "\n".join(parts)
-
-
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 free a moment ago."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def http_json(url: str, timeout_s: float = 2.0) -> Any:

@@ -145,20 +145,26 @@ pub struct ActiveFlow {
 pub trait LoadBalancer {
     /// Its tag.
     fn name(&self) -> &'static str;
-    /// Controller period, seconds (`None`: static, no controller).
-    fn period_s(&self) -> Option<f64>;
+    /// Controller period, seconds (`None`, the default: static, no
+    /// controller).
+    fn period_s(&self) -> Option<f64> {
+        None
+    }
     /// The route of a new flow.
     fn route(&mut self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Route;
     /// One controller period: `rate(l)` is link `l`'s current rate (bits/s).
-    /// Returns the flows to move, with their new links.
+    /// Returns the flows to move, with their new links (the default, for
+    /// static policies: none).
     fn on_period(
         &mut self,
-        net: &Net<'_>,
-        now: f64,
-        rate: &dyn Fn(LinkId) -> f64,
-        active: &[ActiveFlow],
-        rng: &mut ChaCha8Rng,
-    ) -> Vec<(u64, Vec<LinkId>)>;
+        _net: &Net<'_>,
+        _now: f64,
+        _rate: &dyn Fn(LinkId) -> f64,
+        _active: &[ActiveFlow],
+        _rng: &mut ChaCha8Rng,
+    ) -> Vec<(u64, Vec<LinkId>)> {
+        Vec::new()
+    }
     /// Flows moved onto a detour so far.
     fn detours(&self) -> u64 {
         0
@@ -302,24 +308,11 @@ impl LoadBalancer for Ecmp {
     fn name(&self) -> &'static str {
         "ecmp"
     }
-    fn period_s(&self) -> Option<f64> {
-        None
-    }
     fn route(&mut self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Route {
         match vanilla_ecmp_path(net, src, dst, rng) {
             Some(p) => Route::Explicit(p),
             None => Route::Ecmp, // no live port: the engine strands it
         }
-    }
-    fn on_period(
-        &mut self,
-        _: &Net<'_>,
-        _: f64,
-        _: &dyn Fn(LinkId) -> f64,
-        _: &[ActiveFlow],
-        _: &mut ChaCha8Rng,
-    ) -> Vec<(u64, Vec<LinkId>)> {
-        Vec::new()
     }
 }
 
@@ -330,9 +323,6 @@ struct EcmpShortest;
 impl LoadBalancer for EcmpShortest {
     fn name(&self) -> &'static str {
         "ecmp-shortest"
-    }
-    fn period_s(&self) -> Option<f64> {
-        None
     }
     fn route(&mut self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Route {
         if net.failed.is_none() {
@@ -360,16 +350,6 @@ impl LoadBalancer for EcmpShortest {
         }
         let (sp, dp, i) = paths[pick(&w, rng)];
         Route::Explicit(net.direct(&sp, &dp, i))
-    }
-    fn on_period(
-        &mut self,
-        _: &Net<'_>,
-        _: f64,
-        _: &dyn Fn(LinkId) -> f64,
-        _: &[ActiveFlow],
-        _: &mut ChaCha8Rng,
-    ) -> Vec<(u64, Vec<LinkId>)> {
-        Vec::new()
     }
 }
 

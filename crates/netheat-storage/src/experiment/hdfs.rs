@@ -157,13 +157,7 @@ pub fn hdfs_cluster(s: &HdfsBenchSpec) -> Cluster {
 }
 
 fn check(s: &HdfsBenchSpec) -> Result<(), StorageError> {
-    let pos = |k: &str, v: f64| {
-        if v > 0.0 && v.is_finite() {
-            Ok(())
-        } else {
-            Err(StorageError::invalid(k, format!("must be positive, got {v}")))
-        }
-    };
+    let pos = super::positive;
     pos("racks", s.racks as f64)?;
     pos("hosts-per-rack", s.hosts_per_rack as f64)?;
     pos("host-link", s.host_bps)?;

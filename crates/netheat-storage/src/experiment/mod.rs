@@ -19,3 +19,13 @@ pub use sinbad::{
     run_sinbad_policy, sinbad_background, sinbad_cluster, sinbad_point, validate_sinbad, BlockRec, PointOut, RunMode,
     RunOut, SinbadBackground, SinbadSpec, BACKGROUND_STEP_S, CV_WINDOW_S,
 };
+
+/// `Ok` when `v` is positive and finite, else an invalid-parameter error
+/// naming `key`.
+fn positive(key: &str, v: f64) -> Result<(), crate::StorageError> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(crate::StorageError::invalid(key, format!("must be positive, got {v}")))
+    }
+}

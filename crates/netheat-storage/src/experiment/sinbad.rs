@@ -427,13 +427,7 @@ pub fn sinbad_cluster(s: &SinbadSpec) -> Cluster {
 }
 
 fn check(s: &SinbadSpec) -> Result<(), StorageError> {
-    let pos = |k: &str, v: f64| {
-        if v > 0.0 && v.is_finite() {
-            Ok(())
-        } else {
-            Err(StorageError::invalid(k, format!("must be positive, got {v}")))
-        }
-    };
+    let pos = super::positive;
     pos("racks", s.racks as f64)?;
     pos("hosts-per-rack", s.hosts_per_rack as f64)?;
     pos("host-link", s.host_bps)?;
