@@ -152,6 +152,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """User + system CPU time of the live processes of process group ``pgid`` (the server and its workers)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid:  # field 5 of stat, the process group
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def busy_seconds() -> float:
     """CPU time the whole machine has spent busy (all CPUs, Linux /proc/stat)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -203,40 +214,22 @@ def ms(ns: float) -> str:
     return f"{ns / 1e6:.2f}"
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rate", type=int, default=500, help="requests per second (default: 500)")
-    p.add_argument("--duration", type=float, default=20.0, help="seconds per endpoint (default: 20)")
-    p.add_argument(
-        "--warmup", type=float, default=3.0, help="warm-up seconds per endpoint at the rate (default: 3)"
-    )
-    p.add_argument("--vegeta", default=shutil.which("vegeta") or str(ROOT / ".venv" / "bin" / "vegeta"))
-    p.add_argument("--out", default=str(ROOT / "bench-out" / "serve"), help="output directory")
-    p.add_argument("--seed", type=int, default=1)
-    args = p.parse_args()
-    if not Path(args.vegeta).exists():
-        print(
-            f"vegeta not found at {args.vegeta}: `make bench-serve` installs it "
-            "(GOBIN=$(pwd)/.venv/bin go install github.com/tsenart/vegeta/v12@v12.13.0)",
-            file=sys.stderr,
-        )
-        return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(args.seed)
-    dc, links, hosts = write_inputs(out, args.seed)
+def run_server(
+    args: argparse.Namespace,
+    netheat: list[str],
+    dc: Path,
+    links: Path,
+    endpoints: dict[str, list[Any]],
+    workers: int,
+    out: Path,
+) -> list[dict[str, Any]]:
+    """Start ``netheat serve --workers workers`` on a free port, drive each endpoint, stop it; the rows."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    endpoints = {
-        "/v1/place/task": task_bodies(hosts, rng),
-        "/scheduler/prioritize": prioritize_bodies(hosts, rng),
-    }
     files = {e: targets(out, e.strip("/").replace("/", "-"), url + e, b) for e, b in endpoints.items()}
-
-    netheat = [sys.executable, "-m", "netheat.cli"]
     cmd = [*netheat, "serve", "--topology", str(dc), "--links", str(links), "--host", "127.0.0.1"]
-    cmd += ["--port", str(port), "--refresh", "5s", "--log-level", "warning"]
-    log = (out / "serve.log").open("w")
+    cmd += ["--port", str(port), "--refresh", "5s", "--log-level", "warning", "--workers", str(workers)]
+    log = (out / f"serve-{workers}w.log").open("w")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     rows: list[dict[str, Any]] = []
     try:
@@ -244,21 +237,25 @@ def main() -> int:
         print(
             f"netheat serve: {health['hosts']:,} hosts, {health['tors']:,} ToRs, telemetry "
             f"{health['age_s']:.1f} s old; vegeta at {args.rate} requests/s for {args.duration:g} s per "
-            f"endpoint, {CANDIDATES} hosts per request",
+            f"endpoint, {CANDIDATES} hosts per request, {workers} worker process(es)",
             flush=True,
         )
         for endpoint, target_file in files.items():
             name = target_file.stem.removeprefix("targets-")
             if args.warmup > 0:
-                attack(args.vegeta, target_file, args.rate, args.warmup, out / f"warmup-{name}.bin")
+                attack(
+                    args.vegeta, target_file, args.rate, args.warmup, out / f"warmup-{name}-{workers}w.bin"
+                )
             cpu0, busy0, kids0, t0 = (
-                cpu_seconds(proc.pid),
+                group_cpu_seconds(proc.pid),
                 busy_seconds(),
                 children_seconds(),
                 time.monotonic(),
             )
-            rep = attack(args.vegeta, target_file, args.rate, args.duration, out / f"results-{name}.bin")
-            cpu = cpu_seconds(proc.pid) - cpu0
+            rep = attack(
+                args.vegeta, target_file, args.rate, args.duration, out / f"results-{name}-{workers}w.bin"
+            )
+            cpu = group_cpu_seconds(proc.pid) - cpu0
             vegeta_cpu = children_seconds() - kids0
             # CPU used by everything else on the machine meanwhile, in cores (other work disturbs the tail).
             others = max(0.0, busy_seconds() - busy0 - cpu - vegeta_cpu) / (time.monotonic() - t0)
@@ -266,6 +263,7 @@ def main() -> int:
             rows.append(
                 {
                     "endpoint": endpoint,
+                    "workers": workers,
                     "rate": args.rate,
                     "requests": rep["requests"],
                     "p50_ms": lat["50th"] / 1e6,
@@ -291,7 +289,56 @@ def main() -> int:
             proc.wait(timeout=15)
         log.close()
 
+    return rows
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rate", type=int, default=500, help="requests per second (default: 500)")
+    p.add_argument("--duration", type=float, default=20.0, help="seconds per endpoint (default: 20)")
+    p.add_argument(
+        "--warmup", type=float, default=3.0, help="warm-up seconds per endpoint at the rate (default: 3)"
+    )
+    p.add_argument("--vegeta", default=shutil.which("vegeta") or str(ROOT / ".venv" / "bin" / "vegeta"))
+    p.add_argument("--out", default=str(ROOT / "bench-out" / "serve"), help="output directory")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--workers",
+        default="1,2",
+        help="comma-separated `netheat serve --workers` values, each measured in turn (default: 1,2)",
+    )
+    args = p.parse_args()
+    try:
+        worker_counts = [int(w) for w in args.workers.split(",")]
+    except ValueError:
+        print(f"--workers: a comma-separated list of whole numbers, got {args.workers!r}", file=sys.stderr)
+        return 2
+    if not worker_counts or min(worker_counts) < 1:
+        print(f"--workers: each value must be at least 1, got {args.workers!r}", file=sys.stderr)
+        return 2
+    if not Path(args.vegeta).exists():
+        print(
+            f"vegeta not found at {args.vegeta}: `make bench-serve` installs it "
+            "(GOBIN=$(pwd)/.venv/bin go install github.com/tsenart/vegeta/v12@v12.13.0)",
+            file=sys.stderr,
+        )
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(args.seed)
+    dc, links, hosts = write_inputs(out, args.seed)
+    endpoints = {
+        "/v1/place/task": task_bodies(hosts, rng),
+        "/scheduler/prioritize": prioritize_bodies(hosts, rng),
+    }
+
+    netheat = [sys.executable, "-m", "netheat.cli"]
+    rows: list[dict[str, Any]] = []
+    for workers in worker_counts:
+        rows += run_server(args, netheat, dc, links, endpoints, workers, out)
+
     head = (
+        "workers",
         "endpoint",
         "rate",
         "requests",
@@ -306,6 +353,7 @@ def main() -> int:
     )
     table = [
         (
+            str(r["workers"]),
             r["endpoint"],
             f"{r['rate']}/s",
             f"{r['requests']:,}",
@@ -327,10 +375,22 @@ def main() -> int:
     for r in rows:
         if r["errors"]:
             print(f"{r['endpoint']}: errors {r['errors']} status codes {r['status_codes']}")
-    target_met = all(r["p99_ms"] < 10.0 and r["success"] == 1.0 for r in rows)
-    verdict = "met" if target_met else "NOT met"
-    print(f"target p99 < 10 ms at {args.rate} requests/s with every request answered: {verdict}")
-    summary = {"cpus": os.cpu_count(), "rate": args.rate, "duration_s": args.duration, "rows": rows}
+    verdicts = {}
+    for workers in worker_counts:
+        mine = [r for r in rows if r["workers"] == workers]
+        met = all(r["p99_ms"] < 10.0 and r["success"] == 1.0 for r in mine)
+        verdicts[workers] = met
+        print(
+            f"target p99 < 10 ms at {args.rate} requests/s with every request answered, "
+            f"{workers} worker process(es): {'met' if met else 'NOT met'}"
+        )
+    summary = {
+        "cpus": os.cpu_count(),
+        "rate": args.rate,
+        "duration_s": args.duration,
+        "target_met_by_workers": verdicts,
+        "rows": rows,
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return 0
 

@@ -16,9 +16,11 @@ a real Prometheus scraping a test exporter on 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -582,6 +584,7 @@ def test_serve_startup_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         ([*base, "--links", str(not_parquet)], "not a readable Parquet file"),
         ([*base, "--refresh", "soon"], "--refresh 'soon'"),
         ([*base, "--window", "10s", "--step", "10s"], "must hold at least two --step windows"),
+        ([*base, "--workers", "0"], "--workers must be at least 1, got 0"),
     ]
     for args, words in cases:
         code, err = run_cli(capsys, args)
@@ -668,3 +671,54 @@ def test_serve_end_to_end_with_real_prometheus(prometheus: tuple[str, Any], tmp_
     out = (tmp_path / "serve.log").read_text()
     assert "Traceback" not in out
     assert "POST /v1/place/task -> 422: unknown host" in out
+
+
+def test_serve_with_two_worker_processes(tmp_path: Path) -> None:
+    """``--workers 2``: two processes answer on the one port, each from its own advisor, the same way."""
+    now = time.time()
+    path = tmp_path / "links.parquet"
+    write_links(path, [(uplink(r), now - 10, now, UTIL[r]) for r in range(4)])
+    port = free_port()
+    log = (tmp_path / "serve.log").open("w")
+    args = ["serve", "--topology", str(TOPO), "--links", str(path), "--host", "127.0.0.1"]
+    args += ["--port", str(port), "--workers", "2", "--log-level", "warning"]
+    # A new session: if the test fails before the supervisor stops its workers, they go with it.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "netheat.cli", *args],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    expected = [{"Host": h, "Score": SCORES[int(h[1])]} for h in HOSTS]
+    pids: set[int] = set()
+    answers = 0
+    try:
+        end = time.monotonic() + 60
+        while len(pids) < 2 or answers < 20:
+            assert time.monotonic() < end, f"workers seen {pids}; log: {(tmp_path / 'serve.log').read_text()}"
+            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+            try:
+                health = http_json(f"{base}/healthz")  # each call is a new connection
+            except (OSError, ValueError):
+                time.sleep(0.1)
+                continue
+            assert health["stale"] is False and health["snapshots"] == 1
+            pids.add(health["pid"])
+            # Whichever worker takes it, the answer is the hand-computed one.
+            assert (
+                http_post(f"{base}/scheduler/prioritize", {"Pod": pod(DEMAND), "NodeNames": HOSTS})
+                == expected
+            )
+            answers += 1
+        assert proc.pid not in pids  # the supervisor only supervises
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+    assert "Traceback" not in (tmp_path / "serve.log").read_text()

@@ -5,13 +5,70 @@
 use serde::{Deserialize, Serialize};
 
 /// A host or a ToR named by its name or its index.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Ref {
     /// An index.
     Index(u64),
     /// A name (or an index written as text).
     Name(String),
+}
+
+// By hand rather than `#[serde(untagged)]`: an untagged enum buffers each
+// value and builds an error for every variant it tries, which cost the
+// service's requests a few microseconds per host named.
+impl<'de> Deserialize<'de> for Ref {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Ref;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a name (\"r0h1\", \"tor3\") or an index (a whole number of at least 0)")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Ref, E> {
+                Ok(Ref::Index(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Ref, E> {
+                u64::try_from(v).map(Ref::Index).map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Ref, E> {
+                Ok(Ref::Name(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Ref, E> {
+                Ok(Ref::Name(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A ranked host's quantised key per objective, in the policy's order
+/// (serialized as a JSON object, objective tag to key).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectiveKeys(pub Vec<(&'static str, i64)>);
+
+impl ObjectiveKeys {
+    /// The key of the objective tagged `name`, if the policy has it.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        self.0.iter().find(|(n, _)| *n == name).map(|&(_, k)| k)
+    }
+}
+
+impl std::ops::Index<&str> for ObjectiveKeys {
+    type Output = i64;
+    fn index(&self, name: &str) -> &i64 {
+        &self.0.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no objective {name}")).1
+    }
+}
+
+impl Serialize for ObjectiveKeys {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (name, key) in &self.0 {
+            m.serialize_entry(name, key)?;
+        }
+        m.end()
+    }
 }
 
 impl std::fmt::Display for Ref {
@@ -72,7 +129,7 @@ pub struct RankedHost {
     /// `tor_util` plus the task's demand over the ToR's uplink capacity.
     pub projected_tor: f64,
     /// The quantised key per objective (lower is better, compared in order).
-    pub keys: serde_json::Map<String, serde_json::Value>,
+    pub keys: ObjectiveKeys,
     /// Why it ranks where it does.
     pub reason: String,
 }

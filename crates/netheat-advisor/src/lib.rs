@@ -30,6 +30,7 @@
 pub mod api;
 pub mod config;
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use netheat_core::{HostId, LinkId};
@@ -122,15 +123,56 @@ impl TorLoad for Snapshot<'_> {
     }
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.0}%", 100.0 * x)
+/// The extender's verdict on one host, before its reason is written.
+struct Verdict {
+    score: u32,
+    kind: VerdictKind,
 }
 
-fn gbps(x: f64) -> String {
-    if x.is_finite() {
-        format!("{:.2} Gbps", x / 1e9)
-    } else {
-        "unlimited".into()
+enum VerdictKind {
+    /// Telemetry is stale: passes, score 0.
+    Stale,
+    /// None of the ToR's uplinks is measured: passes, score 0.
+    Unmeasured,
+    /// The ToR is hot (above the threshold for the detection window): fails.
+    Hot,
+    /// The pod's demand would take the ToR above the threshold: fails.
+    Over { util: f64, projected: f64 },
+    /// Fits.
+    Fits { util: f64, projected: f64 },
+}
+
+/// A fraction as a whole percentage (`"85%"`), rounded half to even like
+/// `{:.0}`, written through integers: float formatting with a precision was
+/// a third of the service's time per ranked host.
+struct Pct(f64);
+
+impl std::fmt::Display for Pct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = (100.0 * self.0).round_ties_even();
+        if v.is_finite() && v.abs() < 1e15 {
+            write!(f, "{}%", v as i64)
+        } else {
+            write!(f, "{:.0}%", 100.0 * self.0)
+        }
+    }
+}
+
+/// A rate in Gbps with two decimals (`"1.25 Gbps"`), or `unlimited`.
+struct Gbps(f64);
+
+impl std::fmt::Display for Gbps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.0.is_finite() {
+            return f.write_str("unlimited");
+        }
+        let hundredths = (self.0 / 1e7).round_ties_even();
+        if hundredths.abs() >= 1e15 {
+            return write!(f, "{:.2} Gbps", self.0 / 1e9);
+        }
+        let c = hundredths as i64;
+        let sign = if c < 0 { "-" } else { "" };
+        write!(f, "{sign}{}.{:02} Gbps", c.unsigned_abs() / 100, c.unsigned_abs() % 100)
     }
 }
 
@@ -461,23 +503,30 @@ impl Advisor {
             .map(|r| {
                 let c = &r.candidate;
                 let t = hosts[c.server as usize].rack as usize;
-                let mut keys = serde_json::Map::new();
-                let mut why = Vec::new();
-                for (o, k) in objectives.iter().zip(&r.keys) {
-                    keys.insert(objective_name(*o).into(), (*k).into());
-                    why.push(match o {
-                        Objective::SpreadJob => format!("{} task(s) of the job in its rack", c.job_tasks_in_rack),
-                        Objective::BinPack => format!("{} cores free after", c.free_cores_after),
-                        Objective::CpuBalance => format!("CPU {} after", pct(c.cpu_after)),
-                        Objective::TorUtilization => format!(
+                let mut keys = Vec::with_capacity(objectives.len());
+                let mut reason = String::with_capacity(128);
+                for (i, (o, k)) in objectives.iter().zip(&r.keys).enumerate() {
+                    keys.push((objective_name(*o), *k));
+                    if i > 0 {
+                        reason.push_str("; ");
+                    }
+                    // (Writing to a String cannot fail.)
+                    let _ = match o {
+                        Objective::SpreadJob => {
+                            write!(reason, "{} task(s) of the job in its rack", c.job_tasks_in_rack)
+                        }
+                        Objective::BinPack => write!(reason, "{} cores free after", c.free_cores_after),
+                        Objective::CpuBalance => write!(reason, "CPU {} after", Pct(c.cpu_after)),
+                        Objective::TorUtilization => write!(
+                            reason,
                             "{} at {} + {} demand over {} uplinks = {} projected",
                             self.tor_name(t),
-                            pct(r.tor_util),
-                            gbps(req.demand_bps),
-                            gbps(snap.capacity_bps(t)),
-                            pct(c.projected_tor)
+                            Pct(r.tor_util),
+                            Gbps(req.demand_bps),
+                            Gbps(snap.capacity_bps(t)),
+                            Pct(c.projected_tor)
                         ),
-                    });
+                    };
                 }
                 RankedHost {
                     host: self.host_name(c.server).into(),
@@ -485,8 +534,8 @@ impl Advisor {
                     tor: self.tor_name(t).into(),
                     tor_util: r.tor_util,
                     projected_tor: c.projected_tor,
-                    keys,
-                    reason: why.join("; "),
+                    keys: ObjectiveKeys(keys),
+                    reason,
                 }
             })
             .collect();
@@ -564,9 +613,9 @@ impl Advisor {
                             let cap: f64 = rack.down.iter().map(|&l| self.cluster.link_bps[l as usize]).sum();
                             format!(
                                 "expected capacity {}: the spare of its {} downlink by the EWMA of reports, at most its disks' {}",
-                                gbps(score),
-                                gbps(cap),
-                                gbps(self.cluster.rack_disk_bps(r))
+                                Gbps(score),
+                                Gbps(cap),
+                                Gbps(self.cluster.rack_disk_bps(r))
                             )
                         }
                         StoragePolicy::Ccp => format!("uplink class {:?}", rack.class),
@@ -632,11 +681,11 @@ impl Advisor {
                 } else if moves {
                     format!(
                         "sends {} off the rack; among the largest that bring {name} below {}",
-                        gbps(x.rate_bps),
-                        pct(threshold)
+                        Gbps(x.rate_bps),
+                        Pct(threshold)
                     )
                 } else if util <= threshold {
-                    format!("{name} at {} is not above {}", pct(util), pct(threshold))
+                    format!("{name} at {} is not above {}", Pct(util), Pct(threshold))
                 } else if x.latency_sensitive {
                     "latency-sensitive: never moved".into()
                 } else if !x.budget_left {
@@ -644,7 +693,7 @@ impl Advisor {
                 } else if x.rate_bps <= 0.0 {
                     "sends nothing off the rack".into()
                 } else {
-                    format!("not needed: the larger ones bring {name} to {}", pct(after))
+                    format!("not needed: the larger ones bring {name} to {}", Pct(after))
                 };
                 TaskVerdict { id: x.id.clone(), moves, reason }
             })
@@ -668,6 +717,47 @@ impl Advisor {
     /// exceeds the hot threshold; its score is
     /// `floor(10 * (1 - projected))` within 0-10 (the protocol's range).
     pub fn extender(&self, now_s: f64, hosts: &[HostId], demand_bps: f64) -> Result<ExtenderAnswer, AdvisorError> {
+        let verdicts = self.verdicts(now_s, hosts, demand_bps)?;
+        let thr = self.params.hot_threshold;
+        let nodes = hosts
+            .iter()
+            .zip(verdicts)
+            .map(|(&h, v)| {
+                let name = self.tor_name(self.topo.hosts()[h as usize].rack as usize);
+                let (pass, reason) = match v.kind {
+                    VerdictKind::Stale => (true, self.stale_reason(now_s)),
+                    VerdictKind::Unmeasured => (true, format!("no telemetry for {name}'s uplinks")),
+                    VerdictKind::Hot => {
+                        (false, format!("{name} is hot: above {} for {:.0} s", Pct(thr), self.params.detect_s))
+                    }
+                    VerdictKind::Over { util, projected } => (
+                        false,
+                        format!(
+                            "{name} at {} + {} would be {}, above {}",
+                            Pct(util),
+                            Gbps(demand_bps),
+                            Pct(projected),
+                            Pct(thr)
+                        ),
+                    ),
+                    VerdictKind::Fits { util, projected } => {
+                        (true, format!("{name} at {} + {} = {} projected", Pct(util), Gbps(demand_bps), Pct(projected)))
+                    }
+                };
+                NodeVerdict { host: h, pass, score: v.score, reason }
+            })
+            .collect();
+        let (_, stale) = self.age(now_s);
+        Ok(ExtenderAnswer { stale, nodes })
+    }
+
+    /// The extender's scores alone (those of [`Advisor::extender`], in the
+    /// order of `hosts`), for the prioritize call, which returns no reasons.
+    pub fn extender_scores(&self, now_s: f64, hosts: &[HostId], demand_bps: f64) -> Result<Vec<u32>, AdvisorError> {
+        Ok(self.verdicts(now_s, hosts, demand_bps)?.into_iter().map(|v| v.score).collect())
+    }
+
+    fn verdicts(&self, now_s: f64, hosts: &[HostId], demand_bps: f64) -> Result<Vec<Verdict>, AdvisorError> {
         if !(demand_bps.is_finite() && demand_bps >= 0.0) {
             return Err(bad("the pod's network demand must be a rate of at least 0 bits/s"));
         }
@@ -678,48 +768,32 @@ impl Advisor {
         let (_, stale) = self.age(now_s);
         let snap = self.snapshot();
         let thr = self.params.hot_threshold;
-        let nodes = hosts
+        Ok(hosts
             .iter()
             .map(|&h| {
                 let t = self.topo.hosts()[h as usize].rack as usize;
-                let name = self.tor_name(t);
                 if stale {
-                    return NodeVerdict { host: h, pass: true, score: 0, reason: self.stale_reason(now_s) };
+                    return Verdict { score: 0, kind: VerdictKind::Stale };
                 }
                 let (_, cap, measured) = snap.tor(t);
                 if !measured {
-                    return NodeVerdict {
-                        host: h,
-                        pass: true,
-                        score: 0,
-                        reason: format!("no telemetry for {name}'s uplinks"),
-                    };
+                    return Verdict { score: 0, kind: VerdictKind::Unmeasured };
                 }
                 let util = snap.utilization(t);
                 let projected = netheat_sched::projected_tor(util, demand_bps, cap);
                 // (1e-9: 0.8 + 0.1 is 0.9000000000000001 in floating point; a score
                 // must not drop a step for that.)
                 let score = (10.0 * (1.0 - projected) + 1e-9).floor().clamp(0.0, 10.0) as u32;
-                let (pass, reason) = if self.is_hot(t, util) {
-                    (false, format!("{name} is hot: above {} for {:.0} s", pct(thr), self.params.detect_s))
+                let kind = if self.is_hot(t, util) {
+                    VerdictKind::Hot
                 } else if projected > thr {
-                    (
-                        false,
-                        format!(
-                            "{name} at {} + {} would be {}, above {}",
-                            pct(util),
-                            gbps(demand_bps),
-                            pct(projected),
-                            pct(thr)
-                        ),
-                    )
+                    VerdictKind::Over { util, projected }
                 } else {
-                    (true, format!("{name} at {} + {} = {} projected", pct(util), gbps(demand_bps), pct(projected)))
+                    VerdictKind::Fits { util, projected }
                 };
-                NodeVerdict { host: h, pass, score, reason }
+                Verdict { score, kind }
             })
-            .collect();
-        Ok(ExtenderAnswer { stale, nodes })
+            .collect())
     }
 
     /// The load report of netheat's HDFS placement policy
@@ -782,5 +856,38 @@ fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str) -> Result<T, AdvisorError
 
 /// JSON text of an answer.
 pub fn to_json<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_string(v).expect("answers serialize")
+    // Answers run to tens of kilobytes (a reason per ranked host): start
+    // with room for a typical one rather than growing from empty.
+    let mut out = Vec::with_capacity(32 * 1024);
+    serde_json::to_writer(&mut out, v).expect("answers serialize");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::{Gbps, Pct};
+
+    #[test]
+    fn percentages_round_half_to_even_like_a_precision_of_zero() {
+        // 0.125 and 0.375 are exact in binary: ties go to the even neighbour,
+        // as `{:.0}` does; 100 x 0.855 rounds to exactly 85.5 in floating
+        // point, a tie that goes to 86.
+        for (x, want) in [(0.125, "12%"), (0.375, "38%"), (0.855, "86%"), (1.0, "100%"), (0.0, "0%"), (2.5, "250%")] {
+            assert_eq!(Pct(x).to_string(), want, "{x}");
+            assert_eq!(Pct(x).to_string(), format!("{:.0}%", 100.0 * x), "{x}");
+        }
+        assert_eq!(Pct(f64::NAN).to_string(), "NaN%");
+    }
+
+    #[test]
+    fn rates_in_gbps_with_two_decimals() {
+        for (x, want) in
+            [(1e9, "1.00 Gbps"), (2.5e8, "0.25 Gbps"), (4e10, "40.00 Gbps"), (1.234e9, "1.23 Gbps"), (0.0, "0.00 Gbps")]
+        {
+            assert_eq!(Gbps(x).to_string(), want, "{x}");
+            assert_eq!(Gbps(x).to_string(), format!("{:.2} Gbps", x / 1e9), "{x}");
+        }
+        assert_eq!(Gbps(-1.5e9).to_string(), "-1.50 Gbps");
+        assert_eq!(Gbps(f64::INFINITY).to_string(), "unlimited");
+    }
 }

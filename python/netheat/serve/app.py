@@ -19,15 +19,18 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.types import Receive, Scope, Send
 
 from netheat import __version__
 from netheat.errors import NetheatError
@@ -40,12 +43,13 @@ from netheat.serve.extender import (
     parse_args,
     prioritize_nodes,
 )
-from netheat.serve.metrics import MetricsMiddleware, ServeMetrics
+from netheat.serve.metrics import MetricsMiddleware, RequestMetrics, ServeMetrics
 from netheat.serve.telemetry import Refresher, TelemetrySource, error_line
 
 log = logging.getLogger("netheat.serve")
 
 JSON = "application/json"
+JSON_BYTES = JSON.encode()
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,8 @@ class ServeSettings:
     clock: Callable[[], float] = field(default=time.time)
     """Unix seconds now; tests pass a fake clock."""
     fast_path: bool = True
-    """Answer the POST endpoints in :class:`FastPost`, before FastAPI's routing (same answers)."""
+    """Answer the POST endpoints in :class:`ServeApp`'s call, before FastAPI's middleware and routing
+    (same answers)."""
 
 
 def _example(doc: Any) -> dict[str, Any]:
@@ -146,44 +151,57 @@ def _decode(body: bytes) -> tuple[str, Any]:
         raise BadRequest(f"malformed JSON: {e}") from None
 
 
-class FastPost:
-    """ASGI middleware answering the POST endpoints directly, without FastAPI's routing and request objects.
+async def _read_body(receive: Receive) -> bytes | None:
+    """The whole request body, or None if the client went away first."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
-    They are the ones called at rate (placement, the scheduler extender); the
-    same handlers back the FastAPI routes (which document them in
-    ``/openapi.json`` and serve them when ``fast_path`` is off), so the
-    answers are identical either way. This saves about a quarter of a
-    millisecond of CPU per request (see docs/serve.md, load benchmark).
+
+class ServeApp(FastAPI):
+    """The FastAPI app, answering the POST endpoints called at rate before its own routing.
+
+    Placement and the scheduler extender are called at rate; their handlers
+    run straight from the ASGI call, without FastAPI's middleware stack,
+    routing and request objects. The same handlers back the FastAPI routes,
+    which document them in ``/openapi.json`` and serve them when the fast
+    path is off (``ServeSettings.fast_path``), so the answers are identical
+    either way. This saves about a fifth of the CPU per request (docs/serve.md,
+    load benchmark).
     """
 
-    def __init__(self, app: Any, handlers: dict[str, PostHandler]) -> None:
-        self.app = app
-        self.handlers = handlers
+    fast_posts: Mapping[str, PostHandler] = MappingProxyType({})
+    """Path to handler of the POST endpoints answered first (empty: none)."""
+    request_metrics: RequestMetrics | None = None
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        handler = self.handlers.get(scope["path"]) if scope["type"] == "http" else None
-        if handler is None or scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            handler = self.fast_posts.get(scope["path"])
+            if handler is not None:
+                start = time.perf_counter()
+                body = await _read_body(receive)
+                if body is None:
+                    return
+                status, data = handler(body)
+                headers = [(b"content-type", JSON_BYTES), (b"content-length", str(len(data)).encode())]
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                await send({"type": "http.response.body", "body": data})
+                if self.request_metrics is not None:
+                    self.request_metrics.observe(scope["path"], status, time.perf_counter() - start)
                 return
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        status, data = handler(b"".join(chunks))
-        headers = [(b"content-type", JSON.encode()), (b"content-length", str(len(data)).encode())]
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": data})
+        await super().__call__(scope, receive, send)
 
 
 def create_app(
     advisor: AdvisorLike,
     telemetry_source: TelemetrySource | None,
     settings: ServeSettings | None = None,
-) -> FastAPI:
+) -> ServeApp:
     """The FastAPI app answering from ``advisor``, fed by ``telemetry_source`` (None: no telemetry).
 
     The refresher starts with the app (its lifespan) and stops with it;
@@ -228,6 +246,7 @@ def create_app(
         status = json.loads(advisor.status_json(clock()))
         body = {
             "status": "ok",
+            "pid": os.getpid(),
             **status,
             "telemetry_source": telemetry_source.description if telemetry_source else None,
             "refreshes": refresher.refreshes if refresher else 0,
@@ -307,7 +326,7 @@ def create_app(
             if refresher is not None:
                 refresher.stop()
 
-    app = FastAPI(
+    app = ServeApp(
         title="netheat serve",
         version=__version__,
         description=(
@@ -319,6 +338,9 @@ def create_app(
     )
     app.state.refresher = refresher
     app.state.metrics = metrics
+    request_metrics = RequestMetrics(metrics, PATHS)
+    app.request_metrics = request_metrics
+    app.fast_posts = handlers if cfg.fast_path else {}
 
     def post_route(handle: PostHandler) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -367,7 +389,6 @@ def create_app(
     async def prometheus_metrics() -> Response:
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
-    if cfg.fast_path:
-        app.add_middleware(FastPost, handlers=handlers)
-    app.add_middleware(MetricsMiddleware, metrics=metrics, endpoints=PATHS)  # outermost: counts everything
+    # Counts everything that goes through FastAPI (the fast path counts its own).
+    app.add_middleware(MetricsMiddleware, requests=request_metrics)
     return app

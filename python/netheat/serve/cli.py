@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import logging
 import os
 import socket
@@ -45,13 +46,22 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _run(args: argparse.Namespace) -> int:
+WORKER_ARGS_ENV = "NETHEAT_SERVE_ARGS"
+"""Environment variable carrying the command's arguments (JSON) to the worker processes of ``--workers``."""
+
+
+def _build(args: argparse.Namespace) -> tuple[Any, Any, Any, float]:
+    """Check the arguments and build the app: (app, advisor, telemetry source or None, refresh seconds).
+
+    Every input the user gave is checked here, before any port is opened:
+    exit 2 with one line otherwise.
+    """
     from netheat.telemetry.prometheus import parse_seconds
 
     try:
         import fastapi  # noqa: F401
         import prometheus_client  # noqa: F401
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError as e:
         raise InputError(
             f"netheat serve needs the `serve` extra ({e.name} is missing): pip install 'netheat[serve]'"
@@ -73,8 +83,9 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"--window ({window:g} s) must hold at least two --step windows ({step:g} s)")
     if not 0 < args.port < 65536:
         raise InputError(f"--port must be in 1..65535, got {args.port}")
+    if args.workers < 1:
+        raise InputError(f"--workers must be at least 1, got {args.workers}")
 
-    # Everything the user gave is checked before the port is opened: exit 2 with one line otherwise.
     advisor = Advisor(args.topology, args.config)
     source: TelemetrySource | None = None
     if args.prometheus:
@@ -91,37 +102,71 @@ def _run(args: argparse.Namespace) -> int:
             advisor.observe(snap.at_s, snap.links, snap.rates_bps, snap.capacities_bps)
         source = links
 
-    _setup_logging(args.log_level)
     settings = ServeSettings(
         refresh_s=refresh,
         node_label=args.node_label,
         demand_annotation=args.demand_annotation,
         datacenter=os.path.basename(args.topology),
     )
-    app = create_app(advisor, source, settings)
+    return create_app(advisor, source, settings), advisor, source, refresh
+
+
+def _freeze_heap() -> None:
     # Everything built so far lives as long as the process: keep it out of the garbage collector's
     # full passes, which would otherwise walk it (pauses of milliseconds at the tail of the latencies).
     gc.collect()
     gc.freeze()
+
+
+def worker_app() -> Any:
+    """The app of one worker process of ``netheat serve --workers N`` (uvicorn imports it by name).
+
+    Each worker holds its own advisor and refreshes its own telemetry; the
+    parent checked the same arguments before it started them.
+    """
+    args = argparse.Namespace(**json.loads(os.environ[WORKER_ARGS_ENV]))
+    _setup_logging(args.log_level)
+    app = _build(args)[0]
+    _freeze_heap()
+    return app
+
+
+def _run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    app, advisor, source, refresh = _build(args)
+    _setup_logging(args.log_level)
     sock = _bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
     log.info(
-        "serving %s (%d hosts) on http://%s:%d (API docs at /docs), telemetry: %s, refresh every %g s",
+        "serving %s (%d hosts) on http://%s:%d (API docs at /docs), telemetry: %s, refresh every %g s%s",
         args.topology,
         advisor.num_hosts,
         host,
         port,
         source.description if source else "none",
         refresh,
+        f", {args.workers} worker processes" if args.workers > 1 else "",
     )
-    config = uvicorn.Config(
-        app,
-        log_level=args.log_level.lower(),
-        access_log=args.access_log,
-        timeout_graceful_shutdown=5,
-        lifespan="on",
-    )
-    uvicorn.Server(config).run(sockets=[sock])
+    common: dict[str, Any] = {
+        "log_level": args.log_level.lower(),
+        "access_log": args.access_log,
+        # X-Forwarded-For only matters to the access log; without it no proxy-header layer per request.
+        "proxy_headers": args.access_log,
+        "timeout_graceful_shutdown": 5,
+        "lifespan": "on",
+    }
+    if args.workers == 1:
+        _freeze_heap()
+        uvicorn.Server(uvicorn.Config(app, **common)).run(sockets=[sock])
+        return 0
+    # Several processes accept on the one socket; each builds its app from the same arguments.
+    from uvicorn.supervisors import Multiprocess
+
+    del app, advisor, source
+    os.environ[WORKER_ARGS_ENV] = json.dumps({k: v for k, v in vars(args).items() if k != "func"})
+    config = uvicorn.Config(f"{__name__}:worker_app", factory=True, workers=args.workers, **common)
+    Multiprocess(config, sockets=[sock]).run()
     return 0
 
 
@@ -194,6 +239,15 @@ def add_cli(sub: Any) -> None:
         choices=["debug", "info", "warning", "error"],
         default="info",
         help="log level (default: info)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help=(
+            "worker processes answering on the one port, each with its own advisor and telemetry "
+            "refresh (default: 1; see docs/serve.md for when more help)"
+        ),
     )
     p.add_argument("--access-log", action="store_true", help="log every request (uvicorn's access log)")
     p.set_defaults(func=_run)

@@ -231,9 +231,11 @@ def prioritize_nodes(advisor: AdvisorLike, mapper: NodeMapper, now_s: float, arg
     """
     hosts, unmapped = mapper.map(args)
     _warn_unmapped("prioritize", args, unmapped)
-    decisions = _decisions(advisor, now_s, hosts, args.demand_bps)
+    mapped = [h for h in hosts if h is not None]
+    # The scores alone: the reasons of the filter's answer are not part of a HostPriorityList.
+    found = iter(advisor.extender_scores(now_s, mapped, args.demand_bps) if mapped else [])
     items = []
-    for name, d in zip(args.names, decisions, strict=True):
-        score = 0 if d is None else min(MAX_EXTENDER_PRIORITY, max(0, int(d["score"])))
+    for name, h in zip(args.names, hosts, strict=True):
+        score = 0 if h is None else min(MAX_EXTENDER_PRIORITY, max(0, next(found)))
         items.append(f'{{"Host":{encode_basestring(name)},"Score":{score}}}')
     return "[" + ",".join(items) + "]"

@@ -61,16 +61,35 @@ class ServeMetrics:
         (self.refreshes if ok else self.refresh_failures).inc()
 
 
+class RequestMetrics:
+    """Counts and times requests by endpoint and status, with the label children resolved once."""
+
+    def __init__(self, metrics: ServeMetrics, endpoints: Iterable[str]) -> None:
+        self.metrics = metrics
+        self.endpoints = frozenset(endpoints)
+        # `labels()` is a dict look-up plus locking: done once per (endpoint, status).
+        self._timers: dict[str, Any] = {}
+        self._counters: dict[tuple[str, int], Any] = {}
+
+    def observe(self, path: str, status: int, seconds: float) -> None:
+        """One request to ``path`` answered ``status`` after ``seconds``."""
+        endpoint = path if path in self.endpoints else OTHER
+        timer = self._timers.get(endpoint)
+        if timer is None:
+            timer = self._timers[endpoint] = self.metrics.latency.labels(endpoint)
+        counter = self._counters.get((endpoint, status))
+        if counter is None:
+            counter = self._counters[(endpoint, status)] = self.metrics.requests.labels(endpoint, str(status))
+        timer.observe(seconds)
+        counter.inc()
+
+
 class MetricsMiddleware:
     """ASGI middleware counting each HTTP request and timing it, by endpoint and status."""
 
-    def __init__(self, app: Any, metrics: ServeMetrics, endpoints: Iterable[str]) -> None:
+    def __init__(self, app: Any, requests: RequestMetrics) -> None:
         self.app = app
-        self.metrics = metrics
-        self.endpoints = frozenset(endpoints)
-        # Label children resolved once per (endpoint, status): `labels()` is a dict look-up plus locking.
-        self._timers: dict[str, Any] = {}
-        self._counters: dict[tuple[str, int], Any] = {}
+        self.requests = requests
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -88,15 +107,4 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_status)
         finally:
-            path = scope.get("path", "")
-            endpoint = path if path in self.endpoints else OTHER
-            timer = self._timers.get(endpoint)
-            if timer is None:
-                timer = self._timers[endpoint] = self.metrics.latency.labels(endpoint)
-            counter = self._counters.get((endpoint, status))
-            if counter is None:
-                counter = self._counters[(endpoint, status)] = self.metrics.requests.labels(
-                    endpoint, str(status)
-                )
-            timer.observe(time.perf_counter() - start)
-            counter.inc()
+            self.requests.observe(scope.get("path", ""), status, time.perf_counter() - start)
