@@ -45,8 +45,10 @@ public final class PlacementKeys {
   public static final long SINBAD_MIN_BLOCK_BYTES_DEFAULT = 10_000_000L;
 
   /**
-   * Delta of the hysteresis increment min(Cap - v, Size / Delta) (paper section 6.2), ms: the
-   * interval at which the load producer reports. Defaults to {@link #REFRESH_MS}.
+   * Delta, the interval at which the load producer reports, ms (paper section 6.2). The
+   * hysteresis increment is min(Cap - v, Size / delta) with delta the time left until the next
+   * report is due, Delta minus the time since the last report was applied. Defaults to
+   * {@link #REFRESH_MS}.
    */
   public static final String SINBAD_INTERVAL_MS = "netheat.placement.sinbad.interval.ms";
 

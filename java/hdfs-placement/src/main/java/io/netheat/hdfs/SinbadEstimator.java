@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 
@@ -23,9 +24,13 @@ import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
  *   <li>a rack's downlink load is the sum over its DataNodes (the paper sums the hosts of the
  *       subtree below an internal link); DataNodes without a usable estimate count as the mean
  *       of the rack's others;
- *   <li>hysteresis: each placement adds {@code min(Cap - v, Size(B) / Delta)} to the links it
+ *   <li>hysteresis: each placement adds {@code min(Cap - v, Size(B) / delta)} to the links it
  *       uses until the next report, so a burst of placements between two reports does not
- *       pile onto one link;
+ *       pile onto one link; {@code delta} is the time left until the next report is due (paper
+ *       section 6.2), {@code Delta - (now - last report)} within {@code [0, Delta]}: a full
+ *       {@code Delta} right after a report and before the first one, 0 once the next report is
+ *       overdue (then the increment is the whole spare capacity), as
+ *       {@code Sinbad::time_to_next_report} in crates/netheat-storage/src/sinbad.rs;
  *   <li>expected capacity {@code min(Cap - v, DiskWriteCap)}; the greedy choice takes the rack
  *       with the largest, then the DataNode with the largest inside it (paper section 6.3 and
  *       Pseudocode 2; {@code select} in crates/netheat-storage/src/placement.rs), random
@@ -41,6 +46,9 @@ final class SinbadEstimator {
   private final double oversubscription;
   private final double diskBps;
   private final double deltaS;
+  private LongSupplier clockNanos;
+  /** When the last report was applied ({@link #clockNanos}), or null before the first. */
+  private Long lastReportNanos;
 
   private final Map<String, Double> base = new HashMap<>();
   private final Set<String> known = new HashSet<>();
@@ -54,6 +62,13 @@ final class SinbadEstimator {
 
   SinbadEstimator(double alpha, double hostBps, double oversubscription, double diskBps,
       double deltaS) {
+    this(alpha, hostBps, oversubscription, diskBps, deltaS, System::nanoTime);
+  }
+
+  /** As above, with the clock that times reports and placements (monotonic nanoseconds). */
+  SinbadEstimator(double alpha, double hostBps, double oversubscription, double diskBps,
+      double deltaS, LongSupplier clockNanos) {
+    this.clockNanos = clockNanos;
     this.alpha = alpha;
     this.hostBps = hostBps;
     this.oversubscription = oversubscription;
@@ -96,7 +111,25 @@ final class SinbadEstimator {
     hostBump.clear();
     rackBump.clear();
     reports++;
+    lastReportNanos = clockNanos.getAsLong();
     rebuild(nodes);
+  }
+
+  /** Replaces the clock (tests: a fixed or stepped time). */
+  synchronized void clock(LongSupplier nanos) {
+    this.clockNanos = nanos;
+  }
+
+  /**
+   * Section 6.2's {@code delta} now: the time left until the next report is due, seconds,
+   * within {@code [0, Delta]}; {@code Delta} before the first report.
+   */
+  synchronized double timeToNextReport() {
+    if (lastReportNanos == null) {
+      return deltaS;
+    }
+    double since = (clockNanos.getAsLong() - lastReportNanos) / 1e9;
+    return Math.max(0.0, Math.min(deltaS, deltaS - since));
   }
 
   /**
@@ -230,7 +263,8 @@ final class SinbadEstimator {
    * rack's downlink when {@code rackToo} (the block crosses into the rack).
    */
   synchronized void bump(DatanodeDescriptor d, boolean rackToo, long bytes) {
-    double inc = bytes * 8.0 / deltaS;
+    double delta = timeToNextReport();
+    double inc = delta > 0 ? bytes * 8.0 / delta : Double.POSITIVE_INFINITY;
     if (rackToo) {
       String rack = d.getNetworkLocation();
       Double cap = rackCap.get(rack);

@@ -30,7 +30,8 @@ class UnitTest {
     List<DatanodeDescriptor> nodes = List.of(a, b);
     String ia = HostResolver.id(a);
     String ib = HostResolver.id(b);
-    SinbadEstimator e = new SinbadEstimator(0.2, 1000, 1.0, 0, 1.0);
+    // A fixed clock: every bump at its report's instant, delta = Delta = 1 s.
+    SinbadEstimator e = new SinbadEstimator(0.2, 1000, 1.0, 0, 1.0, () -> 0L);
     e.apply(Map.of(ia, 0.5, ib, 0.1), Set.of(), nodes);
     assertEquals(100, e.hostLoad(a), EPS); // 0.2 * 500
     assertEquals(20, e.hostLoad(b), EPS);
@@ -55,6 +56,40 @@ class UnitTest {
     e.apply(Map.of(ia, 0.0), Set.of(ib), nodes);
     assertFalse(e.isScoreable(b));
     assertTrue(e.isScoreable(a));
+  }
+
+  /**
+   * Section 6.2's delta is the time left until the next report, as in
+   * {@code hysteresis_delta_is_the_time_to_the_next_report} in crates/netheat-storage/src/sinbad.rs:
+   * Delta = 1 s; host links of 1000 bit/s; 25 B blocks (200 bits).
+   */
+  @Test
+  void hysteresisDeltaIsTheTimeToTheNextReport() {
+    DatanodeDescriptor a = DFSTestUtil.getDatanodeDescriptor("1.1.1.1", "/r0", "a");
+    DatanodeDescriptor b = DFSTestUtil.getDatanodeDescriptor("2.2.2.2", "/r1", "b");
+    DatanodeDescriptor c = DFSTestUtil.getDatanodeDescriptor("3.3.3.3", "/r2", "c");
+    List<DatanodeDescriptor> nodes = List.of(a, b, c);
+    long[] now = {300_000_000L};
+    SinbadEstimator e = new SinbadEstimator(0.2, 1000, 1.0, 0, 1.0, () -> now[0]);
+    assertEquals(1.0, e.timeToNextReport(), EPS); // no report yet: a full Delta
+    now[0] = 10_000_000_000L;
+    e.apply(Map.of(HostResolver.id(a), 0.0, HostResolver.id(b), 0.0, HostResolver.id(c), 0.0),
+        Set.of(), nodes);
+    assertEquals(1.0, e.timeToNextReport(), EPS);
+    e.bump(a, false, 25);
+    assertEquals(200, e.hostLoad(a), EPS); // 200 bits / 1 s
+    now[0] = 10_750_000_000L;
+    assertEquals(0.25, e.timeToNextReport(), EPS);
+    e.bump(b, false, 25);
+    assertEquals(800, e.hostLoad(b), EPS); // 200 bits / 0.25 s
+    now[0] = 11_500_000_000L;
+    assertEquals(0.0, e.timeToNextReport(), EPS); // overdue
+    e.bump(c, false, 25);
+    assertEquals(1000, e.hostLoad(c), EPS); // the whole spare capacity
+    e.bump(a, false, 25);
+    assertEquals(1000, e.hostLoad(a), EPS); // 200 + min(800, infinite)
+    now[0] = 9_000_000_000L; // a call timed before the report it sees: a full Delta
+    assertEquals(1.0, e.timeToNextReport(), EPS);
   }
 
   @Test
