@@ -208,3 +208,61 @@ def test_tiny_experiment_reports_metrics(tmp_path: Path) -> None:
     # finishes most earlier than sharing the link among all of them.
     assert 0 < rel["ours"] < 1
     assert 0 < s["pa_mean_reduction"]["ours"] < 1
+
+
+def test_gain_by_size_bins_paired_tasks_by_size() -> None:
+    from netheat.experiments.plots import gain_by_size
+
+    # Two sizes (a bin each): 1 KB tasks take 4 and 6 ms under the base and
+    # 2 and 3 ms under the new policy (mean 5 -> 2.5: 50% less); 10 KB tasks
+    # take 10 ms and 15 ms (mean 10 -> 15: 50% more).
+    g = gain_by_size(
+        np.array([1e3, 10e3, 1e3, 10e3]),
+        np.array([4e-3, 10e-3, 6e-3, 10e-3]),
+        np.array([2e-3, 15e-3, 3e-3, 15e-3]),
+    )
+    assert g["bytes"].to_list() == [1e3, 10e3]
+    assert g["tasks"].to_list() == [2, 2]
+    assert g["reduction"].to_list() == pytest.approx([0.5, -0.5])
+    # Eleven or more sizes: ten bins of equal task count. Sizes 1..100 with the new
+    # policy at half the base time for sizes above 50: bins 0-4 gain 0, bins 5-9 gain 50%.
+    size = np.arange(1.0, 101.0)
+    base = np.ones(100)
+    new = np.where(size > 50, 0.5, 1.0)
+    g = gain_by_size(size, base, new)
+    assert g["tasks"].to_list() == [10] * 9 + [10]
+    assert g["reduction"].to_list() == pytest.approx([0.0] * 5 + [0.5] * 5)
+
+
+def test_baraat_figures_from_a_run(tmp_path: Path) -> None:
+    from netheat.experiments.plots import baraat_figures
+
+    exp = tmp_path / "exp.toml"
+    exp.write_text(
+        textwrap.dedent(
+            """
+            [experiment]
+            name = "b"
+            kind = "baraat"
+            seeds = [1]
+            [base]
+            workload = "uniform"
+            tasks = 60
+            pods = 1
+            racks-per-pod = 2
+            hosts-per-rack = 5
+            fanout = 4
+            aggregators = 2
+            [[variant]]
+            name = "fair-share"
+            policy = "fair-share"
+            [[variant]]
+            name = "fifo-lm"
+            policy = "fifo-lm"
+            """
+        )
+    )
+    run_experiment(load_experiment(exp), tmp_path / "run")
+    figs = baraat_figures(tmp_path / "run")
+    assert [p.name for p, _ in figs] == ["baraat_tct_cdf.png", "baraat_gain_by_size.png"]
+    assert all(p.stat().st_size > 1000 for p, _ in figs)

@@ -10,6 +10,7 @@ the policy see identical tasks (paired comparisons).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,13 @@ def run_baraat(params: dict[str, Any], seed: int) -> PointResult:
     return PointResult(tables={"tasks": table}, values=values)
 
 
+def figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Task-time CDFs per policy and workload, and FIFO-LM's gain over fair share by task size."""
+    from netheat.experiments.plots import baraat_figures
+
+    return baraat_figures(run_dir)
+
+
 BARAAT = register_kind(
     ScenarioKind(
         name="baraat",
@@ -156,6 +164,7 @@ BARAAT = register_kind(
         values=VALUES,
         tables=("tasks",),
         description="task-aware flow scheduling policies and Baraat's FIFO-LM / SPC on a datacenter",
+        figures=figures,
     )
 )
 

@@ -207,3 +207,121 @@ def memcache_figures(run_dir: Path) -> list[tuple[Path, str]]:
             "wiring and balancing, against ToR oversubscription.",
         )
     ]
+
+
+BARAAT_POLICIES = ("fair-share", "sff", "stf", "fifo", "fifo-lm", "spc")
+"""The one-stage policy variants of ``experiments/baraat.toml`` (same tasks per workload and seed)."""
+
+
+def _baraat_tasks(run_dir: Path) -> pl.DataFrame:
+    """Every finished baraat task with its point's workload, app, load and policy."""
+    params: dict[str, dict[str, Any]] = {}
+    for meta in sorted((run_dir / "points").glob("*/point.json")):
+        m = json.loads(meta.read_text())
+        if m.get("kind") == "baraat":
+            params[meta.parent.name] = m["params"]
+    path = run_dir / "tasks.parquet"
+    if not params or not path.exists():
+        return pl.DataFrame()
+    info = pl.DataFrame(
+        {
+            "point_hash": list(params),
+            "workload": [str(p["workload"]) for p in params.values()],
+            "app": [str(p["app"]) for p in params.values()],
+            "load": [float(p["load"]) for p in params.values()],
+            "batch": [bool(p["batch"]) for p in params.values()],
+            "compute": [float(p["compute"]) for p in params.values()],
+        }
+    )
+    tasks = pl.read_parquet(path, columns=["variant", "point_hash", "seed", "task_id", "bytes", "tct_s"])
+    tasks = tasks.with_columns(pl.col("variant").cast(pl.Utf8), pl.col("point_hash").cast(pl.Utf8))
+    return tasks.join(info, on="point_hash").filter(pl.col("tct_s").is_not_nan())
+
+
+def gain_by_size(size: np.ndarray, base_s: np.ndarray, new_s: np.ndarray) -> pl.DataFrame:
+    """``1 - mean(new) / mean(base)`` per task-size bin, with the bin's median size (``bytes``).
+
+    A bin per size when there are at most ten distinct sizes (Bing-like
+    workloads), else ten bins of equal task count (fewer when quantiles
+    coincide); ``base_s`` and ``new_s`` are the same tasks' times.
+    """
+    sizes = np.unique(size)
+    if len(sizes) <= 10:
+        idx = np.searchsorted(sizes, size)
+    else:
+        edges = np.unique(np.quantile(size, np.linspace(0, 1, 11)))
+        idx = np.clip(np.searchsorted(edges, size, side="right") - 1, 0, len(edges) - 2)
+    df = pl.DataFrame({"bin": idx, "bytes": size, "base": base_s, "new": new_s})
+    return (
+        df.group_by("bin")
+        .agg(pl.col("bytes").median(), pl.len().alias("tasks"), pl.col("base").mean(), pl.col("new").mean())
+        .sort("bin")
+        .with_columns((1.0 - pl.col("new") / pl.col("base")).alias("reduction"))
+    )
+
+
+def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Baraat in the paper's forms: task-time CDFs per policy (Figure 7), gains by task size (Figure 12)."""
+    tasks = _baraat_tasks(run_dir)
+    if tasks.is_empty():
+        return []
+    one = tasks.filter(
+        (pl.col("app") == "one-stage")
+        & ~pl.col("batch")
+        & (pl.col("compute") == 0.0)
+        & pl.col("variant").is_in(BARAAT_POLICIES)
+    )
+    workloads = sorted(set(one["workload"].to_list()))
+    out: list[tuple[Path, str]] = []
+    if workloads:
+        fig, axes = plt.subplots(1, len(workloads), figsize=(4.2 * len(workloads), 3.8), squeeze=False)
+        for ax, w in zip(axes[0], workloads, strict=True):
+            for v in BARAAT_POLICIES:
+                t = np.sort(
+                    one.filter((pl.col("workload") == w) & (pl.col("variant") == v))["tct_s"].to_numpy()
+                )
+                if len(t):
+                    ax.plot(t * 1e3, np.arange(1, len(t) + 1) / len(t), label=v)
+            ax.set_xscale("log")
+            ax.set_xlabel("task completion time (ms)")
+            ax.set_title(w)
+            ax.grid(alpha=0.3)
+        axes[0][0].set_ylabel("CDF of tasks")
+        axes[0][0].legend(fontsize=8)
+        out.append(
+            (
+                _save(fig, run_dir / "baraat_tct_cdf.png"),
+                "Task completion times per policy and workload (one-stage tasks, the paper's Figure 7 form; "
+                "all seeds pooled). FIFO-LM and SPC serve tasks in arrival order with limited multiplexing.",
+            )
+        )
+    # Gains by task size: FIFO-LM against fair share on the same tasks (same workload, seed and id).
+    fs = one.filter(pl.col("variant") == "fair-share").select("workload", "seed", "task_id", "bytes", "tct_s")
+    lm = one.filter(pl.col("variant") == "fifo-lm").select(
+        "workload", "seed", "task_id", pl.col("tct_s").alias("lm_s")
+    )
+    paired = fs.join(lm, on=["workload", "seed", "task_id"])
+    if not paired.is_empty():
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for w in workloads:
+            p = paired.filter(pl.col("workload") == w)
+            if p.height < 10:
+                continue
+            g = gain_by_size(p["bytes"].to_numpy(), p["tct_s"].to_numpy(), p["lm_s"].to_numpy())
+            red = g["reduction"].to_numpy()
+            ax.plot(g["bytes"].to_numpy() / 1e3, 100 * red, marker="o", label=w)
+        ax.set_xscale("log")
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xlabel("task size (KB, median of the bin)")
+        ax.set_ylabel("reduction of mean task time (%)")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        out.append(
+            (
+                _save(fig, run_dir / "baraat_gain_by_size.png"),
+                "FIFO-LM against fair share by task size (the paper's Figure 12 form): the same tasks under "
+                "both policies, a point per task size (at most ten sizes) or per tenth of the tasks by size; "
+                "1 - mean(FIFO-LM) / mean(fair share).",
+            )
+        )
+    return out
