@@ -86,7 +86,7 @@ $(VEGETA):
 	@command -v go >/dev/null || (echo "bench-serve needs Go to install vegeta (golang-go)"; exit 1)
 	GOBIN=$(abspath $(VENV))/bin go install github.com/tsenart/vegeta/v12@v12.13.0
 
-bench-serve: build $(VEGETA) ## netheat serve under load: 10,000 hosts, vegeta at 500 requests/s for 20 s per endpoint
+bench-serve: build $(VEGETA) ## netheat serve under load: 10,000 hosts, vegeta at 500 requests/s for 20 s per endpoint, with 1 and 2 worker processes
 	$(PY) benches/serve/bench_serve.py --vegeta $(VEGETA)
 
 bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (installs python3-simgrid; minutes)
