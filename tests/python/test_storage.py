@@ -58,7 +58,7 @@ def test_uniform_against_itself_is_identical() -> None:
 
 
 def test_bad_input_is_an_input_error() -> None:
-    with pytest.raises(InputError, match="known: ccp, sinbad, uniform"):
+    with pytest.raises(InputError, match="known: ccp, ccp-balance, sinbad, uniform"):
         small(policy="nope")
     with pytest.raises(InputError, match="`f`"):
         small(replicas=1, faults=1)

@@ -619,6 +619,10 @@ impl Advisor {
                             )
                         }
                         StoragePolicy::Ccp => format!("uplink class {:?}", rack.class),
+                        StoragePolicy::CcpBalance => format!(
+                            "drawn with weight {score:.3e} (its uplink bits/s per byte of storage; uplink class {:?})",
+                            rack.class
+                        ),
                         StoragePolicy::Uniform => "uniform among eligible racks".into(),
                     }
                 };

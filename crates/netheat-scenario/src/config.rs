@@ -217,8 +217,10 @@ impl SchedulingPolicy {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct StorageSection {
     /// `uniform` (rack-aware, uniform), `ccp` (racks by uplink class, the
-    /// hotspot paper's chunk placement) or `sinbad` (network-balanced: the
-    /// least-loaded rack downlinks by an EWMA of reported rates).
+    /// hotspot paper's chunk placement), `ccp-balance` (CCP as a tweak of
+    /// the even spread: racks drawn with weights proportional to uplink per
+    /// storage) or `sinbad` (network-balanced: the least-loaded rack
+    /// downlinks by an EWMA of reported rates).
     #[serde(default)]
     pub policy: StoragePolicy,
     /// Sinbad: report interval (Δ, SIGCOMM'13 §6.2); hysteresis uses the time left to the next report.
@@ -259,8 +261,11 @@ pub enum StoragePolicy {
     /// Uniform rack-aware placement.
     #[default]
     Uniform,
-    /// The hotspot paper's CCP.
+    /// The hotspot paper's CCP: High over Medium over Low uplink class, strictly.
     Ccp,
+    /// CCP as a tweak of the even spread of new chunks: racks drawn with
+    /// weights proportional to their uplink bandwidth per storage.
+    CcpBalance,
     /// Sinbad.
     Sinbad,
 }
@@ -271,6 +276,7 @@ impl StoragePolicy {
         match self {
             Self::Uniform => "uniform",
             Self::Ccp => "ccp",
+            Self::CcpBalance => "ccp-balance",
             Self::Sinbad => "sinbad",
         }
     }

@@ -13,11 +13,11 @@ use crate::fs::Redundancy;
 use crate::sinbad::Sinbad;
 use crate::StorageError;
 use netheat_core::HostId;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Registered policy tags.
-pub const POLICIES: &[&str] = &["ccp", "sinbad", "uniform"];
+pub const POLICIES: &[&str] = &["ccp", "ccp-balance", "sinbad", "uniform"];
 
 /// One block to place.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,6 +105,7 @@ pub fn make_policy(tag: &str, cfg: &PolicyConfig) -> Result<Box<dyn ReplicaPlace
     match tag {
         "uniform" => Ok(Box::new(Uniform)),
         "ccp" => Ok(Box::new(Ccp)),
+        "ccp-balance" => Ok(Box::new(CcpBalance)),
         "sinbad" => Ok(Box::new(Sinbad::new(cfg.clone()))),
         _ => Err(StorageError::UnknownPolicy { tag: tag.to_string(), known: POLICIES.join(", ") }),
     }
@@ -334,11 +335,79 @@ impl ReplicaPlacement for Ccp {
     }
 }
 
+/// CCP read as a tweak of the file system's spreading objective rather
+/// than a strict class order: new chunks go to racks at random (as
+/// [`Uniform`], after the same fault-domain and storage-balance
+/// constraints), each rack with a weight proportional to its uplink
+/// bandwidth per installed storage, so that in expectation every rack gets
+/// new chunks, and the reads that follow them, in proportion to what its
+/// uplinks carry.
+///
+/// Hotspot paper (NSDI'25) section 5.2 says CCP's change to Colossus was
+/// "similar in principle" to UTP's, which tweaks an existing low-priority
+/// load-balancing objective (section 5.1) instead of adding a hard rule.
+/// The default spreads new chunks evenly over racks (uniform in
+/// expectation); this tweak rescales that spread by uplink per storage. It
+/// has no parameter: the weights are the datacenter's own uplinks and
+/// disks. Racks are drawn without replacement by Efraimidis and Spirakis'
+/// keys `u^(1 / w)` (`u` uniform in (0, 1)), largest first, which gives
+/// each rack its weight's share of the first draw.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CcpBalance;
+
+impl CcpBalance {
+    /// Uplink bandwidth of rack `rack` per byte of storage its hosts hold
+    /// (0 for a rack that stores nothing).
+    pub fn weight(view: &View<'_>, rack: usize) -> f64 {
+        let c = view.cluster;
+        let r = &c.racks[rack];
+        let up: f64 = r.up.iter().map(|&l| c.link_bps[l as usize]).sum();
+        let store: f64 = r
+            .hosts
+            .iter()
+            .filter(|&&h| c.hosts[h as usize].stores)
+            .map(|&h| c.hosts[h as usize].capacity_bytes)
+            .sum();
+        if store > 0.0 {
+            up / store
+        } else {
+            0.0
+        }
+    }
+}
+
+impl ReplicaPlacement for CcpBalance {
+    fn name(&self) -> &'static str {
+        "ccp-balance"
+    }
+    fn place(&mut self, req: &PlacementRequest, view: &View<'_>, rng: &mut ChaCha8Rng) -> Result<Vec<HostId>, String> {
+        let mut draw = ChaCha8Rng::seed_from_u64(rng.gen::<u64>());
+        select(
+            view,
+            req,
+            rng,
+            &mut |r| {
+                let w = CcpBalance::weight(view, r);
+                if w > 0.0 {
+                    // ln(u) / w orders racks as u^(1/w) does, without underflow.
+                    let u: f64 = draw.gen_range(f64::MIN_POSITIVE..1.0);
+                    u.ln() / w
+                } else {
+                    f64::NEG_INFINITY
+                }
+            },
+            &mut |_| 0.0,
+        )
+    }
+    fn rack_score(&self, view: &View<'_>, rack: usize) -> f64 {
+        CcpBalance::weight(view, rack)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use rand::SeedableRng;
 
     fn req(r: usize, f: usize, writer: Option<HostId>) -> PlacementRequest {
         PlacementRequest {
@@ -354,7 +423,7 @@ mod tests {
     #[test]
     fn unknown_tag_lists_known() {
         let e = make_policy("random", &PolicyConfig::default()).err().map(|e| e.to_string()).unwrap_or_default();
-        assert_eq!(e, "unknown placement policy \"random\"; known: ccp, sinbad, uniform");
+        assert_eq!(e, "unknown placement policy \"random\"; known: ccp, ccp-balance, sinbad, uniform");
     }
 
     #[test]
@@ -369,6 +438,37 @@ mod tests {
         assert_eq!(hs[0], 4);
         assert_eq!(c.rack_of(hs[1]), c.rack_of(hs[2]));
         assert_ne!(c.rack_of(hs[1]), 1);
+    }
+
+    #[test]
+    fn ccp_balance_spreads_new_chunks_in_proportion_to_uplink_per_storage() {
+        // 4 racks of 3 hosts with uplinks 1, 2, 3 and 4 x the base and equal
+        // disks: one piece per request (r = 1, no writer) lands in rack i with
+        // probability w_i / sum w = i / 10 (the first Efraimidis-Spirakis
+        // draw); uniform gives 1/4 each. 10,000 requests: counts within 4
+        // binomial standard deviations (sqrt(n p (1 - p)) <= 50).
+        let c = Cluster::two_tier(4, 3, 1e9, 1.0, None, 1e12, &[1.0, 2.0, 3.0, 4.0], &[]);
+        let live = vec![true; 12];
+        let used = vec![0.0; 12];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let w: Vec<f64> = (0..4).map(|r| CcpBalance::weight(&v, r)).collect();
+        for r in 1..4 {
+            assert!((w[r] / w[0] - (r + 1) as f64).abs() < 1e-12, "{w:?}");
+        }
+        let n = 10_000;
+        for (policy, want) in [("ccp-balance", [0.1, 0.2, 0.3, 0.4]), ("uniform", [0.25; 4])] {
+            let mut p = make_policy(policy, &PolicyConfig::default()).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(11);
+            let mut count = [0usize; 4];
+            for _ in 0..n {
+                let hs = place_checked(p.as_mut(), &req(1, 0, None), &v, &mut rng).unwrap();
+                count[c.rack_of(hs[0]) as usize] += 1;
+            }
+            for (r, &p) in want.iter().enumerate() {
+                let sd = (n as f64 * p * (1.0 - p)).sqrt();
+                assert!((count[r] as f64 - n as f64 * p).abs() < 4.0 * sd, "{policy}: rack {r}: {count:?}");
+            }
+        }
     }
 
     #[test]

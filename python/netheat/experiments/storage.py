@@ -106,7 +106,10 @@ SINBAD = register_kind(
         run_point=run_sinbad,
         params=(
             Param(
-                "policy", "str", "sinbad", "placement policy compared against uniform: sinbad, ccp or uniform"
+                "policy",
+                "str",
+                "sinbad",
+                "placement policy compared against uniform: sinbad, ccp, ccp-balance or uniform",
             ),
             Param("racks", "int", 150, "racks"),
             Param("hosts-per-rack", "int", 20, "hosts per rack"),
@@ -310,7 +313,12 @@ CCP = register_kind(
         name="ccp",
         run_point=run_ccp,
         params=(
-            Param("policy", "str", "ccp", "placement policy compared against uniform"),
+            Param(
+                "policy",
+                "str",
+                "ccp",
+                "placement policy compared against uniform: ccp, ccp-balance, sinbad or uniform",
+            ),
             Param(
                 "racks", "int", 30, "storage racks (classes cycle High, Medium, Low unless uplink-spread > 0)"
             ),
