@@ -33,7 +33,7 @@ pub enum FlowschedError {
     },
     /// The topology could not be built.
     #[error("topology: {0}")]
-    Topology(String),
+    Topology(#[from] netheat_topology::TopologyError),
 }
 
 impl FlowschedError {

@@ -88,7 +88,7 @@ pub fn build_topology(p: &PointSpec) -> Result<Topology, FlowschedError> {
     }
     let uplink = p.hosts_per_rack as f64 * p.host_bps / p.oversubscription;
     let spec = TopologySpec::three_tier(p.pods, p.racks_per_pod, p.hosts_per_rack, 4, 16, p.host_bps, uplink, None);
-    Topology::build(&spec).map_err(|e| FlowschedError::Topology(e.to_string()))
+    Ok(Topology::build(&spec)?)
 }
 
 /// Runs one point.
