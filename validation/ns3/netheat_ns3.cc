@@ -2,15 +2,22 @@
 //
 // One switch (an IPv4 router: forwarding is instantaneous, like netheat's
 // switch with zero switching delay) and N+1 hosts on point-to-point links of
-// RATE with DELAY propagation each. Host i (1..N) sends BYTES to host 0 over
-// TCP NewReno (no SACK, no timestamps, an ACK per segment, MSS 1460, initial
-// window 10), all starting at t = 0. The switch's port towards host 0 is a
-// drop-tail queue of BUFFER bytes (the traffic-control layer is removed, so
-// the device queue is the only one); host NIC queues never drop.
+// 10 Gbps with 1 us propagation each. Host i (1..N) sends BYTES to host 0 over
+// TCP (no SACK, no timestamps, an ACK per segment, MSS 1460, initial window
+// 10), all starting at t = 0: NewReno by default, or DCTCP (ns-3's TcpDctcp,
+// g = 1/16, ECT(0), the receiver echoing marks as RFC 8257). The switch's port
+// towards host 0 holds BUFFER bytes: with NewReno a drop-tail device queue
+// (the traffic-control layer is removed, so the device queue is the only
+// one); with DCTCP a RED queue disc used as DCTCP's step marker (weight 1,
+// i.e. the instantaneous queue; MinTh = MaxTh = K bytes, not gentle, marking
+// instead of dropping above K, dropping only when BUFFER is full) over a
+// one-packet device queue. Host NIC queues never drop.
 //
-// Usage: netheat_ns3 SENDERS BYTES BUFFER_BYTES RTO_MIN_S [RATE_BPS] [DELAY_S]
+// Usage: netheat_ns3 SENDERS BYTES BUFFER_BYTES RTO_MIN_S [newreno|dctcp K_BYTES]
 // Prints one line per flow: "flow <i> fct_s <t>" (last byte delivered to
-// host 0's application, from t = 0), then "wall_s <s>" and "events <n>".
+// host 0's application, from t = 0), then "wall_s <s>" and "events <n>", and
+// for the bottleneck port "marks", "drops", "mean_queue_bytes" (sampled every
+// microsecond until the last flow completes) and "max_queue_bytes".
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -29,6 +36,27 @@ using namespace ns3;
 static std::vector<uint64_t> g_rx;
 static std::vector<double> g_done;
 static uint64_t g_bytes = 0;
+static uint32_t g_left = 0;
+
+// The bottleneck's backlog: queue disc (DCTCP) plus device queue, sampled every microsecond.
+static Ptr<QueueDisc> g_qdisc;
+static Ptr<Queue<Packet>> g_devq;
+static double g_area = 0; // byte-samples
+static uint64_t g_samples = 0;
+static uint64_t g_max = 0;
+
+static void
+Sample()
+{
+    uint64_t q = g_devq->GetNBytes() + (g_qdisc ? g_qdisc->GetNBytes() : 0);
+    g_area += q;
+    g_samples++;
+    g_max = std::max(g_max, q);
+    if (g_left > 0)
+    {
+        Simulator::Schedule(MicroSeconds(1), &Sample);
+    }
+}
 
 static void
 OnRx(uint32_t flow, Ptr<const Packet> p, const Address&)
@@ -37,6 +65,7 @@ OnRx(uint32_t flow, Ptr<const Packet> p, const Address&)
     if (g_rx[flow] >= g_bytes && g_done[flow] < 0)
     {
         g_done[flow] = Simulator::Now().GetSeconds();
+        g_left--;
     }
 }
 
@@ -45,17 +74,26 @@ main(int argc, char* argv[])
 {
     if (argc < 5)
     {
-        std::fprintf(stderr, "usage: %s SENDERS BYTES BUFFER_BYTES RTO_MIN_S [RATE_BPS] [DELAY_S]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s SENDERS BYTES BUFFER_BYTES RTO_MIN_S [newreno|dctcp K_BYTES]\n", argv[0]);
         return 2;
     }
     uint32_t n = std::atoi(argv[1]);
     g_bytes = std::strtoull(argv[2], nullptr, 10);
     uint64_t buffer = std::strtoull(argv[3], nullptr, 10);
     double rtoMin = std::atof(argv[4]);
-    double rate = argc > 5 ? std::atof(argv[5]) : 10e9;
-    double delay = argc > 6 ? std::atof(argv[6]) : 1e-6;
+    std::string transport = argc > 5 ? argv[5] : "newreno";
+    uint64_t k = argc > 6 ? std::strtoull(argv[6], nullptr, 10) : 0;
+    bool dctcp = transport == "dctcp";
+    if (!dctcp && transport != "newreno")
+    {
+        std::fprintf(stderr, "transport must be newreno or dctcp, got %s\n", transport.c_str());
+        return 2;
+    }
+    double rate = 10e9;
+    double delay = 1e-6;
 
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(dctcp ? TcpDctcp::GetTypeId() : TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1460));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
@@ -96,11 +134,34 @@ main(int argc, char* argv[])
         Ipv4InterfaceContainer ifs = addr.Assign(d);
         tch.Uninstall(d); // queue discs exist once the interfaces do
         hostAddr.push_back(ifs.GetAddress(0));
+        if (i == 0)
+        {
+            Ptr<PointToPointNetDevice> port = d.Get(1)->GetObject<PointToPointNetDevice>();
+            g_devq = port->GetQueue();
+            if (dctcp)
+            {
+                // The marking queue disc holds the buffer; the device keeps one packet.
+                g_devq->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, 1));
+                TrafficControlHelper red;
+                red.SetRootQueueDisc("ns3::RedQueueDisc",
+                                     "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, buffer)),
+                                     "MinTh", DoubleValue(static_cast<double>(k)),
+                                     "MaxTh", DoubleValue(static_cast<double>(k)),
+                                     "QW", DoubleValue(1.0),
+                                     "Gentle", BooleanValue(false),
+                                     "UseEcn", BooleanValue(true),
+                                     "UseHardDrop", BooleanValue(false),
+                                     "MeanPktSize", UintegerValue(1500));
+                g_qdisc = red.Install(d.Get(1)).Get(0);
+            }
+        }
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     g_rx.assign(n, 0);
     g_done.assign(n, -1.0);
+    g_left = n;
+    Simulator::ScheduleNow(&Sample);
     for (uint32_t f = 0; f < n; ++f)
     {
         uint16_t port = 5000 + f;
@@ -125,6 +186,17 @@ main(int argc, char* argv[])
         std::printf("flow %u fct_s %.9f\n", f, g_done[f]);
     }
     std::printf("wall_s %.6f\nevents %llu\n", wall, static_cast<unsigned long long>(events));
+    uint64_t marks = 0;
+    uint64_t drops = g_devq->GetTotalDroppedPackets();
+    if (g_qdisc)
+    {
+        QueueDisc::Stats st = g_qdisc->GetStats();
+        marks = st.nTotalMarkedPackets;
+        drops += st.nTotalDroppedPackets;
+    }
+    std::printf("marks %llu\ndrops %llu\nmean_queue_bytes %.1f\nmax_queue_bytes %llu\n",
+                static_cast<unsigned long long>(marks), static_cast<unsigned long long>(drops),
+                g_samples ? g_area / g_samples : 0.0, static_cast<unsigned long long>(g_max));
     Simulator::Destroy();
     return 0;
 }
