@@ -88,6 +88,32 @@ fn main() {
         fct.sort_by(f64::total_cmp);
         let q = |x: f64| fct[((fct.len() - 1) as f64 * x).round() as usize];
         eprintln!("packet fct p50 {:.4} p90 {:.4} p99 {:.4} max {:.4} s", q(0.5), q(0.9), q(0.99), q(1.0));
+        // Where the tail comes from: retransmission timeouts and drops.
+        let timeouts: u32 = r.flows.iter().map(|f| f.timeouts).sum();
+        let with_timeouts = r.flows.iter().filter(|f| f.timeouts > 0).count();
+        let slowest = r.flows.iter().max_by(|a, b| a.fct_s.total_cmp(&b.fct_s)).expect("flows");
+        let drops: u64 = r.ports.iter().map(|p| p.drops).sum();
+        eprintln!(
+            "packet: {timeouts} timeouts in {with_timeouts} of {} flows, {drops} drops; slowest flow {} -> {} ({} timeouts, {:.4} s, {} packets sent for {} bytes)",
+            r.flows.len(),
+            slowest.src,
+            slowest.dst,
+            slowest.timeouts,
+            slowest.fct_s,
+            slowest.packets_sent,
+            slowest.bytes
+        );
+        // The slowest flow against the other flows into its receiver (one bottleneck, if the receiver's
+        // links are it): a TCP share far below theirs is unfairness, not a slower network.
+        let mut peers: Vec<(f64, u32, u64)> = r
+            .flows
+            .iter()
+            .filter(|f| f.dst == slowest.dst)
+            .map(|f| (f.fct_s, f.timeouts, f.packets_sent))
+            .collect();
+        peers.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let fcts: Vec<String> = peers.iter().map(|p| format!("{:.3}", p.0)).collect();
+        eprintln!("flows into {}: completion s {}", slowest.dst, fcts.join(" "));
         println!(
             "{:>6} {:>12.4} {:>12.4} {:>10.1} {:>9.1}",
             n,
