@@ -517,6 +517,16 @@ impl Advisor {
                         }
                         Objective::BinPack => write!(reason, "{} cores free after", c.free_cores_after),
                         Objective::CpuBalance => write!(reason, "CPU {} after", Pct(c.cpu_after)),
+                        Objective::UtpBalance => write!(
+                            reason,
+                            "max(CPU {} after, {} at {} + {} demand over {} uplinks = {} projected)",
+                            Pct(c.cpu_after),
+                            self.tor_name(t),
+                            Pct(r.tor_util),
+                            Gbps(req.demand_bps),
+                            Gbps(snap.capacity_bps(t)),
+                            Pct(c.projected_tor)
+                        ),
                         Objective::TorUtilization => write!(
                             reason,
                             "{} at {} + {} demand over {} uplinks = {} projected",
@@ -850,6 +860,7 @@ pub fn objective_name(o: Objective) -> &'static str {
         Objective::SpreadJob => "spread-job",
         Objective::BinPack => "bin-pack",
         Objective::CpuBalance => "cpu-balance",
+        Objective::UtpBalance => "utp-balance",
         Objective::TorUtilization => "tor-utilization",
     }
 }

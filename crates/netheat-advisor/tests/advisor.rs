@@ -190,11 +190,14 @@ fn utp_ranks_cool_tors_first_and_falls_back_when_stale() {
     };
     let x = a.place_task(T, &req).unwrap();
     // spread-job puts r3h1 (a task of the job in rack 3) last; bin-pack
-    // ties (4 free cores left: key 1); projected: 30%, 40%, 100% -> r0h0,
-    // r1h0, r2h0.
+    // ties (4 free cores left: key 1); UTP's load balance (hotspot paper
+    // §5.1) scores max(CPU after, projected ToR): CPU after is 28/32 =
+    // 87.5% everywhere, projected 30%, 40%, 100% -> keys 17, 17, 20: r0h0
+    // and r1h0 tie on their servers' load (sample order), r2h0 after them.
     let order: Vec<&str> = x.ranked.iter().map(|r| r.host.as_str()).collect();
     assert_eq!(order, vec!["r0h0", "r1h0", "r2h0", "r3h1"]);
-    assert_eq!(x.ranked[0].keys["tor-utilization"], 6);
+    assert_eq!(x.ranked[0].keys["utp-balance"], 17);
+    assert_eq!(x.ranked[2].keys["utp-balance"], 20);
     assert_eq!(x.chosen.as_deref(), Some("r0h0"));
     // Stale: the scheduler's objectives only (sample order on ties).
     let x = a.place_task(T + 600.0, &req).unwrap();

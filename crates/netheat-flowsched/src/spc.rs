@@ -1,51 +1,117 @@
-//! Baraat's Smart Priority Class (SPC) protocol at RTT granularity: a small
-//! round-based simulator of the decentralized FIFO-LM mechanism.
+//! Baraat's Smart Priority Class (SPC) protocol at RTT granularity: a
+//! round-based, event-driven simulator of the decentralized FIFO-LM
+//! mechanism (Dogar et al., SIGCOMM 2014, §4.3, Algorithms 1 and 2).
 //!
-//! Every round (one RTT) each active flow's sender sends a request carrying
-//! its task id, its task's heavy flag and its demand. Each switch port keeps
-//! only per-task counters (demand, flow count) and one allocation counter
-//! per link. It serves the tasks it sees in task-id order, grouping a heavy
-//! task with the next task it sees (limited multiplexing; several heavy tasks
-//! in a row join the first light one): a class gets what the classes before
-//! it left (capacity minus the allocation counter), split max-min among the
-//! class's flows by their demands. That is the flow's *nominal* rate at the
-//! link; the response carries the minimum over the path, the *actual* rate,
-//! which the sender uses during the next RTT.
+//! # What is modelled
 //!
-//! A switch also answers what it *offers* the flow (its class's water
-//! level, not capped by the flow's own demand). Work conservation: a sender
-//! bottlenecked elsewhere (its links' offers differ) sets its next demand to
-//! the smallest offer plus `delta` (capped by its line rate and what it has
-//! left), so its other links keep only that much for it and hand the rest
-//! to lower-priority tasks one RTT later; when its bottleneck frees up, the
-//! offers become equal and it asks for its full rate again. Preemption: a higher-priority task's request is counted
-//! in the round it is sent, so lower-priority flows get the reduced rate in
-//! the response of that round and give way within one to two RTTs.
+//! * **Rounds (§4.3.1).** Every RTT each active flow's sender sends a
+//!   scheduling request (SRQ) carrying its task id and its *demand*; every
+//!   switch port (link) on its path answers a *nominal rate* (NR) and an
+//!   *actual rate* (AR). The sender transmits at the smallest AR over its
+//!   path during the next RTT. A flow sends its first SRQ in the round in
+//!   which it starts (its release, i.e. its task's arrival or the
+//!   completion of the last flow feeding it, plus its sender's compute
+//!   time), so its data flows from the next round on; it finishes within a
+//!   round at its rate, and capacity freed within a round is reallocated
+//!   at the next.
+//! * **Sender, Algorithm 1.** The demand is the NIC rate, or less when
+//!   little data is left (what is left over one RTT); when the smallest NR
+//!   over the path is below the previous demand (the flow is held back
+//!   somewhere), the next demand is at most that NR plus `delta`, so links
+//!   where the flow is not the bottleneck keep only that much for it and
+//!   hand the rest to lower classes (work conservation); once the
+//!   bottleneck frees up, the NR equals the lowered demand and the next
+//!   demand is the full rate again (§4.3.1).
+//! * **Switch, Algorithm 2 (§4.3.2).** Each port keeps per task a flow
+//!   count, the demands and bytes reserved, and one allocation counter per
+//!   link (the sum of the ARs it has granted and not yet taken back). For a
+//!   flow of class k: ClassAvlBW = C minus the demands of higher classes;
+//!   if what the class's other flows leave exceeds the flow's demand, NR =
+//!   its demand, else its max-min share of ClassAvlBW (see below); AR =
+//!   min(NR, C - Allocation), where the allocation no longer counts the
+//!   flow's own previous AR (step 1: the SRQ returns it).
+//!   NR and AR are kept apart: a port answers its SRQs in priority order
+//!   each round, so a new higher-priority flow sees the allocation still
+//!   held by the lower-priority flows of the previous round and gets only
+//!   what is unallocated (AR < NR); the lower-priority flows, answered
+//!   after it, see its demand and lose their NR and AR in that same
+//!   round; the higher-priority flow gets its full AR in its next SRQ. So
+//!   preemption costs one RTT on top of the first SRQ's (the "1-2 RTTs" of
+//!   §4.3.2), and a bottlenecked flow that lowered its demand gets its full
+//!   rate two rounds after its bottleneck frees (NR = lowered demand, then
+//!   the full demand).
+//! * **Classifier (§4.3).** At each port a task's bytes reserved (the sum
+//!   of the ARs that port granted its flows, times the RTT) are its size
+//!   proxy; above the heavy threshold the task is heavy there, and a run of
+//!   heavy tasks shares one class with the next task at the port (limited
+//!   multiplexing). Task ids come from the load balancers' counters (§4.1).
 //!
-//! A task's heavy flag is set once its bytes sent so far exceed the
-//! threshold (known to its senders at the start of a round). A flow sends
-//! its first request in the round in which it starts (its release, i.e.
-//! its task's arrival or the completion of the last flow feeding it, plus
-//! its sender's compute time), sends one RTT later, and finishes within a
-//! round at their rate; freed capacity is reallocated at the next round.
+//! # What is simplified
 //!
-//! A round whose requests equal the previous round's gets the same answers,
-//! and so do the rounds after it until a flow starts or completes, a task
-//! turns heavy or a demand drops to what its flow has left: such steady
-//! stretches are done at once ([`SpcOptions::skip_steady`]; the outcome is
-//! the same up to float rounding). Small or lightly loaded networks have
-//! long ones; at 36,000 hosts some flow somewhere changes nearly every
-//! round, so a run there costs about one pass over the active flows and
-//! their links per round.
+//! * Fluid, loss-free transmission at the granted rates; no queues, so no
+//!   reliability layer and no packet-level effects (§4.4).
+//! * **Virtual capacity** (§4.3.2, after RCP [12] and [25]) is not
+//!   modelled: it corrects over- and under-allocation seen as queueing or
+//!   idle capacity. Here AR never exceeds C - Allocation, so no queue
+//!   forms, and the capacity left idle by `delta` headroom or by the rounds
+//!   of preemption stays idle (conservative).
+//! * All SRQs of a round reach a port at once and are answered in priority
+//!   order (task id, then flow); a real port sees them interleaved, so the
+//!   one-RTT preemption lag here is the short end of the paper's 1-2 RTTs.
+//!   The demands used for NR are those of the current round's SRQs.
+//! * **Share within a class.** Algorithm 2's step 8 gives every flow of
+//!   the class ClassAvlBW / NumFlows; §4.3 says flows of a class share
+//!   "according to max-min fairness". We use the max-min water level of the
+//!   class's demands, which equals step 8 when no flow of the class demands
+//!   less than the equal share, but needs the class's individual demands
+//!   rather than only their per-task sums. With the literal equal split,
+//!   flows of a class held back elsewhere (demanding less) leave their
+//!   unused share idle for everyone, and on small two-stage workloads SPC
+//!   stayed about twice the idealized FIFO's mean even at 1 us rounds.
+//! * A port drops a task's counters when it has no flow of it left (it
+//!   cannot tell a finished task from an idle one), so a two-stage task's
+//!   bytes reserved restart at a port its later stage uses again.
+//! * Rates are exact floating-point numbers, not the 1-byte encoding of
+//!   the header (§4.4); `delta` is a fraction of the sender's NIC rate
+//!   (chosen 2%: the paper calls it "a small value" without a number).
 //!
-//! What the protocol costs against the idealized scheduler: capacity freed
-//! within a round waits for the next one, and a sender bottlenecked
-//! elsewhere keeps `delta` of headroom on its other links. Both are small
-//! when a link's work per task spans many rounds (one-stage tasks of 40
-//! flows: within 1% at paper scale), but not when flows last about one
-//! round: two-stage tasks of 4 x 20 KB per mid-level on a 40-host network
-//! come out about 1.45x slower on average at 100 us rounds, and within 1%
-//! at 1 us rounds without headroom (see the crate's tests).
+//! # Cost: rounds cost what changed
+//!
+//! A port's answers depend only on its flows' demands and classes and on
+//! the allocations of the previous round; a sender's next demand and rate
+//! only on its ports' answers and on what it has left. So a round
+//! recomputes only ports whose SRQs changed (a flow started, completed or
+//! changed its demand, a task turned heavy) or whose ARs changed in the
+//! previous round (the allocation has not settled), and only senders whose
+//! answers changed, that just changed their demand, or whose data left
+//! starts to cap their demand. Bytes sent and bytes reserved are kept as
+//! (value, rate, since) and settled when a rate changes; completions,
+//! demand caps and heavy crossings are events on a calendar. Within a port
+//! the pass stops once the classes left have no capacity and none of their
+//! flows holds any rate. Rounds where nothing is recomputed are skipped at
+//! once. [`SpcOptions::skip_steady`] off recomputes every busy port and
+//! every active sender each round instead (for checks: the same outcome).
+//! At the paper's scale (36,000 hosts, 10,000 tasks, 100 us rounds, one
+//! shared core) a one-stage Bing-like point took 1.4-2.4 s (the former
+//! recompute-every-link version: about 10 s) and the two-stage point
+//! (30 mid-levels x 39 workers, 12 M flows) 187 s.
+//!
+//! # What the protocol costs against the idealized scheduler
+//!
+//! Counted in rounds: a flow's first SRQ (one round before it sends), the
+//! partial round in which flows end (freed capacity waits for the next
+//! round), the round in which the next task's flows probe at their lowered
+//! demand (`delta`, Algorithm 1), one round of preemption lag, and `delta`
+//! of headroom left idle on links where a flow is not the bottleneck. When
+//! a link's work per task spans many rounds these are small: one-stage
+//! Bing-like tasks (39 x 20 KB, 62 rounds alone) come out within 1% of the
+//! idealized FIFO-LM at paper scale (mean and p99, three seeds); uniform
+//! 2-50 KB flows (a task about 65 rounds, its flows ending at different
+//! rounds) about 9% slower on average. When flows last about one round
+//! they dominate: small two-stage tasks of 4 x 20 KB per mid-level on a
+//! 40-host network come out more than twice as slow at 100 us rounds,
+//! approaching the idealized times as rounds shrink (see the crate's
+//! tests).
 
 use crate::ideal::{assign_ids, TaskResult};
 use crate::workload::{check_tasks, feeder_counts, Task};
@@ -58,19 +124,19 @@ use std::collections::BinaryHeap;
 pub struct SpcOptions {
     /// Round length (RTT), seconds.
     pub rtt_s: f64,
-    /// Demand headroom above the actual rate, as a fraction of the flow's
-    /// host-link capacity.
+    /// Algorithm 1's `delta`: demand headroom above the smallest nominal
+    /// rate, as a fraction of the flow's NIC (host-link) rate.
     pub delta_frac: f64,
-    /// Heavy threshold, bytes.
+    /// Heavy threshold on a task's bytes reserved at a port, bytes.
     pub threshold: f64,
     /// Load balancers issuing task ids.
     pub lbs: usize,
     /// Record every flow's actual rate each round (for small examples).
     pub trace: bool,
-    /// Do steady rounds (the same requests as the round before, so the same
-    /// answers) at once, up to the next start, completion, heavy crossing
-    /// or demand change. Off, every round is computed (the same outcome up
-    /// to float rounding; for checks). Ignored with `trace`.
+    /// Recompute only what changed (ports whose requests or allocations
+    /// changed, senders whose answers changed) and skip rounds where
+    /// nothing does. Off, every busy port and every active sender is
+    /// recomputed every round (the same outcome; for checks).
     pub skip_steady: bool,
 }
 
@@ -85,46 +151,226 @@ impl Default for SpcOptions {
 pub struct SpcResult {
     /// Per task outcome, in input order.
     pub tasks: Vec<TaskResult>,
-    /// With `trace`: per round, (round start time, actual rate of every
-    /// flow in global flow order, bits/s; 0 before start and after end).
+    /// With `trace`: per round, (round end time, actual rate of every
+    /// flow in global flow order for the next round, bits/s; 0 before start
+    /// and after end).
     pub trace: Vec<(f64, Vec<f64>)>,
-    /// Rounds simulated.
+    /// Rounds simulated (the index of the last round plus one).
     pub rounds: u64,
-    /// Of these, steady rounds done at once (identical requests and answers;
-    /// never with `trace`).
+    /// Of these, rounds in which no port and no sender was recomputed.
     pub skipped: u64,
+    /// Port passes done (one port answering its SRQs of one round).
+    pub link_passes: u64,
+    /// Sender updates done (one sender reading its answers of one round).
+    pub sender_updates: u64,
 }
 
-/// A flow's request and what its links answer this round, kept apart from
-/// [`FlowSt`] in one small record so that a link's pass touches one cache
-/// line per flow.
-#[derive(Debug, Clone, Copy)]
-struct Req {
-    demand: f64,
-    nominal_min: f64,
-    offered_min: f64,
-    offered_max: f64,
+/// A port's last answer to one flow (per flow and hop).
+#[derive(Debug, Clone, Copy, Default)]
+struct Answer {
+    nr: f64,
+    ar: f64,
 }
 
-/// An active flow in a link's list, sorted by (task id, flow); the task's
-/// index rides along so that its heavy flag is found without the flow.
+/// An active flow at a port, sorted by (task id, flow): priority order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Entry {
     key: u64,
     fi: u32,
+    /// Index of the (flow, hop) answer.
+    slot: u32,
+}
+
+/// A port's counters for one task (§4.3.2): flow count, bytes reserved
+/// (kept as `base + rate_b · (rounds since)`) and the heavy flag.
+#[derive(Debug, Clone, Copy)]
+struct TaskCtr {
+    key: u64,
     ti: u32,
+    n: u32,
+    heavy: bool,
+    base: f64,
+    /// Bytes reserved per round (sum of the ARs granted × RTT / 8).
+    rate_b: f64,
+    since: u64,
+    /// Round of the pending heavy check (`u64::MAX`: none).
+    ev_at: u64,
+}
+
+impl TaskCtr {
+    /// Bytes reserved by the passes of rounds before `q`.
+    fn reserved_before(&self, q: u64) -> f64 {
+        self.base + self.rate_b * (q - self.since) as f64
+    }
+
+    /// The round before the first one whose reserved bytes exceed `thr`
+    /// (checked one round early against rounding); `u64::MAX` if never.
+    fn heavy_check_at(&self, thr: f64) -> u64 {
+        if self.heavy || !thr.is_finite() || self.rate_b <= 0.0 {
+            return u64::MAX;
+        }
+        self.since + ((thr - self.base) / self.rate_b).floor().max(0.0) as u64
+    }
 }
 
 #[derive(Debug, Clone)]
 struct FlowSt {
     task: u32,
-    left: f64,
     nic: f64,
-    /// Actual rate granted by the last response (used during this round).
+    /// Bytes left at the start of round `since`.
+    left: f64,
+    since: u64,
+    /// Actual rate (smallest AR over the path) from round `since` on.
     rate: f64,
+    /// Demand of the current SRQ.
+    demand: f64,
     active: bool,
+    /// Queued for a sender update in the current round.
+    mark: bool,
+    /// Queued for a sender update in the next round.
+    mark_next: bool,
+    /// Round of the pending completion / demand-cap check (`u64::MAX`: none).
+    ev_at: u64,
+    /// Position in the active list.
+    pos: u32,
     path_off: u32,
     path_len: u32,
+}
+
+const EV_FLOW: u8 = 0;
+const EV_HEAVY: u8 = 1;
+
+/// (round, kind, a, b): a completion / demand-cap check of flow `a`, or a
+/// heavy check of task `b` at port `a`. Each flow and each port's task has
+/// at most one live entry (its `ev_at`); others are stale and ignored.
+type Event = Reverse<(u64, u8, u32, u32)>;
+
+/// The max-min water level of a class's demands over `avl` (infinite if
+/// all of them fit): Algorithm 2's ClassAvlBW / NumFlows when no flow of
+/// the class demands less than that, else what the flows demanding less
+/// leave, split equally over the others.
+fn water_level(avl: f64, d_class: f64, class: &[Entry], flows: &[FlowSt], buf: &mut Vec<f64>) -> f64 {
+    if d_class <= avl {
+        return f64::INFINITY;
+    }
+    let n = class.len();
+    let equal = avl / n as f64;
+    if class.iter().all(|e| flows[e.fi as usize].demand >= equal) {
+        return equal;
+    }
+    buf.clear();
+    buf.extend(class.iter().map(|e| flows[e.fi as usize].demand));
+    buf.sort_unstable_by(f64::total_cmp);
+    let (mut rem, mut k) = (avl, n);
+    for &d in buf.iter() {
+        if d * k as f64 > rem {
+            break;
+        }
+        rem -= d;
+        k -= 1;
+    }
+    if k == 0 {
+        f64::INFINITY
+    } else {
+        rem.max(0.0) / k as f64
+    }
+}
+
+/// Events by round: a ring of one bucket per round for the next
+/// [`Calendar::WINDOW`] rounds (most checks fall within a few rounds), and a
+/// heap for the rest.
+struct Calendar {
+    buckets: Vec<Vec<(u8, u32, u32)>>,
+    /// Events in the buckets.
+    count: usize,
+    far: BinaryHeap<Event>,
+    /// The current round: buckets hold rounds `now..now + WINDOW`.
+    now: u64,
+}
+
+impl Calendar {
+    const WINDOW: u64 = 1024;
+
+    fn new() -> Self {
+        Self { buckets: vec![Vec::new(); Self::WINDOW as usize], count: 0, far: BinaryHeap::new(), now: 0 }
+    }
+
+    /// An event for round `r` (after the current one).
+    fn push(&mut self, r: u64, kind: u8, a: u32, b: u32) {
+        if r < self.now + Self::WINDOW {
+            self.buckets[(r % Self::WINDOW) as usize].push((kind, a, b));
+            self.count += 1;
+        } else {
+            self.far.push(Reverse((r, kind, a, b)));
+        }
+    }
+
+    /// Moves to round `q` (no event is due in the rounds skipped) and
+    /// hands its events to `out`.
+    fn take(&mut self, q: u64, out: &mut Vec<(u8, u32, u32)>) {
+        self.now = q;
+        let b = &mut self.buckets[(q % Self::WINDOW) as usize];
+        self.count -= b.len();
+        out.append(b);
+        while let Some(&Reverse((r, kind, a, bb))) = self.far.peek() {
+            if r > q {
+                break;
+            }
+            self.far.pop();
+            out.push((kind, a, bb));
+        }
+    }
+
+    /// The first round after `q` with an event (`u64::MAX`: none).
+    fn next_after(&self, q: u64) -> u64 {
+        let mut best = self.far.peek().map_or(u64::MAX, |e| e.0 .0);
+        if self.count > 0 {
+            for r in q + 1..q + Self::WINDOW {
+                if !self.buckets[(r % Self::WINDOW) as usize].is_empty() {
+                    best = best.min(r);
+                    break;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Two rates (bits/s) equal up to float noise.
+fn same(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+struct Sim<'a> {
+    tasks: &'a [Task],
+    opts: &'a SpcOptions,
+    rtt: f64,
+    ids: Vec<u64>,
+    links: Vec<u32>,
+    flows: Vec<FlowSt>,
+    answers: Vec<Answer>,
+    task_flows: Vec<(u32, u32)>,
+    pending: Vec<u32>,
+    caps: &'a [f64],
+    lflows: Vec<Vec<Entry>>,
+    ltasks: Vec<Vec<TaskCtr>>,
+    lalloc: Vec<f64>,
+    lnonzero: Vec<u32>,
+    /// Round a port is queued for (`u64::MAX`: none).
+    lqueued: Vec<u64>,
+    dirty_now: Vec<u32>,
+    dirty_next: Vec<u32>,
+    evals_now: Vec<u32>,
+    evals_next: Vec<u32>,
+    active: Vec<u32>,
+    events: Calendar,
+    waiting: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Scratch: a class's demands.
+    buf: Vec<f64>,
+    left_flows: Vec<u32>,
+    finish: Vec<f64>,
+    remaining: usize,
+    res: SpcResult,
 }
 
 /// Runs `tasks` with the SPC protocol over links of capacities `caps`.
@@ -136,10 +382,8 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         return Err(FlowschedError::param("delta", "must be >= 0"));
     }
     check_tasks(tasks)?;
-    let ids = assign_ids(tasks.len(), opts.lbs);
     let mut links: Vec<u32> = Vec::new();
     let mut flows: Vec<FlowSt> = Vec::new();
-    let mut req: Vec<Req> = Vec::new();
     let mut task_flows: Vec<(u32, u32)> = Vec::with_capacity(tasks.len());
     for (ti, t) in tasks.iter().enumerate() {
         let first = flows.len() as u32;
@@ -150,315 +394,560 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
             let nic = f.path.first().map_or(f64::INFINITY, |&l| caps[l as usize]);
             flows.push(FlowSt {
                 task: ti as u32,
-                left: f.bytes,
                 nic,
+                left: f.bytes,
+                since: 0,
                 rate: 0.0,
+                demand: 0.0,
                 active: false,
+                mark: false,
+                mark_next: false,
+                ev_at: u64::MAX,
+                pos: 0,
                 path_off: links.len() as u32,
                 path_len: f.path.len() as u32,
             });
             links.extend_from_slice(&f.path);
-            req.push(Req { demand: nic, nominal_min: 0.0, offered_min: 0.0, offered_max: 0.0 });
         }
         task_flows.push((first, flows.len() as u32));
     }
-    // Per flow: feeders not yet completed.
-    let mut pending: Vec<u32> = tasks.iter().flat_map(feeder_counts).collect();
-    let n_tasks = tasks.len();
-    let mut sent = vec![0.0f64; n_tasks];
-    let mut left_flows: Vec<u32> = task_flows.iter().map(|&(a, b)| b - a).collect();
-    let mut finish = vec![f64::NAN; n_tasks];
-    let mut heavy = vec![false; n_tasks];
-    // Arrival order (input is sorted by arrival).
-    let mut next_task = 0usize;
-    let mut active: Vec<u32> = Vec::new();
-    // Flows of arrived tasks not started yet: earliest start first.
-    let mut waiting: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
-    let mut remaining = n_tasks;
-    // Per link: its active flows as (task id, flow), sorted; links with flows.
-    let mut link_flows: Vec<Vec<Entry>> = vec![Vec::new(); caps.len()];
-    // Links with flows, as a bit set: walked in link order, so the pass
-    // over them reads the per-link lists' headers front to back.
-    let mut busy: Vec<u64> = vec![0; caps.len().div_ceil(64)];
-    let mut class_buf: Vec<(f64, u32)> = Vec::new();
-    let mut res = SpcResult::default();
-    let mut round: u64 = 0;
-    let rtt = opts.rtt_s;
-    // Per task: bytes per round while skipping steady rounds.
-    let mut task_rate = vec![0.0f64; n_tasks];
-    let mut rated = vec![false; n_tasks];
-    let mut rated_tasks: Vec<u32> = Vec::new();
-    while remaining > 0 {
-        let t0 = round as f64 * rtt;
-        let t1 = t0 + rtt;
-        // 1. Transmit during [t0, t1) at the rates of the last response.
-        let mut k = 0;
-        while k < active.len() {
-            let fi = active[k] as usize;
-            let f = &mut flows[fi];
-            let ti = f.task as usize;
-            let bytes = f.rate * rtt / 8.0;
-            if f.rate > 0.0 && bytes >= f.left - 1e-9 * f.left.max(1.0) {
-                let t_end = t0 + f.left * 8.0 / f.rate;
-                sent[ti] += f.left;
-                f.left = 0.0;
-                f.active = false;
-                f.rate = 0.0;
-                let key = Entry { key: ids[ti], fi: fi as u32, ti: ti as u32 };
-                for h in 0..f.path_len {
-                    let l = links[(f.path_off + h) as usize] as usize;
-                    let lf = &mut link_flows[l];
-                    let at = lf.partition_point(|x| *x < key);
-                    lf.remove(at);
-                    if lf.is_empty() {
-                        busy[l / 64] &= !(1u64 << (l % 64));
-                    }
-                }
-                active.swap_remove(k);
-                flow_done(fi as u32, t_end, tasks, &task_flows, &flows, &mut pending, &mut waiting);
-                left_flows[ti] -= 1;
-                // Flows finish in round order, so the last one sets the time.
-                finish[ti] = if finish[ti].is_nan() { t_end } else { finish[ti].max(t_end) };
-                if left_flows[ti] == 0 {
-                    remaining -= 1;
-                }
-                continue;
-            }
-            f.left -= bytes;
-            sent[ti] += bytes;
-            k += 1;
-        }
-        // 2. Tasks arriving during [t0, t1) release the flows that nothing
-        //    feeds. Empty tasks finish on arrival.
-        while next_task < n_tasks && tasks[next_task].arrival_s < t1 {
-            let (a, b) = task_flows[next_task];
-            if a == b {
-                finish[next_task] = tasks[next_task].arrival_s;
-                remaining -= 1;
-            }
-            for fi in a..b {
-                if pending[fi as usize] == 0 {
-                    let start = tasks[next_task].arrival_s + tasks[next_task].flows[(fi - a) as usize].delay_s;
-                    // Start times are >= 0, so their bit patterns sort as they do.
-                    waiting.push(Reverse((start.to_bits(), fi)));
-                }
-            }
-            next_task += 1;
-        }
-        // Flows starting during [t0, t1) send their first request now; an
-        // empty one completes as it starts.
-        while let Some(&Reverse((start, fi))) = waiting.peek() {
-            if f64::from_bits(start) >= t1 {
-                break;
-            }
-            waiting.pop();
-            if flows[fi as usize].left <= 0.0 {
-                let (t, ti) = (f64::from_bits(start), flows[fi as usize].task as usize);
-                flow_done(fi, t, tasks, &task_flows, &flows, &mut pending, &mut waiting);
-                left_flows[ti] -= 1;
-                finish[ti] = if finish[ti].is_nan() { t } else { finish[ti].max(t) };
-                if left_flows[ti] == 0 {
-                    remaining -= 1;
-                }
-                continue;
-            }
-            let f = &mut flows[fi as usize];
-            f.active = true;
-            active.push(fi);
-            let key = Entry { key: ids[f.task as usize], fi, ti: f.task };
-            for h in 0..f.path_len {
-                let l = links[(f.path_off + h) as usize] as usize;
-                let lf = &mut link_flows[l];
-                if lf.is_empty() {
-                    busy[l / 64] |= 1u64 << (l % 64);
-                }
-                let at = lf.partition_point(|x| *x < key);
-                lf.insert(at, key);
-            }
-        }
-        for &fi in &active {
-            let ti = flows[fi as usize].task as usize;
-            if sent[ti] > opts.threshold {
-                heavy[ti] = true;
-            }
-        }
-        // 3. Requests: every link serves its flows (kept sorted by task id)
-        //    class by class.
-        for &fi in &active {
-            let f = &flows[fi as usize];
-            let full = f.nic.min(f.left * 8.0 / rtt);
-            let r = &mut req[fi as usize];
-            r.demand = r.demand.min(full);
-            r.nominal_min = f64::INFINITY;
-            r.offered_min = f64::INFINITY;
-            r.offered_max = 0.0;
-        }
-        for l in busy.iter().enumerate().flat_map(|(w, &bits)| set_bits(w, bits)) {
-            let lf = &link_flows[l];
-            let mut alloc = 0.0; // the allocation counter
-            let cap = caps[l];
-            let j = lf.len();
-            let mut s = 0;
-            while s < j {
-                // One class: a run of heavy tasks plus the next task.
-                let mut e = s;
-                loop {
-                    let tid = lf[e].key;
-                    while e < j && lf[e].key == tid {
-                        e += 1;
-                    }
-                    if !(heavy[lf[e - 1].ti as usize] && e < j) {
-                        break;
-                    }
-                }
-                let mut avail = (cap - alloc).max(0.0);
-                if e == s + 1 {
-                    let r = &mut req[lf[s].fi as usize];
-                    let g = r.demand.min(avail);
-                    alloc += g;
-                    r.nominal_min = r.nominal_min.min(g);
-                    r.offered_min = r.offered_min.min(avail);
-                    r.offered_max = r.offered_max.max(avail);
-                } else {
-                    class_buf.clear();
-                    for en in &lf[s..e] {
-                        class_buf.push((req[en.fi as usize].demand, en.fi));
-                    }
-                    class_buf.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                    let mut n = class_buf.len();
-                    // Once a demand reaches the equal share of what is
-                    // left, that share is the water level for the rest.
-                    let mut level = f64::NAN;
-                    for &(d, fi) in &class_buf {
-                        let share = if level.is_nan() { avail / n as f64 } else { level };
-                        if d >= share {
-                            level = share;
-                        }
-                        let g = d.min(share);
-                        avail -= g;
-                        alloc += g;
-                        n -= 1;
-                        let r = &mut req[fi as usize];
-                        r.nominal_min = r.nominal_min.min(g);
-                        r.offered_min = r.offered_min.min(share);
-                        r.offered_max = r.offered_max.max(share);
-                    }
-                }
-                s = e;
-            }
-        }
-        // 4. Responses: actual rate = min nominal; demand update.
-        let mut stable = true;
-        for &fi in &active {
-            let f = &mut flows[fi as usize];
-            let r = &mut req[fi as usize];
-            let actual = r.nominal_min.min(r.demand);
-            let full = f.nic.min(f.left * 8.0 / rtt);
-            // Ask for what the tightest link offers plus headroom: links
-            // where the flow is not the bottleneck then keep only that much
-            // for it (and hand the rest to lower classes), and the flow
-            // reaches a freed bottleneck's full offer one RTT later.
-            let (lo, hi) = (r.offered_min, r.offered_max);
-            let elsewhere = hi > lo * (1.0 + 1e-9) + 1e-9;
-            let demand = if elsewhere { (lo + opts.delta_frac * f.nic).min(full) } else { full };
-            stable &= demand == r.demand;
-            r.demand = demand;
-            f.rate = actual;
-        }
-        if opts.trace {
-            res.trace.push((t1, flows.iter().map(|f| if f.active { f.rate } else { 0.0 }).collect()));
-        }
-        round += 1;
-        // Steady state: the next round sees the same requests (demands,
-        // flows, heavy flags) as this one, so it answers the same, and so
-        // do the rounds after it until a flow starts or completes, a task
-        // turns heavy or a demand drops to what a flow has left. Those
-        // rounds only transmit: do them at once.
-        if stable && opts.skip_steady && !opts.trace {
-            let next_start = waiting.peek().map_or(f64::INFINITY, |&Reverse((s, _))| f64::from_bits(s));
-            let next_arrival = tasks.get(next_task).map_or(f64::INFINITY, |t| t.arrival_s);
-            // Rounds `round + j` (j < k) end before any start (with a
-            // round of margin against rounding of `round · rtt`).
-            let mut k = (next_start.min(next_arrival) / rtt).floor() - round as f64 - 2.0;
-            for &fi in &active {
-                let f = &flows[fi as usize];
-                let b = f.rate * rtt / 8.0;
-                if b > 0.0 {
-                    // What is left stays above a round's worth of the
-                    // demand (which is at least the rate): the demand is
-                    // not capped by it, and no flow completes.
-                    k = k.min(((f.left - req[fi as usize].demand * rtt / 8.0) / b).floor() - 2.0);
-                    let ti = f.task as usize;
-                    if !heavy[ti] {
-                        task_rate[ti] += b;
-                        if !rated[ti] {
-                            rated[ti] = true;
-                            rated_tasks.push(ti as u32);
-                        }
-                    }
-                }
-            }
-            for ti in rated_tasks.drain(..) {
-                let ti = ti as usize;
-                k = k.min(((opts.threshold - sent[ti]) / task_rate[ti]).floor() - 2.0);
-                task_rate[ti] = 0.0;
-                rated[ti] = false;
-            }
-            // (Nothing left to wait for gives no finite horizon.)
-            if k.is_finite() && k >= 1.0 {
-                let k = k as u64;
-                for &fi in &active {
-                    let f = &mut flows[fi as usize];
-                    let bytes = k as f64 * (f.rate * rtt / 8.0);
-                    f.left -= bytes;
-                    sent[f.task as usize] += bytes;
-                }
-                round += k;
-                res.skipped += k;
-            }
-        }
-        if round > 100_000_000 {
-            return Err(FlowschedError::param("rtt", "run exceeded 1e8 rounds"));
-        }
-    }
-    res.rounds = round;
-    res.tasks = tasks
+    let n_links = caps.len();
+    let mut sim = Sim {
+        tasks,
+        opts,
+        rtt: opts.rtt_s,
+        ids: assign_ids(tasks.len(), opts.lbs),
+        answers: vec![Answer::default(); links.len()],
+        links,
+        flows,
+        pending: tasks.iter().flat_map(feeder_counts).collect(),
+        left_flows: task_flows.iter().map(|&(a, b)| b - a).collect(),
+        task_flows,
+        caps,
+        lflows: vec![Vec::new(); n_links],
+        ltasks: vec![Vec::new(); n_links],
+        lalloc: vec![0.0; n_links],
+        lnonzero: vec![0; n_links],
+        lqueued: vec![u64::MAX; n_links],
+        dirty_now: Vec::new(),
+        dirty_next: Vec::new(),
+        evals_now: Vec::new(),
+        evals_next: Vec::new(),
+        active: Vec::new(),
+        events: Calendar::new(),
+        waiting: BinaryHeap::new(),
+        buf: Vec::new(),
+        finish: vec![f64::NAN; tasks.len()],
+        remaining: tasks.len(),
+        res: SpcResult::default(),
+    };
+    sim.run()?;
+    let Sim { res: mut out, ids, finish, .. } = sim;
+    out.tasks = tasks
         .iter()
         .enumerate()
         .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: finish[i] })
         .collect();
-    Ok(res)
+    Ok(out)
 }
 
-/// The indices of the bits set in word `w` of a bit set.
-fn set_bits(w: usize, mut bits: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (bits != 0).then(|| {
-            let b = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            w * 64 + b
-        })
-    })
-}
+impl Sim<'_> {
+    fn run(&mut self) -> Result<(), FlowschedError> {
+        let rtt = self.rtt;
+        let every = !self.opts.skip_steady || self.opts.trace;
+        let mut next_task = 0usize;
+        let mut q: u64 = 0;
+        let mut checks: Vec<u32> = Vec::new();
+        let mut heavies: Vec<(u32, u32, u64)> = Vec::new();
+        let mut capchecks: Vec<u32> = Vec::new();
+        let mut due: Vec<(u8, u32, u32)> = Vec::new();
+        while self.remaining > 0 {
+            let t0 = q as f64 * rtt;
+            let t1 = t0 + rtt;
+            checks.clear();
+            heavies.clear();
+            capchecks.clear();
+            self.events.take(q, &mut due);
+            // In a canonical order (the outcome must not depend on the
+            // order in which checks were scheduled).
+            due.sort_unstable();
+            let r = q;
+            for (kind, a, b) in due.drain(..) {
+                if kind == EV_HEAVY {
+                    heavies.push((a, b, r));
+                } else if self.flows[a as usize].ev_at == r {
+                    self.flows[a as usize].ev_at = u64::MAX;
+                    checks.push(a);
+                }
+            }
+            // 1. Transmission during [t0, t1): flows that finish, and flows
+            //    whose data left now caps their demand.
+            for &fi in &checks {
+                self.check_flow(fi, q, t0, &mut capchecks);
+            }
+            // 2. Tasks arriving during [t0, t1) release the flows that
+            //    nothing feeds; empty tasks finish on arrival.
+            while next_task < self.tasks.len() && self.tasks[next_task].arrival_s < t1 {
+                let (a, b) = self.task_flows[next_task];
+                if a == b {
+                    self.finish[next_task] = self.tasks[next_task].arrival_s;
+                    self.remaining -= 1;
+                }
+                for fi in a..b {
+                    if self.pending[fi as usize] == 0 {
+                        let t = &self.tasks[next_task];
+                        let start = t.arrival_s + t.flows[(fi - a) as usize].delay_s;
+                        // Start times are >= 0, so their bit patterns sort as they do.
+                        self.waiting.push(Reverse((start.to_bits(), fi)));
+                    }
+                }
+                next_task += 1;
+            }
+            // Flows starting during [t0, t1) send their first SRQ now; an
+            // empty one completes as it starts.
+            while let Some(&Reverse((start, fi))) = self.waiting.peek() {
+                if f64::from_bits(start) >= t1 {
+                    break;
+                }
+                self.waiting.pop();
+                let t = f64::from_bits(start);
+                if self.flows[fi as usize].left <= 0.0 {
+                    self.flow_finished(fi, t);
+                    continue;
+                }
+                self.start_flow(fi, q);
+            }
+            // 3. Tasks whose bytes reserved at a port crossed the threshold.
+            for &(l, ti, r) in &heavies {
+                self.check_heavy(l, ti, r, q);
+            }
+            if every {
+                for l in 0..self.lflows.len() {
+                    if !self.lflows[l].is_empty() {
+                        self.dirty(l as u32, q);
+                    }
+                }
+                for k in 0..self.active.len() {
+                    let fi = self.active[k];
+                    self.mark_now(fi);
+                }
+            }
+            // 4. Ports answer their SRQs (Algorithm 2).
+            let dirty = std::mem::take(&mut self.dirty_now);
+            for &l in &dirty {
+                self.pass(l as usize, q);
+            }
+            self.res.link_passes += dirty.len() as u64;
+            let passed = !dirty.is_empty();
+            self.dirty_now = dirty;
+            self.dirty_now.clear();
+            // 5. Senders read their answers (Algorithm 1).
+            for &fi in &capchecks {
+                self.mark_now(fi);
+            }
+            let evals = std::mem::take(&mut self.evals_now);
+            for &fi in &evals {
+                self.flows[fi as usize].mark = false;
+                self.sender(fi, q);
+            }
+            // A cap check that changed nothing looks again next round.
+            for &fi in &capchecks {
+                if self.flows[fi as usize].active {
+                    self.schedule(fi, q + 1);
+                }
+            }
+            let worked = passed || !evals.is_empty();
+            self.res.sender_updates += evals.len() as u64;
+            self.evals_now = evals;
+            self.evals_now.clear();
+            if !worked && !every {
+                self.res.skipped += 1;
+            }
+            if self.opts.trace {
+                let r: Vec<f64> = self.flows.iter().map(|f| if f.active { f.rate } else { 0.0 }).collect();
+                self.res.trace.push((t1, r));
+            }
+            // Next round: the queued ports and senders move up.
+            std::mem::swap(&mut self.dirty_now, &mut self.dirty_next);
+            std::mem::swap(&mut self.evals_now, &mut self.evals_next);
+            for &fi in &self.evals_now {
+                let f = &mut self.flows[fi as usize];
+                f.mark_next = false;
+                f.mark = true;
+            }
+            let mut nq = q + 1;
+            if !every && self.dirty_now.is_empty() && self.evals_now.is_empty() && self.remaining > 0 {
+                // Nothing to recompute: jump to the next event, arrival or
+                // start (one round early against rounding; that round
+                // finds nothing to do).
+                let mut target = self.events.next_after(q);
+                let mut at = |t: f64| {
+                    if t.is_finite() {
+                        let r = ((t / rtt).floor() as u64).saturating_sub(1);
+                        target = target.min(r);
+                    }
+                };
+                at(self.tasks.get(next_task).map_or(f64::INFINITY, |t| t.arrival_s));
+                at(self.waiting.peek().map_or(f64::INFINITY, |&Reverse((s, _))| f64::from_bits(s)));
+                if target != u64::MAX && target > nq {
+                    self.res.skipped += target - nq;
+                    nq = target;
+                }
+            }
+            q = nq;
+            if q > 100_000_000 && self.remaining > 0 {
+                return Err(FlowschedError::param("rtt", "run exceeded 1e8 rounds"));
+            }
+        }
+        self.res.rounds = q;
+        Ok(())
+    }
 
-/// Flow `fi` completed at `t`: the flow it feeds is released once all its
-/// feeders are done, and starts after its sender's compute time.
-fn flow_done(
-    fi: u32,
-    t: f64,
-    tasks: &[Task],
-    task_flows: &[(u32, u32)],
-    flows: &[FlowSt],
-    pending: &mut [u32],
-    waiting: &mut BinaryHeap<Reverse<(u64, u32)>>,
-) {
-    let ti = flows[fi as usize].task as usize;
-    let first = task_flows[ti].0;
-    let Some(k) = tasks[ti].flows[(fi - first) as usize].feeds else { return };
-    let kf = first + k;
-    pending[kf as usize] -= 1;
-    if pending[kf as usize] == 0 {
-        let start = t + tasks[ti].flows[k as usize].delay_s;
-        waiting.push(Reverse((start.to_bits(), kf)));
+    fn dirty(&mut self, l: u32, q: u64) {
+        if self.lqueued[l as usize] != q {
+            self.lqueued[l as usize] = q;
+            self.dirty_now.push(l);
+        }
+    }
+
+    fn dirty_next(&mut self, l: u32, q: u64) {
+        if self.lqueued[l as usize] != q + 1 {
+            self.lqueued[l as usize] = q + 1;
+            self.dirty_next.push(l);
+        }
+    }
+
+    fn mark_now(&mut self, fi: u32) {
+        let f = &mut self.flows[fi as usize];
+        if !f.mark {
+            f.mark = true;
+            self.evals_now.push(fi);
+        }
+    }
+
+    fn mark_next(&mut self, fi: u32) {
+        let f = &mut self.flows[fi as usize];
+        if !f.mark_next {
+            f.mark_next = true;
+            self.evals_next.push(fi);
+        }
+    }
+
+    /// Flow `fi` starts in round `q`: it joins its ports with its first SRQ.
+    fn start_flow(&mut self, fi: u32, q: u64) {
+        let rtt = self.rtt;
+        let f = &mut self.flows[fi as usize];
+        f.active = true;
+        f.since = q;
+        f.rate = 0.0;
+        f.demand = f.nic.min(f.left * 8.0 / rtt);
+        f.pos = self.active.len() as u32;
+        self.active.push(fi);
+        let (off, len, ti) = (f.path_off, f.path_len, f.task);
+        let key = self.ids[ti as usize];
+        for h in 0..len {
+            let slot = off + h;
+            let l = self.links[slot as usize] as usize;
+            self.answers[slot as usize] = Answer::default();
+            let e = Entry { key, fi, slot };
+            let lf = &mut self.lflows[l];
+            let at = lf.partition_point(|x| *x < e);
+            lf.insert(at, e);
+            let lt = &mut self.ltasks[l];
+            let at = lt.partition_point(|c| c.key < key);
+            if at < lt.len() && lt[at].key == key {
+                lt[at].n += 1;
+            } else {
+                lt.insert(
+                    at,
+                    TaskCtr { key, ti, n: 1, heavy: false, base: 0.0, rate_b: 0.0, since: q, ev_at: u64::MAX },
+                );
+            }
+            self.dirty(l as u32, q);
+        }
+        self.mark_now(fi);
+    }
+
+    /// Check of flow `fi` in round `q`: it completes during the round, or
+    /// its data left caps its next demand (`capped`), or neither yet.
+    fn check_flow(&mut self, fi: u32, q: u64, t0: f64, capped: &mut Vec<u32>) {
+        let rtt = self.rtt;
+        let f = &self.flows[fi as usize];
+        if !f.active || f.rate <= 0.0 {
+            return;
+        }
+        let b = f.rate * rtt / 8.0;
+        // (A flow with no links has an infinite rate: nothing sent before.)
+        let rem = if q > f.since { f.left - (q - f.since) as f64 * b } else { f.left };
+        if b >= rem - 1e-9 * rem.max(1.0) {
+            let t_end = t0 + rem.max(0.0) * 8.0 / f.rate;
+            self.remove_flow(fi, q);
+            self.flow_finished(fi, t_end);
+            return;
+        }
+        if rem - b < f.demand * rtt / 8.0 {
+            capped.push(fi);
+            return;
+        }
+        let at = self.next_check(fi).max(q + 1);
+        self.schedule(fi, at);
+    }
+
+    /// The round of flow `fi`'s next check (one round early against
+    /// rounding): its completion, or the first round after which what it
+    /// has left is below a round of its demand.
+    fn next_check(&self, fi: u32) -> u64 {
+        let f = &self.flows[fi as usize];
+        if f.rate <= 0.0 {
+            return u64::MAX;
+        }
+        let b = f.rate * self.rtt / 8.0;
+        // Completes in round since + n - 1.
+        let n = ((f.left / b) - 1e-9).ceil().max(1.0);
+        let mut at = f.since + (n as u64).saturating_sub(2);
+        if f.demand > 0.0 {
+            let k = ((f.left - f.demand * self.rtt / 8.0) / b).floor().max(0.0);
+            if k.is_finite() && k + 1.0 < n {
+                at = at.min(f.since + (k as u64).saturating_sub(1));
+            }
+        }
+        at
+    }
+
+    /// Flow `fi`'s check at round `at`, unless one is due earlier.
+    fn schedule(&mut self, fi: u32, at: u64) {
+        let f = &mut self.flows[fi as usize];
+        if at < f.ev_at {
+            f.ev_at = at;
+            self.events.push(at, EV_FLOW, fi, 0);
+        }
+    }
+
+    /// Flow `fi` leaves its ports (returning its allocation) in round `q`.
+    fn remove_flow(&mut self, fi: u32, q: u64) {
+        let rtt = self.rtt;
+        let f = &mut self.flows[fi as usize];
+        f.active = false;
+        f.rate = 0.0;
+        f.left = 0.0;
+        f.ev_at = u64::MAX;
+        let (off, len, ti, pos) = (f.path_off, f.path_len, f.task, f.pos as usize);
+        self.active.swap_remove(pos);
+        if pos < self.active.len() {
+            let moved = self.active[pos];
+            self.flows[moved as usize].pos = pos as u32;
+        }
+        let key = self.ids[ti as usize];
+        for h in 0..len {
+            let slot = off + h;
+            let l = self.links[slot as usize] as usize;
+            let a = self.answers[slot as usize];
+            let e = Entry { key, fi, slot };
+            let lf = &mut self.lflows[l];
+            let at = lf.partition_point(|x| *x < e);
+            lf.remove(at);
+            self.lalloc[l] = (self.lalloc[l] - a.ar).max(0.0);
+            if a.nr > 0.0 || a.ar > 0.0 {
+                self.lnonzero[l] -= 1;
+            }
+            let lt = &mut self.ltasks[l];
+            let at = lt.partition_point(|c| c.key < key);
+            let c = &mut lt[at];
+            c.n -= 1;
+            if c.n == 0 {
+                lt.remove(at);
+            } else if a.ar > 0.0 {
+                c.base = c.reserved_before(q);
+                c.since = q;
+                c.rate_b = (c.rate_b - a.ar * rtt / 8.0).max(0.0);
+            }
+            self.dirty(l as u32, q);
+        }
+    }
+
+    /// Flow `fi` is done at `t`: its task's count, and the flow it feeds.
+    fn flow_finished(&mut self, fi: u32, t: f64) {
+        let ti = self.flows[fi as usize].task as usize;
+        let first = self.task_flows[ti].0;
+        if let Some(k) = self.tasks[ti].flows[(fi - first) as usize].feeds {
+            let kf = first + k;
+            self.pending[kf as usize] -= 1;
+            if self.pending[kf as usize] == 0 {
+                let start = t + self.tasks[ti].flows[k as usize].delay_s;
+                self.waiting.push(Reverse((start.to_bits(), kf)));
+            }
+        }
+        self.left_flows[ti] -= 1;
+        // Flows finish in round order, so the last one sets the time.
+        self.finish[ti] = if self.finish[ti].is_nan() { t } else { self.finish[ti].max(t) };
+        if self.left_flows[ti] == 0 {
+            self.remaining -= 1;
+        }
+    }
+
+    /// Heavy check of task `ti` at port `l` (due in round `r`) in round `q`.
+    fn check_heavy(&mut self, l: u32, ti: u32, r: u64, q: u64) {
+        let key = self.ids[ti as usize];
+        let thr = self.opts.threshold;
+        let lt = &mut self.ltasks[l as usize];
+        let at = lt.partition_point(|c| c.key < key);
+        let Some(c) = lt.get_mut(at).filter(|c| c.key == key && c.ev_at == r && !c.heavy) else { return };
+        c.ev_at = u64::MAX;
+        if c.reserved_before(q) > thr {
+            c.heavy = true;
+            self.dirty(l, q);
+        } else if c.rate_b > 0.0 {
+            let next = c.heavy_check_at(thr).max(q + 1);
+            c.ev_at = next;
+            self.events.push(next, EV_HEAVY, l, ti);
+        }
+    }
+
+    /// Port `l` answers the SRQs of round `q` in priority order
+    /// (Algorithm 2).
+    fn pass(&mut self, l: usize, q: u64) {
+        let rtt = self.rtt;
+        let thr = self.opts.threshold;
+        let cap = self.caps[l];
+        let lf = &self.lflows[l];
+        let lt = &mut self.ltasks[l];
+        let flows = &mut self.flows;
+        let answers = &mut self.answers;
+        let total_prev = self.lalloc[l];
+        let (mut prev_walked, mut new_walked) = (0.0f64, 0.0f64);
+        let (mut nz_walked, mut nz_new) = (0u32, 0u32);
+        let mut higher = 0.0f64;
+        let mut ar_changed = false;
+        let (mut ti, mut fpos) = (0usize, 0usize);
+        let nt = lt.len();
+        while ti < nt {
+            let avl = (cap - higher).max(0.0);
+            if avl <= 0.0 && nz_walked == self.lnonzero[l] {
+                // The classes left get nothing, and none holds a rate.
+                break;
+            }
+            // One class: a run of heavy tasks and the next task.
+            let mut te = ti;
+            let mut n = 0usize;
+            loop {
+                n += lt[te].n as usize;
+                te += 1;
+                if !(lt[te - 1].heavy && te < nt) {
+                    break;
+                }
+            }
+            let fend = fpos + n;
+            let d_class: f64 = lf[fpos..fend].iter().map(|e| flows[e.fi as usize].demand).sum();
+            let level = water_level(avl, d_class, &lf[fpos..fend], flows, &mut self.buf);
+            let mut fk = fpos;
+            for c in &mut lt[ti..te] {
+                let mut sum_ar = 0.0;
+                for e in &lf[fk..fk + c.n as usize] {
+                    let f = &mut flows[e.fi as usize];
+                    let d = f.demand;
+                    // Steps 3-9: the flow's demand if it fits in what the
+                    // class's other flows leave, else its max-min share.
+                    let nr = d.min(level);
+                    let old = answers[e.slot as usize];
+                    // Steps 1, 10-14: the flow's previous allocation is
+                    // returned; flows answered before it hold this round's
+                    // ARs, those after it the previous round's.
+                    let others = new_walked + (total_prev - prev_walked - old.ar).max(0.0);
+                    let ar = nr.min((cap - others).max(0.0));
+                    prev_walked += old.ar;
+                    if old.nr > 0.0 || old.ar > 0.0 {
+                        nz_walked += 1;
+                    }
+                    let nr = if same(nr, old.nr) { old.nr } else { nr };
+                    let ar = if same(ar, old.ar) { old.ar } else { ar };
+                    if nr != old.nr || ar != old.ar {
+                        answers[e.slot as usize] = Answer { nr, ar };
+                        ar_changed |= ar != old.ar;
+                        if !f.mark {
+                            f.mark = true;
+                            self.evals_now.push(e.fi);
+                        }
+                    }
+                    new_walked += ar;
+                    if nr > 0.0 || ar > 0.0 {
+                        nz_new += 1;
+                    }
+                    sum_ar += ar;
+                }
+                fk += c.n as usize;
+                // Step 16: bytes reserved.
+                let rb = sum_ar * rtt / 8.0;
+                if !same(rb, c.rate_b) {
+                    c.base = c.reserved_before(q);
+                    c.since = q;
+                    c.rate_b = rb;
+                    let at = c.heavy_check_at(thr).max(q + 1);
+                    if at < c.ev_at {
+                        c.ev_at = at;
+                        self.events.push(at, EV_HEAVY, l as u32, c.ti);
+                    }
+                }
+            }
+            higher += d_class;
+            ti = te;
+            fpos = fend;
+        }
+        self.lalloc[l] = new_walked + (total_prev - prev_walked).max(0.0);
+        self.lnonzero[l] = nz_new + (self.lnonzero[l] - nz_walked);
+        if ar_changed {
+            // The allocation has not settled: answer again next round.
+            self.dirty_next(l as u32, q);
+        }
+    }
+
+    /// Sender of flow `fi` reads its answers of round `q` (Algorithm 1):
+    /// its rate for round `q + 1` and its next demand.
+    fn sender(&mut self, fi: u32, q: u64) {
+        let rtt = self.rtt;
+        let delta = self.opts.delta_frac;
+        let f = &self.flows[fi as usize];
+        if !f.active {
+            return;
+        }
+        let (mut min_nr, mut min_ar) = (f64::INFINITY, f64::INFINITY);
+        for s in f.path_off..f.path_off + f.path_len {
+            let a = self.answers[s as usize];
+            min_nr = min_nr.min(a.nr);
+            min_ar = min_ar.min(a.ar);
+        }
+        let b = f.rate * rtt / 8.0;
+        let left_after = if b > 0.0 { (f.left - (q + 1 - f.since) as f64 * b).max(0.0) } else { f.left };
+        // Step 2: NIC rate, or what is left over one RTT.
+        let full = f.nic.min(left_after * 8.0 / rtt);
+        // Steps 3-5: held back somewhere: the smallest NR plus delta.
+        let mut d = full;
+        if min_nr < f.demand && !same(min_nr, f.demand) {
+            d = d.min(min_nr + delta * f.nic);
+        }
+        let d = if same(d, f.demand) { f.demand } else { d };
+        let rate = if same(min_ar, f.rate) { f.rate } else { min_ar };
+        if d == f.demand && rate == f.rate {
+            return;
+        }
+        let f = &mut self.flows[fi as usize];
+        f.left = left_after;
+        f.since = q + 1;
+        f.rate = rate;
+        let demand_changed = d != f.demand;
+        f.demand = d;
+        let (off, len) = (f.path_off, f.path_len);
+        let at = self.next_check(fi);
+        if at != u64::MAX {
+            self.schedule(fi, at);
+        }
+        if demand_changed {
+            for s in off..off + len {
+                let l = self.links[s as usize];
+                self.dirty_next(l, q);
+            }
+            // A new demand may change the branch of step 3 even if the
+            // answers do not: read them again next round.
+            self.mark_next(fi);
+        }
     }
 }

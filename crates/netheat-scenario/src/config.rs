@@ -289,10 +289,13 @@ impl StoragePolicy {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PlacementSection {
     /// `bandwidth-oblivious` (the scheduler's own objectives only, never
-    /// migrates), `utp` (adds the projected utilization of the candidate's
-    /// ToR, lower first, as the lowest-priority objective, and migrates
-    /// tasks off hot ToRs) or `reactive-only` (oblivious placement plus the
-    /// migrations). When a job starts, each of its tasks goes to the best
+    /// migrates), `utp` (the hotspot paper's tweak of the scheduler's
+    /// low-priority load-balance objective, §5.1: with `cpu-balance` among
+    /// the objectives it becomes the larger of the candidate's CPU
+    /// utilization and its ToR's projected utilization with the task's
+    /// demand; without it, the ToR's projected utilization is added as the
+    /// lowest-priority objective; and migrates tasks off hot ToRs) or
+    /// `reactive-only` (oblivious placement plus the migrations). When a job starts, each of its tasks goes to the best
     /// of `candidates` sampled hosts with free cores and memory (the whole
     /// cluster when none of the sample has room; a host already running
     /// a task of the same job is never chosen); cores and memory are
@@ -312,8 +315,9 @@ pub struct PlacementSection {
     /// uplink capacity in force).
     #[schemars(with = "Option<UnitString>")]
     pub tick: Option<Duration>,
-    /// Detection window and migration period: a ToR sampled above the
-    /// threshold for a whole window is hot; every window, migrating
+    /// Detection window and migration period: a ToR whose samples over a
+    /// whole window average above the threshold is hot (the paper's
+    /// 5-minute average, §3); every window, migrating
     /// policies move the latency-tolerant tasks with the largest outbound
     /// rates off each hot ToR, fewest first.
     #[schemars(with = "Option<UnitString>")]

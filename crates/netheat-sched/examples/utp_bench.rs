@@ -43,5 +43,9 @@ fn main() {
             r.events,
             t0.elapsed().as_secs_f64()
         );
+        for (name, n, mean, p95) in &r.queries {
+            println!("    query {name:<8} n={n:<5} mean={mean:.3} s p95={p95:.3} s");
+        }
+        println!("    cell util {:.4}, placements {}", r.cell_util, r.placements);
     }
 }

@@ -15,20 +15,30 @@
 //! Placement samples `candidates` servers, filters those with the cores and
 //! memory (all servers when none in the sample fits; a task that fits
 //! nowhere waits as pending, with its reason, and is retried every tick),
-//! and ranks them with the policy ([`crate::policy`]). Every `tick_s` the
-//! scheduler samples each ToR's outbound utilization (rates over the
-//! capacity in force). A ToR above `hot_threshold` for a whole detection
-//! window (`detect_s`) is hot; migrating policies then move the
+//! and ranks them with the policy ([`crate::policy`]; the default
+//! objectives end with the scheduler's low-priority load balance, which
+//! `utp` tweaks with the projected ToR utilization, §5.1). Every `tick_s`
+//! the scheduler samples each ToR's outbound utilization (rates over the
+//! capacity in force). A ToR whose mean over the last detection window
+//! (`detect_s`, 5 minutes: the paper's 5-minute average, §3.1) is above
+//! `hot_threshold` is hot ([`HotTors`]); migrating policies then move the
 //! latency-tolerant tasks with the largest measured rates off it, fewest
 //! first, within each job's budget of migrations per window, re-placing them
-//! with the active policy (never on the same ToR).
+//! with the active policy (never on the same ToR). A migrated task is
+//! *restarted*: it loses the work done since it last started and runs again
+//! in full after `restart_delay_s` (see [`ClusterParams::restart_delay_s`]).
 //!
 //! Multi-stage analytical queries run alongside (every `query_period_s`,
-//! one of each [`QueryType`]): workers on random servers read partitions
-//! from storage servers, compute, write intermediate data to in-memory
-//! shuffle servers, read it back, compute and write the output, as task
-//! DAGs of the `netheat-workloads` runner sharing the network with the
-//! tasks; their completion times after the warm-up are reported per type.
+//! one of each [`QueryType`]): their workers are tasks placed by the same
+//! policy path as the jobs' tasks (the paper's QuerySys workers are Borg
+//! tasks that UTP places, §5 item 1), each asking
+//! `worker_cores` cores and carrying its host link's line rate as its peak
+//! demand estimate; they read partitions from storage servers (random: the
+//! data lives where it lives), compute, write intermediate data to
+//! in-memory shuffle servers (random), read it back, compute and write the
+//! output, as task DAGs of the `netheat-workloads` runner sharing the
+//! network with the tasks; their completion times after the warm-up are
+//! reported per type.
 //!
 //! Outputs are measured from the engine's exact per-window link telemetry
 //! (`window_s`, 5 min): outbound utilization of each compute ToR per window
@@ -69,6 +79,9 @@ pub struct QueryType {
     pub output_bytes: f64,
     /// Compute per stage, seconds.
     pub compute_s: f64,
+    /// Cores each worker task asks the scheduler for (the compute stages
+    /// are single-threaded delays: 1).
+    pub worker_cores: u32,
 }
 
 /// Several ToRs lose part of their uplink capacity at a time.
@@ -139,6 +152,15 @@ pub struct ClusterParams {
     pub queries: Vec<QueryType>,
     /// Period of query launches, seconds.
     pub query_period_s: f64,
+    /// What a migration costs, seconds: the hotspot paper gives no cost
+    /// (§5.1 only says migrations must stay within availability budgets),
+    /// so a migrated task is restarted: it loses the work done since it
+    /// last started and, on its new server, sends nothing for this delay
+    /// before running again in full. 25 s is Borg's median task startup
+    /// latency (Verma et al., "Large-scale cluster management at Google
+    /// with Borg", EuroSys 2015, §3.2: a median of about 25 s, most of it
+    /// package installation), the cost of starting a task anew.
+    pub restart_delay_s: f64,
 }
 
 impl Default for ClusterParams {
@@ -162,7 +184,9 @@ impl Default for ClusterParams {
             latency_sensitive_share: 0.3,
             budget_per_window: 2,
             candidates: 32,
-            objectives: vec![Objective::SpreadJob, Objective::BinPack],
+            // Borg-like (§5.1): spreading, bin packing, and the low-priority
+            // load balance across servers that UTP tweaks.
+            objectives: vec![Objective::SpreadJob, Objective::BinPack, Objective::CpuBalance],
             tick_s: 30.0,
             detect_s: 300.0,
             hot_threshold: 0.75,
@@ -177,6 +201,7 @@ impl Default for ClusterParams {
                     intermediate_bytes: 10e6,
                     output_bytes: 2e6,
                     compute_s: 0.05,
+                    worker_cores: 1,
                 },
                 QueryType {
                     name: "large".into(),
@@ -185,9 +210,11 @@ impl Default for ClusterParams {
                     intermediate_bytes: 50e6,
                     output_bytes: 10e6,
                     compute_s: 0.2,
+                    worker_cores: 1,
                 },
             ],
             query_period_s: 60.0,
+            restart_delay_s: 25.0,
         }
     }
 }
@@ -238,8 +265,34 @@ pub struct ClusterResult {
     /// Every query that finished after the warm-up: `(query type index,
     /// start s, completion time s)`, for latency CDFs.
     pub query_latencies: Vec<(usize, f64, f64)>,
+    /// Query worker tasks placed under each ToR (rack index), warm-up
+    /// included.
+    pub query_workers_per_tor: Vec<u64>,
+    /// Queries not launched because a worker fitted on no server.
+    pub queries_unplaced: u64,
+    /// Every migration, in order.
+    pub migration_log: Vec<MigrationRecord>,
+    /// Per task: when it was first placed, s (`None` if never).
+    pub task_start_s: Vec<Option<f64>>,
+    /// Per task: when it finished, s (`None` if not by the end of the run).
+    pub task_finish_s: Vec<Option<f64>>,
     /// Engine events.
     pub events: u64,
+}
+
+/// One migration (a restart of the task on another ToR).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MigrationRecord {
+    /// Task index.
+    pub task: usize,
+    /// When, s.
+    pub at_s: f64,
+    /// Work lost: time since the task last started running, s.
+    pub lost_work_s: f64,
+    /// Its planned end before the migration, s.
+    pub end_before_s: f64,
+    /// Its planned end after it (`at_s + restart delay + work`), s.
+    pub end_after_s: f64,
 }
 
 /// One telemetry window of a run (outbound ToR utilization).
@@ -272,6 +325,10 @@ struct Task {
     done: bool,
     /// Rack it last ran in.
     last_rack: Option<u32>,
+    /// When its current run started (the progress a restart loses), s.
+    run_start_s: f64,
+    /// It sends nothing before this time (restart delay), s.
+    ready_s: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -286,7 +343,10 @@ const T_DETECT: u64 = 1;
 const T_QUERY: u64 = 2;
 /// Flow ids and timer tokens of the query runner start here.
 const Q_BASE: u64 = 1 << 50;
-/// Timer tokens >= this start job `token - T_JOB`.
+/// Timer tokens in [T_READY, Q_BASE) start the traffic of restarted task
+/// `token - T_READY`.
+const T_READY: u64 = 1 << 45;
+/// Timer tokens in [T_JOB, T_READY) start job `token - T_JOB`.
 const T_JOB: u64 = 1 << 40;
 /// Timer tokens in [T_END, T_JOB) end task `token - T_END`.
 const T_END: u64 = 1 << 20;
@@ -313,6 +373,19 @@ struct Sched<'t> {
     query_type: Vec<usize>,
     /// When each migration happened, s.
     migration_times: Vec<f64>,
+    /// Running queries: runner task index and the servers (with cores)
+    /// their workers hold.
+    active_queries: Vec<(usize, Vec<(u32, u32)>)>,
+    /// Peak demand estimate of a query worker: the largest host line rate.
+    worker_peak_bps: f64,
+}
+
+/// What one placement asks for.
+struct Ask {
+    cores: u32,
+    mem: f64,
+    /// Peak demand estimate, bits/s (read only by network-aware policies).
+    est: f64,
 }
 
 impl Sched<'_> {
@@ -345,39 +418,61 @@ impl Sched<'_> {
         }
     }
 
-    fn candidate(&self, ctx: &Ctx<'_, '_>, i: usize, s: u32, est: f64) -> Candidate {
+    /// The candidate server `s` for `ask`, beside the racks of the other
+    /// tasks of its job (or query) `others_racks`.
+    fn candidate(&self, ctx: &Ctx<'_, '_>, ask: &Ask, others_racks: &[u32], s: u32) -> Candidate {
         let h = &self.topo.hosts()[s as usize];
         let rack = h.rack;
-        let job = &self.jobs[self.tasks[i].job];
-        let in_rack = job
-            .tasks
-            .iter()
-            .filter(|&&t| t != i && !self.tasks[t].done)
-            .filter(|&&t| self.tasks[t].server.is_some_and(|x| self.topo.hosts()[x as usize].rack == rack))
-            .count() as u32;
-        let projected = projected_tor(self.tors.util(rack as usize), est, self.tor_cap(ctx, rack as usize));
-        Candidate::new(s, in_rack, h.cores, self.free_cores[s as usize], self.tasks[i].cores, projected)
+        let in_rack = others_racks.iter().filter(|&&r| r == rack).count() as u32;
+        let projected = projected_tor(self.tors.util(rack as usize), ask.est, self.tor_cap(ctx, rack as usize));
+        Candidate::new(s, in_rack, h.cores, self.free_cores[s as usize], ask.cores, projected)
     }
 
-    /// Places task `i` (not on `avoid_rack`); false when nothing fits.
-    fn place(&mut self, ctx: &mut Ctx<'_, '_>, i: usize, avoid_rack: Option<u32>) -> bool {
+    /// The one placement path of every task (jobs' tasks, migrations and
+    /// query workers): samples candidates that fit `ask` (not on
+    /// `avoid_rack`) and returns the policy's choice; `None` when nothing
+    /// fits.
+    fn choose_server(
+        &mut self,
+        ctx: &Ctx<'_, '_>,
+        ask: &Ask,
+        others_racks: &[u32],
+        avoid_rack: Option<u32>,
+    ) -> Option<u32> {
         let n = self.topo.hosts().len() as u32;
-        let (free_cores, free_mem, topo, t) = (&self.free_cores, &self.free_mem, self.topo, &self.tasks[i]);
+        let (free_cores, free_mem, topo) = (&self.free_cores, &self.free_mem, self.topo);
         let fits = |s: u32| {
-            free_cores[s as usize] >= t.cores as f64
-                && free_mem[s as usize] >= t.mem
+            free_cores[s as usize] >= ask.cores as f64
+                && free_mem[s as usize] >= ask.mem
                 && avoid_rack != Some(topo.hosts()[s as usize].rack)
         };
         let sample = sample_servers(&mut self.rng, n, self.p.candidates, fits);
         if sample.is_empty() {
-            return false;
+            return None;
         }
-        let est = if self.policy.network_aware() { self.estimate(i) } else { self.tasks[i].estimate.unwrap_or(0.0) };
-        let cands: Vec<Candidate> = sample.iter().map(|&s| self.candidate(ctx, i, s, est)).collect();
+        let cands: Vec<Candidate> = sample.iter().map(|&s| self.candidate(ctx, ask, others_racks, s)).collect();
         let k = self.policy.choose(&cands).expect("non-empty");
-        let s = cands[k].server;
-        self.start_on(ctx, i, s);
-        true
+        Some(cands[k].server)
+    }
+
+    /// Places task `i` (not on `avoid_rack`); false when nothing fits.
+    fn place(&mut self, ctx: &mut Ctx<'_, '_>, i: usize, avoid_rack: Option<u32>) -> bool {
+        let est = if self.policy.network_aware() { self.estimate(i) } else { self.tasks[i].estimate.unwrap_or(0.0) };
+        let ask = Ask { cores: self.tasks[i].cores, mem: self.tasks[i].mem, est };
+        let hosts = self.topo.hosts();
+        let others: Vec<u32> = self.jobs[self.tasks[i].job]
+            .tasks
+            .iter()
+            .filter(|&&t| t != i && !self.tasks[t].done)
+            .filter_map(|&t| self.tasks[t].server.map(|x| hosts[x as usize].rack))
+            .collect();
+        match self.choose_server(ctx, &ask, &others, avoid_rack) {
+            Some(s) => {
+                self.start_on(ctx, i, s);
+                true
+            }
+            None => false,
+        }
     }
 
     fn start_on(&mut self, ctx: &mut Ctx<'_, '_>, i: usize, s: u32) {
@@ -387,22 +482,42 @@ impl Sched<'_> {
         self.free_mem[s as usize] -= self.tasks[i].mem;
         self.server_tasks[s as usize].push(i);
         self.res.placements += 1;
+        self.res.task_start_s[i].get_or_insert(now);
         if self.tasks[i].estimate.unwrap_or(self.tasks[i].demand) >= self.intensive_cut {
             self.res.net_intensive_placements += 1;
-            if self.tors.util(rack) > self.p.hot_threshold {
+            // Hot as the paper defines a hotspot: 5-minute average above
+            // the threshold (§3.1).
+            if self.tors.avg(rack) > self.p.hot_threshold {
                 self.res.net_intensive_on_hot += 1;
             }
-        }
-        // The peer lives in another rack (storage / shuffle traffic).
-        let per_rack = self.topo.hosts_per_rack();
-        let n = self.topo.hosts().len() as u32;
-        let mut peer = self.tasks[i].peer % n;
-        if self.topo.hosts()[peer as usize].rack as usize == rack {
-            peer = (peer + per_rack) % n;
         }
         let t = &mut self.tasks[i];
         t.server = Some(s);
         t.last_rack = Some(rack as u32);
+        if now < t.ready_s {
+            // Restarting: its traffic starts after the restart delay.
+            if let Err(e) = ctx.schedule_timer(t.ready_s, T_READY + i as u64) {
+                self.err.get_or_insert(e.into());
+            }
+        } else {
+            t.run_start_s = now;
+            self.start_flow(ctx, i);
+        }
+    }
+
+    /// Starts the traffic of task `i` on its server, to its end.
+    fn start_flow(&mut self, ctx: &mut Ctx<'_, '_>, i: usize) {
+        let now = ctx.now();
+        let Some(s) = self.tasks[i].server else { return };
+        // The peer lives in another rack (storage / shuffle traffic).
+        let rack = self.topo.hosts()[s as usize].rack;
+        let per_rack = self.topo.hosts_per_rack();
+        let n = self.topo.hosts().len() as u32;
+        let mut peer = self.tasks[i].peer % n;
+        if self.topo.hosts()[peer as usize].rack == rack {
+            peer = (peer + per_rack) % n;
+        }
+        let t = &mut self.tasks[i];
         let left = (t.end_s - now).max(0.0);
         let bytes = t.demand * left / 8.0;
         let id = self.next_flow;
@@ -414,6 +529,30 @@ impl Sched<'_> {
                 self.err.get_or_insert(e.into());
             }
         }
+    }
+
+    /// Restarts task `i` (stopped by a migration) at `now`: the work done
+    /// since it last started is lost, and it runs again in full after the
+    /// restart delay, so its end moves by `lost work + delay`.
+    fn restart(&mut self, ctx: &mut Ctx<'_, '_>, i: usize) -> MigrationRecord {
+        let now = ctx.now();
+        let delay = self.p.restart_delay_s;
+        let t = &mut self.tasks[i];
+        let work = t.end_s - t.run_start_s;
+        let rec = MigrationRecord {
+            task: i,
+            at_s: now,
+            lost_work_s: now - t.run_start_s,
+            end_before_s: t.end_s,
+            end_after_s: now + delay + work,
+        };
+        t.end_s = rec.end_after_s;
+        t.ready_s = now + delay;
+        t.run_start_s = t.ready_s;
+        if let Err(e) = ctx.schedule_timer(t.end_s, T_END + i as u64) {
+            self.err.get_or_insert(e.into());
+        }
+        rec
     }
 
     fn stop(&mut self, ctx: &mut Ctx<'_, '_>, i: usize) {
@@ -480,7 +619,9 @@ impl Sched<'_> {
                     }
                 }
                 let cap = self.tor_cap(ctx, t);
-                let rate = self.tors.util(t) * cap;
+                // The excess over the threshold of the 5-minute average
+                // (the hotspot measure) is what the migrations remove.
+                let rate = self.tors.avg(t) * cap;
                 let mut moved = 0;
                 for i in pick_migrations(&cands, rate, cap, self.p.hot_threshold) {
                     let j = self.tasks[i].job;
@@ -488,10 +629,12 @@ impl Sched<'_> {
                         continue;
                     }
                     self.stop(ctx, i);
+                    let rec = self.restart(ctx, i);
                     if self.place(ctx, i, Some(t as u32)) {
                         self.jobs[j].migrations_this_window += 1;
                         self.res.migrations += 1;
                         self.migration_times.push(ctx.now());
+                        self.res.migration_log.push(rec);
                         moved += 1;
                     } else {
                         self.pending.push(i);
@@ -541,8 +684,31 @@ impl Sched<'_> {
     fn launch_queries(&mut self, ctx: &mut Ctx<'_, '_>) {
         let n = self.topo.hosts().len() as u32;
         for (k, q) in self.p.queries.clone().iter().enumerate() {
+            // Workers: tasks placed by the policy, spread like a job's.
+            let ask = Ask {
+                cores: q.worker_cores,
+                mem: self.p.memory_per_core * q.worker_cores as f64,
+                est: self.worker_peak_bps,
+            };
+            let mut held: Vec<(u32, u32)> = Vec::with_capacity(q.workers);
+            let mut racks: Vec<u32> = Vec::with_capacity(q.workers);
+            for _ in 0..q.workers {
+                let Some(s) = self.choose_server(ctx, &ask, &racks, None) else { break };
+                self.free_cores[s as usize] -= ask.cores as f64;
+                self.free_mem[s as usize] -= ask.mem;
+                held.push((s, ask.cores));
+                racks.push(self.topo.hosts()[s as usize].rack);
+            }
+            if held.len() < q.workers {
+                self.res.queries_unplaced += 1;
+                self.release(&held);
+                continue;
+            }
+            for &r in &racks {
+                self.res.query_workers_per_tor[r as usize] += 1;
+            }
+            let workers: Vec<u32> = held.iter().map(|&(s, _)| s).collect();
             let mut pick = |m: usize| -> Vec<u32> { (0..m).map(|_| self.rng.gen_range(0..n)).collect() };
-            let workers = pick(q.workers);
             let storage = pick(q.workers);
             let shuffle = pick(q.workers.div_ceil(2));
             let aq = AnalyticalQuery {
@@ -556,14 +722,41 @@ impl Sched<'_> {
             };
             match aq.task(self.topo, &workers, &storage, &shuffle) {
                 Ok(dag) => match self.queries.add_task_now(ctx, ctx.now(), dag) {
-                    Ok(_) => self.query_type.push(k),
+                    Ok(task) => {
+                        self.query_type.push(k);
+                        self.active_queries.push((task, held));
+                    }
                     Err(e) => {
+                        self.release(&held);
                         self.err.get_or_insert(e.into());
                     }
                 },
                 Err(e) => {
+                    self.release(&held);
                     self.err.get_or_insert(SchedError::Query(e));
                 }
+            }
+        }
+    }
+
+    /// Frees the cores and memory query workers held.
+    fn release(&mut self, held: &[(u32, u32)]) {
+        for &(s, c) in held {
+            self.free_cores[s as usize] += c as f64;
+            self.free_mem[s as usize] += self.p.memory_per_core * c as f64;
+        }
+    }
+
+    /// Frees the workers of the queries that finished.
+    fn reap_queries(&mut self) {
+        let mut k = 0;
+        while k < self.active_queries.len() {
+            let task = self.active_queries[k].0;
+            if self.queries.record(task).finish_s.is_finite() {
+                let (_, held) = self.active_queries.swap_remove(k);
+                self.release(&held);
+            } else {
+                k += 1;
             }
         }
     }
@@ -573,6 +766,7 @@ impl Controller for Sched<'_> {
     fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
         if flow.id >= Q_BASE {
             self.queries.on_flow_complete(ctx, flow);
+            self.reap_queries();
         }
     }
 
@@ -580,6 +774,14 @@ impl Controller for Sched<'_> {
         let now = ctx.now();
         if token >= Q_BASE {
             self.queries.on_timer(ctx, token);
+            self.reap_queries();
+        } else if token >= T_READY {
+            let i = (token - T_READY) as usize;
+            let t = &self.tasks[i];
+            if !t.done && t.server.is_some() && t.flow.is_none() && now >= t.ready_s {
+                self.tasks[i].run_start_s = now;
+                self.start_flow(ctx, i);
+            }
         } else if token == T_QUERY {
             self.launch_queries(ctx);
             if now + self.p.query_period_s < self.p.duration_s {
@@ -589,8 +791,10 @@ impl Controller for Sched<'_> {
             self.start_job(ctx, (token - T_JOB) as usize);
         } else if token >= T_END {
             let i = (token - T_END) as usize;
-            if !self.tasks[i].done {
+            // A restart moved the end later: the first timer is stale.
+            if !self.tasks[i].done && now >= self.tasks[i].end_s {
                 self.tasks[i].done = true;
+                self.res.task_finish_s[i] = Some(now);
                 self.stop(ctx, i);
             }
         } else if token == T_TICK {
@@ -629,6 +833,12 @@ fn check(p: &ClusterParams) -> Result<(), SchedError> {
     pos("detect_s", p.detect_s)?;
     pos("window_s", p.window_s)?;
     pos("hot_threshold", p.hot_threshold)?;
+    if !(p.restart_delay_s.is_finite() && p.restart_delay_s >= 0.0) {
+        return Err(SchedError::param("restart_delay_s", format!("{} must be >= 0", p.restart_delay_s)));
+    }
+    if p.queries.iter().any(|q| q.worker_cores == 0) {
+        return Err(SchedError::param("queries.worker_cores", "must be at least 1"));
+    }
     if p.tasks_max == 0 || p.cores_max == 0 || p.candidates == 0 {
         return Err(SchedError::param("tasks_max/cores_max/candidates", "must be at least 1"));
     }
@@ -712,6 +922,8 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
                 peer: rng.gen_range(0..n_hosts),
                 done: false,
                 last_rack: None,
+                run_start_s: st,
+                ready_s: st,
             });
         }
         jobs.push(Job {
@@ -749,6 +961,8 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     }
     let ntor = topo.tors().len();
     let hosts = topo.hosts();
+    let n_tasks = tasks.len();
+    let worker_peak_bps = hosts.iter().map(|h| h.ports.iter().map(|p| p.speed_bps).sum::<f64>()).fold(0.0, f64::max);
     let mut s = Sched {
         topo,
         p: p.clone(),
@@ -763,12 +977,19 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
         tors: HotTors::new(ntor, p.hot_threshold, p.tick_s, p.detect_s),
         pending: Vec::new(),
         intensive_cut,
-        res: ClusterResult::default(),
+        res: ClusterResult {
+            query_workers_per_tor: vec![0; ntor],
+            task_start_s: vec![None; n_tasks],
+            task_finish_s: vec![None; n_tasks],
+            ..ClusterResult::default()
+        },
         ticks: 0,
         err: None,
         queries: DagRunner::with_id_bases(Q_BASE, Q_BASE, 0),
         query_type: Vec::new(),
         migration_times: Vec::new(),
+        active_queries: Vec::new(),
+        worker_peak_bps,
     };
     let out = sim.run_with(&mut s);
     if let Some(e) = s.err {

@@ -21,7 +21,7 @@ pub mod policy;
 pub mod rank;
 pub mod tors;
 
-pub use cluster::{run_cluster, ClusterParams, ClusterResult, Incident, WindowStats};
+pub use cluster::{run_cluster, ClusterParams, ClusterResult, Incident, MigrationRecord, QueryType, WindowStats};
 pub use error::SchedError;
 pub use policy::{
     pick_migrations, placement_policy, projected_tor, sample_servers, Candidate, MigrationCandidate, Objective,

@@ -3,19 +3,42 @@
 //!
 //! Candidates are compared lexicographically on a vector of objectives, each
 //! *quantised* (whole tasks for spreading, 4-core steps for bin packing, 5%
-//! steps for CPU balance and ToR utilization) so that a lower objective
+//! steps for load balance and ToR utilization) so that a lower objective
 //! breaks the ties of the ones above it, as in Borg-like schedulers where
-//! scores are bucketed. `utp` appends the ToR objective at the lowest
-//! priority: the projected utilization of the candidate's ToR (its measured
-//! utilization plus the task's peak demand estimate over the ToR's uplink
-//! capacity), lower first, which evens ToR utilization out.
+//! scores are bucketed (hotspot paper §5.1, "Background": a vector of scores
+//! per server, objectives prioritised).
+//!
+//! **UTP as a tweak of the load-balance objective (the paper's reading).**
+//! §5.1 ("Proactive UTP placement") says UTP does not add network as a new
+//! resource or objective: it modifies the scheduler's low-priority
+//! objective of balancing load across servers, so that the score of each
+//! candidate reflects the utilization its ToR would have with the task
+//! placed there (instantaneous ToR utilization plus the task's peak
+//! demand). The scheduler's
+//! load-balance objective here is [`Objective::CpuBalance`] (CPU
+//! utilization of the server after placement, lowest priority in
+//! [`crate::ClusterParams::default`]). The `utp` policy replaces it by
+//! [`Objective::UtpBalance`], whose score is the larger of the two loads
+//! the candidate would carry: `max(cpu_after, projected_tor)`. Reading of
+//! "tweak" (ours, chosen before any run): the maximum leaves the CPU
+//! balance score unchanged wherever the ToR is less loaded than the server
+//! (the common case, since average ToR utilization is low, §5.1), which is
+//! requirement (b) of §5.1 (no existing cluster objective may regress),
+//! and makes the ToR dominate exactly where it is the more loaded
+//! resource. When the scheduler's objectives contain no load-balance
+//! objective, the tweaked objective is the projected ToR alone, at the
+//! lowest priority.
+//!
+//! `utp-tiebreak` (ours, the project's earlier form) keeps the scheduler's
+//! objectives untouched and appends [`Objective::TorUtilization`] as a new
+//! last tie-breaker.
 
 use rand::Rng;
 
 use crate::SchedError;
 
 /// Registered placement tags.
-pub const POLICIES: &[&str] = &["bandwidth-oblivious", "reactive-only", "utp"];
+pub const POLICIES: &[&str] = &["bandwidth-oblivious", "reactive-only", "utp", "utp-tiebreak"];
 
 /// One objective of the ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,9 +47,14 @@ pub enum Objective {
     SpreadJob,
     /// Fewer free cores left after placement first (packs servers).
     BinPack,
-    /// Lower CPU utilization of the server after placement first.
+    /// Lower CPU utilization of the server after placement first: the
+    /// scheduler's low-priority load balance across servers (§5.1).
     CpuBalance,
-    /// Lower projected ToR outbound utilization first (UTP).
+    /// The load-balance objective as UTP tweaks it (§5.1): lower
+    /// `max(cpu_after, projected_tor)` first (see the module docs).
+    UtpBalance,
+    /// Lower projected ToR outbound utilization first, as a separate last
+    /// objective (ours: the `utp-tiebreak` form).
     TorUtilization,
 }
 
@@ -104,6 +132,7 @@ impl Objective {
             Objective::SpreadJob => c.job_tasks_in_rack as i64,
             Objective::BinPack => (c.free_cores_after / 4.0).floor() as i64,
             Objective::CpuBalance => (c.cpu_after * 20.0).floor() as i64,
+            Objective::UtpBalance => (c.cpu_after.max(c.projected_tor) * 20.0).floor() as i64,
             Objective::TorUtilization => (c.projected_tor * 20.0).floor() as i64,
         }
     }
@@ -119,7 +148,7 @@ pub trait PlacementPolicy: Send + Sync {
     fn migrates(&self) -> bool;
     /// Whether placement reads ToR utilization.
     fn network_aware(&self) -> bool {
-        self.objectives().contains(&Objective::TorUtilization)
+        self.objectives().iter().any(|o| matches!(o, Objective::TorUtilization | Objective::UtpBalance))
     }
     /// The best candidate (ties: the first in sample order), or `None`.
     fn choose(&self, cands: &[Candidate]) -> Option<usize> {
@@ -154,15 +183,26 @@ impl PlacementPolicy for Policy {
 }
 
 /// The policy `tag` with the scheduler's own objectives `base` (most
-/// important first); `utp` appends [`Objective::TorUtilization`].
+/// important first): `utp` turns the load-balance objective
+/// ([`Objective::CpuBalance`]) into [`Objective::UtpBalance`] in place
+/// (when `base` has none, the tweaked score is the projected ToR alone:
+/// [`Objective::TorUtilization`] appended); `utp-tiebreak` (ours) always
+/// appends [`Objective::TorUtilization`].
 pub fn placement_policy(tag: &str, base: &[Objective]) -> Result<Box<dyn PlacementPolicy>, SchedError> {
     let mut objectives = base.to_vec();
     let (name, migrates) = match tag {
         "bandwidth-oblivious" => ("bandwidth-oblivious", false),
         "reactive-only" => ("reactive-only", true),
         "utp" => {
-            objectives.push(Objective::TorUtilization);
+            match objectives.iter().position(|&o| o == Objective::CpuBalance) {
+                Some(k) => objectives[k] = Objective::UtpBalance,
+                None => objectives.push(Objective::TorUtilization),
+            }
             ("utp", true)
+        }
+        "utp-tiebreak" => {
+            objectives.push(Objective::TorUtilization);
+            ("utp-tiebreak", true)
         }
         _ => return Err(SchedError::UnknownPolicy { name: tag.to_string(), known: POLICIES.join(", ") }),
     };

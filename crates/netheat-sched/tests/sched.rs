@@ -1,7 +1,7 @@
 //! Integration tests of netheat-sched: ranking, migration choice, runs.
 
 use netheat_sched::policy::{pick_migrations, Candidate, MigrationCandidate};
-use netheat_sched::{placement_policy, run_cluster, ClusterParams, Objective};
+use netheat_sched::{placement_policy, run_cluster, ClusterParams, Incident, Objective, QueryType};
 
 fn cand(server: u32, in_rack: u32, free: f64, tor: f64) -> Candidate {
     Candidate { server, job_tasks_in_rack: in_rack, free_cores_after: free, cpu_after: 0.5, projected_tor: tor }
@@ -117,4 +117,133 @@ fn metrics_are_nan_when_everything_is_warm_up() {
         assert_eq!(*n, 0, "{name}");
         assert!(mean.is_nan() && p95.is_nan(), "{name}");
     }
+}
+
+/// §5.1: UTP tweaks the scheduler's low-priority load-balance objective
+/// (here CPU balance) with the projected ToR utilization instead of adding
+/// an objective; `utp-tiebreak` (ours) is the appended form.
+#[test]
+fn utp_tweaks_the_load_balance_objective_in_place() {
+    let base = [Objective::SpreadJob, Objective::BinPack, Objective::CpuBalance];
+    let utp = placement_policy("utp", &base).unwrap();
+    assert_eq!(utp.objectives(), &[Objective::SpreadJob, Objective::BinPack, Objective::UtpBalance]);
+    let tie = placement_policy("utp-tiebreak", &base).unwrap();
+    assert_eq!(
+        tie.objectives(),
+        &[Objective::SpreadJob, Objective::BinPack, Objective::CpuBalance, Objective::TorUtilization]
+    );
+    // No load-balance objective to tweak: the tweaked score is the ToR's alone, last.
+    assert_eq!(
+        placement_policy("utp", &BASE).unwrap().objectives(),
+        &[Objective::SpreadJob, Objective::BinPack, Objective::TorUtilization]
+    );
+    // The tweaked key is floor(20 max(cpu after, projected ToR)): where the
+    // server is the more loaded, it is CPU balance's key unchanged (0.6 ->
+    // 12 both); where the ToR is, the ToR's (0.82 -> 16, CPU balance 8).
+    let c = |server, cpu: f64, tor: f64| Candidate {
+        server,
+        job_tasks_in_rack: 0,
+        free_cores_after: 2.0,
+        cpu_after: cpu,
+        projected_tor: tor,
+    };
+    assert_eq!(Objective::UtpBalance.key(&c(0, 0.6, 0.3)), 12);
+    assert_eq!(Objective::CpuBalance.key(&c(0, 0.6, 0.3)), 12);
+    assert_eq!(Objective::UtpBalance.key(&c(0, 0.4, 0.82)), 16);
+    assert_eq!(Objective::CpuBalance.key(&c(0, 0.4, 0.82)), 8);
+    // Same spread and packing bucket: A has the idler CPU (0.30, key 6)
+    // on a hot ToR (0.80), B a busier CPU (0.55, key 11) on a cool ToR
+    // (0.20). CPU balance picks A; the tweak scores A max(.30, .80) = 16
+    // and B max(.55, .20) = 11 and picks B; the tie-breaker form never
+    // reaches the ToR (CPU balance already differs) and picks A.
+    let ab = [c(0, 0.30, 0.80), c(1, 0.55, 0.20)];
+    assert_eq!(placement_policy("bandwidth-oblivious", &base).unwrap().choose(&ab), Some(0));
+    assert_eq!(utp.choose(&ab), Some(1));
+    assert_eq!(tie.choose(&ab), Some(0));
+}
+
+/// 8 racks of 5 servers; rack 0's uplinks keep 1% of their 40 Gbps from
+/// t = 0 (0.4 Gbps), so its ToR is saturated by its tasks' traffic and
+/// above 100% once any task's demand is projected on it.
+fn one_hot_rack() -> (netheat_topology::Topology, ClusterParams) {
+    let t = netheat_config::load_topology_str(
+        "[topology]\nkind = \"two-tier\"\nracks = 8\nhosts-per-rack = 5\nhost-link = \"10Gbps\"\ntor-uplink = \"40Gbps\"\n\
+         [hosts]\ncores = 16\nmemory = \"64GB\"\n",
+        "dc.toml",
+    )
+    .unwrap();
+    let p = ClusterParams {
+        duration_s: 3600.0,
+        warmup_s: 1800.0,
+        cpu_load: 0.3,
+        bw_median_per_core: 5e6,
+        // Spreading, then the load-balance objective UTP tweaks (no bin
+        // packing: it would sometimes outrank the tweak, §5.1 "Results").
+        objectives: vec![Objective::SpreadJob, Objective::CpuBalance],
+        incident: Some(Incident { at_s: 0.0, tors: vec![0], factor: 0.01 }),
+        queries: vec![QueryType {
+            name: "q".into(),
+            workers: 2,
+            partition_bytes: 1e6,
+            intermediate_bytes: 1e6,
+            output_bytes: 1e5,
+            compute_s: 0.01,
+            worker_cores: 1,
+        }],
+        ..ClusterParams::default()
+    };
+    (t, p)
+}
+
+/// Query workers are tasks the policy places (§5, item 1: UTP places
+/// tasks, query workers among them). Every 60 s a 2-worker query starts: 59 in the hour, 118
+/// workers. Bandwidth-oblivious placement spreads the two workers over two
+/// racks chosen without looking at ToRs, so rack 0 holds one of them in
+/// about 2 of 8 queries: about 14.75 workers (binomial sd 3.3); we ask for
+/// at least 5 (3 sd below). UTP scores a rack-0 server
+/// max(cpu, util + 10 Gbps / 0.4 Gbps) >= 25 (key >= 500) against at most
+/// max(1, 1 + 10 / 40) = 1.25 (key <= 25) elsewhere, so no worker goes
+/// there while the 32-draw sample holds servers of other racks: 0.
+#[test]
+fn utp_places_query_workers_off_the_hot_tor() {
+    let (t, p) = one_hot_rack();
+    let obl = run_cluster(&t, "bandwidth-oblivious", &p, 1).unwrap();
+    let utp = run_cluster(&t, "utp", &p, 1).unwrap();
+    for r in [&obl, &utp] {
+        assert_eq!(r.queries_unplaced, 0);
+        assert_eq!(r.query_workers_per_tor.iter().sum::<u64>(), 118, "{:?}", r.query_workers_per_tor);
+    }
+    eprintln!("query workers per ToR: oblivious {:?}, utp {:?}", obl.query_workers_per_tor, utp.query_workers_per_tor);
+    assert!(obl.query_workers_per_tor[0] >= 5, "{:?}", obl.query_workers_per_tor);
+    assert_eq!(utp.query_workers_per_tor[0], 0, "{:?}", utp.query_workers_per_tor);
+}
+
+/// A migrated task restarts: it finishes later than in a run where it is
+/// never migrated (the bandwidth-oblivious run: same jobs, same seed) by
+/// exactly the work it had done since it started plus the 25-s restart
+/// delay (Borg's median task startup latency).
+#[test]
+fn a_migrated_task_finishes_later_by_its_lost_work_plus_the_restart_delay() {
+    let t = small();
+    let p = ClusterParams { task_mean_s: 1800.0, bw_median_per_core: 30e6, ..params() };
+    assert_eq!(p.restart_delay_s, 25.0);
+    let obl = run_cluster(&t, "bandwidth-oblivious", &p, 3).unwrap();
+    let utp = run_cluster(&t, "utp", &p, 3).unwrap();
+    let mut checked = 0;
+    for m in &utp.migration_log {
+        if utp.migration_log.iter().filter(|x| x.task == m.task).count() != 1 {
+            continue;
+        }
+        let (Some(fu), Some(fo), Some(start)) =
+            (utp.task_finish_s[m.task], obl.task_finish_s[m.task], utp.task_start_s[m.task])
+        else {
+            continue;
+        };
+        let lost = m.at_s - start;
+        assert!(lost > 0.0);
+        assert!((fu - fo - (lost + 25.0)).abs() < 1e-6, "task {}: {fu} - {fo} vs {lost} + 25", m.task);
+        checked += 1;
+    }
+    eprintln!("{checked} of {} migrations checked", utp.migrations);
+    assert!(checked >= 1, "{} migrations, none finished: {:?}", utp.migrations, utp.migration_log);
 }

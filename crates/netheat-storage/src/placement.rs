@@ -362,12 +362,8 @@ impl CcpBalance {
         let c = view.cluster;
         let r = &c.racks[rack];
         let up: f64 = r.up.iter().map(|&l| c.link_bps[l as usize]).sum();
-        let store: f64 = r
-            .hosts
-            .iter()
-            .filter(|&&h| c.hosts[h as usize].stores)
-            .map(|&h| c.hosts[h as usize].capacity_bytes)
-            .sum();
+        let store: f64 =
+            r.hosts.iter().filter(|&&h| c.hosts[h as usize].stores).map(|&h| c.hosts[h as usize].capacity_bytes).sum();
         if store > 0.0 {
             up / store
         } else {

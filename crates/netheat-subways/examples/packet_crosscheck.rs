@@ -105,12 +105,8 @@ fn main() {
         );
         // The slowest flow against the other flows into its receiver (one bottleneck, if the receiver's
         // links are it): a TCP share far below theirs is unfairness, not a slower network.
-        let mut peers: Vec<(f64, u32, u64)> = r
-            .flows
-            .iter()
-            .filter(|f| f.dst == slowest.dst)
-            .map(|f| (f.fct_s, f.timeouts, f.packets_sent))
-            .collect();
+        let mut peers: Vec<(f64, u32, u64)> =
+            r.flows.iter().filter(|f| f.dst == slowest.dst).map(|f| (f.fct_s, f.timeouts, f.packets_sent)).collect();
         peers.sort_by(|a, b| a.0.total_cmp(&b.0));
         let fcts: Vec<String> = peers.iter().map(|p| format!("{:.3}", p.0)).collect();
         eprintln!("flows into {}: completion s {}", slowest.dst, fcts.join(" "));

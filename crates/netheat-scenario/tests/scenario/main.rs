@@ -420,6 +420,7 @@ drift-sigma = 0.0
 task-duration = "4s"
 [placement]
 policy = "{policy}"
+objectives = ["spread-job", "bin-pack"]
 "#
     ))
     .unwrap()
@@ -427,6 +428,11 @@ policy = "{policy}"
 
 #[test]
 fn utp_places_compute_tasks_off_the_hot_tor() {
+    // The scheduler here has no CPU load-balance objective (`objectives`
+    // above): every task fills its host, so CPU after placement is 100%
+    // everywhere and UTP's tweak of that objective, max(CPU, projected
+    // ToR) (hotspot paper §5.1), would tie every ToR below 105%; without
+    // it, UTP's load balance is the projected ToR alone, last.
     // Every task takes a whole host, so bin packing ties (0 free cores
     // after) and spreading sends a job's second task to another rack than
     // its first. The oblivious policy breaks the remaining ties by sample

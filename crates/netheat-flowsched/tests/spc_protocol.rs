@@ -1,0 +1,178 @@
+//! Hand-computed checks of the SPC protocol's mechanism (Baraat §4.3,
+//! Algorithms 1 and 2): the preemption lag that comes from keeping the
+//! nominal rate (NR) and the actual rate (AR) apart, work conservation
+//! through lowered demands, and convergence to the idealized FIFO-LM.
+//!
+//! Links are 1 Gbps, rounds (RTTs) 100 us unless stated: a flow at the full
+//! rate sends 12,500 bytes a round; `delta` is 2% of the NIC rate (20 Mbps).
+
+use netheat_flowsched::{policy_by_tag, run_ideal, run_spc, IdealOptions, SpcOptions, Task, TaskFlow};
+
+const C: f64 = 1e9;
+const MB: f64 = 1e6;
+const RTT: f64 = 100e-6;
+
+fn flow(path: &[u32], bytes: f64) -> TaskFlow {
+    TaskFlow { src: 0, dst: 1, bytes, path: path.to_vec(), delay_s: 0.0, feeds: None }
+}
+
+fn task(at: f64, flows: Vec<TaskFlow>) -> Task {
+    Task { arrival_s: at, bytes: flows.iter().map(|f| f.bytes).sum(), flows }
+}
+
+fn traced() -> SpcOptions {
+    SpcOptions { rtt_s: RTT, delta_frac: 0.02, threshold: f64::INFINITY, lbs: 1, trace: true, skip_steady: true }
+}
+
+fn near(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-6 * want.abs().max(1.0)
+}
+
+/// Task A (first in FIFO order) has one 0.5 MB flow whose sender computes
+/// until 4.05 ms (inside round 40, [4.0, 4.1) ms); task B has one 1 MB flow
+/// from 0. Both cross link 0.
+///
+/// B sends its first SRQ in round 0 and the full rate from round 1. A's
+/// first SRQ is answered in round 40, before B's (priority order): NR = C,
+/// but B still holds its allocation C, so AR = C - Allocation = 0; B's SRQ,
+/// answered next, sees A's demand: NR = AR = 0. In round 41 A gets AR = C.
+/// So during round 41 neither sends (the preemption lag), A sends from
+/// round 42 and its 40 rounds end with round 81 (8.2 ms; the idealized
+/// FIFO ends it at 4.05 + 4 = 8.05 ms). B, lowered to demand delta, gets
+/// NR = AR = delta in round 81 and the full rate in round 82 (Algorithm 1's
+/// probe): it sent 40 rounds (500 KB) before, 250 B in round 82, and the
+/// remaining 499,750 B take 39.98 rounds from round 83: 12.298 ms.
+#[test]
+fn preemption_lags_one_round_behind_the_first_request() {
+    let late = TaskFlow { delay_s: 0.00405, ..flow(&[0], 0.5 * MB) };
+    let tasks = vec![task(0.0, vec![late]), task(0.0, vec![flow(&[0], MB)])];
+    let r = run_spc(&[C], &tasks, &traced()).unwrap();
+    // trace[k]: the rates answered in round k, used during round k + 1.
+    let rates = |k: usize| r.trace[k].1.clone();
+    assert_eq!(rates(0), vec![0.0, C]);
+    assert_eq!(rates(39), vec![0.0, C]);
+    // Round 40: A's AR is what B leaves (nothing), and B is preempted.
+    assert_eq!(rates(40), vec![0.0, 0.0], "NR and AR kept apart: no instant preemption");
+    assert_eq!(rates(41), vec![C, 0.0]);
+    assert_eq!(rates(80), vec![C, 0.0]);
+    // A ends in round 81: B probes at delta, then asks the full rate.
+    assert!(near(rates(81)[1], 0.02 * C), "{:?}", rates(81));
+    assert_eq!(rates(82)[1], C);
+    let tct: Vec<f64> = r.tasks.iter().map(|t| t.tct_s()).collect();
+    assert!(near(tct[0], 0.0082) && near(tct[1], 0.012298), "{tct:?}");
+}
+
+/// Task T1 has flow X on links 0 and 1 and flow X2 on link 1; task T2
+/// (lower priority) has flow Y on link 0. X is bottlenecked on link 1,
+/// where T1's two flows split C: NR = C/2. On link 0, X alone in the top
+/// class gets NR = AR = C in round 0 (it asked its NIC rate) and Y nothing.
+/// X then lowers its demand to MinNR + delta = 0.52 C (Algorithm 1), so in
+/// round 1 link 0 gives Y (which lowered to 0 + delta after round 0) its
+/// demand, 0.02 C; Y sees NR = its demand and asks its NIC rate again, and
+/// in round 2 gets what X leaves: C - 0.52 C = 0.48 C. Link 0 then carries
+/// X's 0.5 C and Y's 0.48 C: work-conserving up to delta.
+#[test]
+fn a_flow_bottlenecked_elsewhere_leaves_its_link_to_lower_classes() {
+    let tasks = vec![task(0.0, vec![flow(&[0, 1], 10.0 * MB), flow(&[1], 10.0 * MB)]), task(0.0, vec![flow(&[0], MB)])];
+    let r = run_spc(&[C, C], &tasks, &traced()).unwrap();
+    let rates = |k: usize| r.trace[k].1.clone();
+    assert_eq!(rates(0), vec![C / 2.0, C / 2.0, 0.0]);
+    let r1 = rates(1);
+    assert!(r1[0] == C / 2.0 && near(r1[2], 0.02 * C), "{r1:?}");
+    let r2 = rates(2);
+    assert!(r2[0] == C / 2.0 && near(r2[2], 0.48 * C), "{r2:?}");
+    // Steady: the same answers while nothing starts or ends.
+    for k in 3..20 {
+        assert_eq!(rates(k), r2, "round {k}");
+    }
+}
+
+/// The three-task example: link 0 carries T1 and T2, link 1 carries T2
+/// and T3 (T2 crosses both). T1 = 1 MB, T2 = 1 MB, T3 = 2 MB, all at 0.
+/// Idealized FIFO: 8 / 16 / 24 ms.
+///
+/// Round 0: T1 gets C; T2 gets NR = 0 on link 0 and NR = AR = C on link 1,
+/// so T3 nothing. Round 1: T2 lowered its demand to delta, T3 (lowered to
+/// delta too) gets NR = AR = delta; round 2: T3 asks its NIC rate and gets
+/// 0.98 C. T1 sends rounds 1-80 and ends at 8.1 ms. In round 80 T2 gets its
+/// lowered demand (delta) on both links and asks its NIC rate; in round 81
+/// link 1 answers T2 first: NR = C but AR = C - 0.98 C (T3 still holds its
+/// allocation) = 0.02 C, and T3, answered next, is preempted; in round 82 T2
+/// gets C. T2: 2 x 250 B in rounds 81-82, then 999,500 B from round 83:
+/// ends at 16.2 + 0.096 ms. T3: 250 B + 79 x 12,250 B by round 81; in round
+/// 162 (T2 gone) it probes at delta (250 B in round 163), then sends its
+/// last 1,031,750 B from round 164: 24.6 + 0.054 ms.
+#[test]
+fn three_task_example_hand_computed() {
+    let tasks = vec![
+        task(0.0, vec![flow(&[0], MB)]),
+        task(0.0, vec![flow(&[0, 1], MB)]),
+        task(0.0, vec![flow(&[1], 2.0 * MB)]),
+    ];
+    let r = run_spc(&[C, C], &tasks, &traced()).unwrap();
+    let rates = |k: usize| r.trace[k].1.clone();
+    assert_eq!(rates(0), vec![C, 0.0, 0.0]);
+    let r1 = rates(1);
+    assert!(r1[0] == C && r1[1] == 0.0 && near(r1[2], 0.02 * C), "{r1:?}");
+    let r2 = rates(2);
+    assert!(r2[1] == 0.0 && near(r2[2], 0.98 * C), "{r2:?}");
+    let k_end = r.trace.iter().position(|(_, v)| v[0] == 0.0).unwrap();
+    assert_eq!(k_end, 80);
+    let r80 = rates(80);
+    assert!(near(r80[1], 0.02 * C) && near(r80[2], 0.98 * C), "{r80:?}");
+    let r81 = rates(81);
+    assert!(near(r81[1], 0.02 * C) && r81[2] == 0.0, "{r81:?}");
+    assert_eq!(rates(82), vec![0.0, C, 0.0]);
+    let tct: Vec<f64> = r.tasks.iter().map(|t| t.tct_s()).collect();
+    assert!(near(tct[0], 0.0081) && near(tct[1], 0.016296) && near(tct[2], 0.024654), "{tct:?}");
+}
+
+/// FIFO-LM on one link: a heavy task H (4 flows of 1.25 MB) and four light
+/// tasks (4 flows of 125 KB each), all at 0, threshold 1 MB. Idealized
+/// (exact detection): H alone until it has sent 1 MB (8 ms), then shares
+/// with each light task in turn at C/2 (8 ms each): the light tasks end at
+/// 16, 24, 32, 40 ms; H has then sent 1 + 4 x 0.5 MB and ends at
+/// 40 + 2 MB / C = 56 ms.
+///
+/// SPC's costs, each at most one round: the first SRQ; the heavy flag
+/// (bytes reserved run one round ahead of bytes sent, and the flag is read
+/// at a round boundary); and per hand-over from one light task to the next
+/// the round in which the finishing flows end, the round in which the next
+/// task's flows probe at their lowered demand (delta), and one round of
+/// preemption. So light task k (1-based) ends within (2 + 3k) rounds of the
+/// idealized time, and H, after four hand-overs, within 14 rounds; the
+/// engine's heavy poll (100 us, like the round) adds one round. The bound
+/// holds at 100 us and 10 us rounds, so SPC converges as rounds shrink.
+#[test]
+fn spc_converges_to_idealized_fifo_lm_within_its_round_costs() {
+    let kb = |x: f64| x * 1e3;
+    let mut tasks = vec![task(0.0, (0..4).map(|_| flow(&[0], kb(1250.0))).collect())];
+    for _ in 0..4 {
+        tasks.push(task(0.0, (0..4).map(|_| flow(&[0], kb(125.0))).collect()));
+    }
+    let want = [0.056, 0.016, 0.024, 0.032, 0.040];
+    let s = policy_by_tag("fifo-lm", MB).unwrap();
+    let ideal: Vec<f64> =
+        run_ideal(&[C], &tasks, s, &IdealOptions { lbs: 1, poll_s: 1e-6 }).unwrap().iter().map(|t| t.tct_s()).collect();
+    for (g, w) in ideal.iter().zip(&want) {
+        assert!((g - w).abs() <= 2e-6, "idealized {ideal:?}");
+    }
+    let mut worst = Vec::new();
+    for rtt in [100e-6, 10e-6] {
+        let o = SpcOptions { rtt_s: rtt, threshold: MB, ..SpcOptions::default() };
+        let spc: Vec<f64> = run_spc(&[C], &tasks, &o).unwrap().tasks.iter().map(|t| t.tct_s()).collect();
+        let bound = [15.0, 5.0, 8.0, 11.0, 14.0];
+        let mut w: f64 = 0.0;
+        for k in 0..5 {
+            let d = spc[k] - ideal[k];
+            assert!(d >= -rtt && d <= bound[k] * rtt, "rtt {rtt}: task {k}: spc {spc:?} ideal {ideal:?}");
+            w = w.max(d.abs());
+        }
+        eprintln!(
+            "rtt {rtt}: spc - ideal in rounds: {:?}",
+            (0..5).map(|k| (spc[k] - ideal[k]) / rtt).collect::<Vec<_>>()
+        );
+        worst.push(w);
+    }
+    assert!(worst[1] < worst[0], "{worst:?}");
+}
