@@ -44,6 +44,7 @@ Usage (from the project root)::
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import subprocess
@@ -96,7 +97,7 @@ def dctcp_fluid_queue_bytes(senders: int, k_bytes: float = DCTCP_K, rate_bps: fl
     pkt = 1500.0
     k = k_bytes / pkt
     bdp = rate_bps * DCTCP_RTT_S / 8 / pkt
-    amplitude = 0.5 * (2 * senders * (bdp + k)) ** 0.5
+    amplitude = 0.5 * math.sqrt(2 * senders * (bdp + k))
     return (k + senders - amplitude / 2) * pkt
 
 
@@ -155,7 +156,11 @@ def build_netheat() -> Path:
     return target / "release" / "examples"
 
 
-def parse(out: str) -> tuple[list[float], dict[str, float]]:
+Run = tuple[list[float], dict[str, float]]
+"""Per-flow completion times and the ``key value`` lines of one program's run."""
+
+
+def parse(out: str) -> Run:
     """Per-flow completion times and the ``key value`` lines of a run's output."""
     fcts: list[float] = []
     kv: dict[str, float] = {}
@@ -193,14 +198,22 @@ def main() -> int:
     failed = False
     cols = ("mean ns-3 s", "mean ours s", "mean diff", "done ns-3 s", "done ours s", "done diff")
     print(f"{'scenario':<34} " + " ".join(f"{c:>12}" for c in cols))
+
+    def both(name: str, n: int, a: list[str]) -> tuple[Run, Run] | None:
+        """The scenario through ns-3 and netheat; None (reported) when a flow did not finish."""
+        ref = parse(run([str(ns3_small), *a]))
+        ours = parse(run([str(examples / "crosscheck"), *a]))
+        if len(ref[0]) != n or len(ours[0]) != n or min(ref[0] + ours[0]) < 0:
+            print(f"{name:<34} unfinished flows (ns-3 {ref[0]}, ours {ours[0]})")
+            return None
+        return ref, ours
+
     for name, n, size, buf, rto, checked in SCENARIOS:
-        a = [str(n), str(size), str(buf), str(rto)]
-        ref, _ = parse(run([str(ns3_small), *a]))
-        ours, _ = parse(run([str(examples / "crosscheck"), *a]))
-        if len(ref) != n or len(ours) != n or min(ref + ours) < 0:
-            print(f"{name:<34} unfinished flows (ns-3 {ref}, ours {ours})")
+        pair = both(name, n, [str(n), str(size), str(buf), str(rto)])
+        if pair is None:
             failed = True
             continue
+        (ref, _), (ours, _) = pair
         m_ref, m_ours = sum(ref) / n, sum(ours) / n
         x_ref, x_ours = max(ref), max(ours)
         mean_diff = abs(m_ours - m_ref) / m_ref
@@ -213,7 +226,7 @@ def main() -> int:
             + ("" if ok else "  MISMATCH" if checked else "  (not checked: see SCENARIOS)")
         )
     print()
-    cols = (
+    dcols = (
         "done ns-3 s",
         "done ours s",
         "diff",
@@ -224,15 +237,13 @@ def main() -> int:
         "marks ns-3",
         "marks ours",
     )
-    print(f"{'DCTCP, K = 97.5 KB':<34} " + " ".join(f"{c:>11}" for c in cols))
+    print(f"{'DCTCP, K = 97.5 KB':<34} " + " ".join(f"{c:>11}" for c in dcols))
     for name, n, size, buf, checked in DCTCP_SCENARIOS:
-        a = [str(n), str(size), str(buf), "0.005", "dctcp", str(DCTCP_K)]
-        ref, kref = parse(run([str(ns3_small), *a]))
-        ours, kours = parse(run([str(examples / "crosscheck"), *a]))
-        if len(ref) != n or len(ours) != n or min(ref + ours) < 0:
-            print(f"{name:<34} unfinished flows (ns-3 {ref}, ours {ours})")
+        pair = both(name, n, [str(n), str(size), str(buf), "0.005", "dctcp", str(DCTCP_K)])
+        if pair is None:
             failed = True
             continue
+        (ref, kref), (ours, kours) = pair
         x_ref, x_ours = max(ref), max(ours)
         q_ref, q_ours = kref["mean_queue_bytes"], kours["mean_queue_bytes"]
         d_done = abs(x_ours - x_ref) / x_ref
@@ -247,20 +258,20 @@ def main() -> int:
         )
     if not args.skip_speed:
         csv = BUILD / "leafspine_flows.csv"
-        _, ours = parse(run([str(examples / "leafspine_crosscheck"), str(csv)]))
-        _, ref = parse(run([str(ns3_ls), str(csv), str(ours["end_s"])]))
-        ratio = ref["wall_s"] / ours["wall_s"]
+        _, ls_ours = parse(run([str(examples / "leafspine_crosscheck"), str(csv)]))
+        _, ls_ref = parse(run([str(ns3_ls), str(csv), str(ls_ours["end_s"])]))
+        ratio = ls_ref["wall_s"] / ls_ours["wall_s"]
         ok = ratio >= args.speedup
         failed |= not ok
         print()
         print(f"{'128-host leaf-spine, 21 ms':<28} {'wall s':>8} {'events':>10} {'flows done':>11}")
         print(
-            f"{'ns-3 3.37':<28} {ref['wall_s']:8.2f} {ref['events']:10.0f} "
-            f"{ref['finished']:6.0f}/{ref['flows']:.0f}"
+            f"{'ns-3 3.37':<28} {ls_ref['wall_s']:8.2f} {ls_ref['events']:10.0f} "
+            f"{ls_ref['finished']:6.0f}/{ls_ref['flows']:.0f}"
         )
         print(
-            f"{'netheat':<28} {ours['wall_s']:8.2f} {ours['events']:10.0f} "
-            f"{ours['finished']:6.0f}/{ours['flows']:.0f}"
+            f"{'netheat':<28} {ls_ours['wall_s']:8.2f} {ls_ours['events']:10.0f} "
+            f"{ls_ours['finished']:6.0f}/{ls_ours['flows']:.0f}"
         )
         print(f"netheat is {ratio:.1f}x faster (required: {args.speedup:g}x)" + ("" if ok else "  TOO SLOW"))
     return 1 if failed else 0
