@@ -34,7 +34,9 @@ def test_answers_by_hand(tmp_path: Path) -> None:
     # A 1 Gbps task: projected 20%, 30%, 90%, 10% -> tor3 first, tor2 last.
     a = adv.place_task(now_s=T, cores=2, demand_bps=1e9, candidates=["r0h0", "r1h0", "r2h0", "r3h0"])
     assert [r["host"] for r in a["ranked"]] == ["r3h0", "r0h0", "r1h0", "r2h0"]
-    assert [r["keys"]["tor-utilization"] for r in a["ranked"]] == [2, 4, 6, 18]
+    # UTP's load-balance key: floor(20 x max(CPU after, projected ToR)); 2 of 32 cores is 6.25%, below
+    # every projected ToR, so the keys are floor(20 x 0.1, 0.2, 0.3, 0.9).
+    assert [r["keys"]["utp-balance"] for r in a["ranked"]] == [2, 4, 6, 18]
     x = adv.extender(["r0h0", "r2h0"], demand_bps=1e9, now_s=T)
     assert [(n["pass"], n["score"]) for n in x["nodes"]] == [(True, 8), (False, 1)]
     m = adv.migrate(now_s=T, tor="tor2", tasks=[{"id": "a", "rate_bps": 0.5e9}, {"id": "b", "rate_bps": 2e9}])

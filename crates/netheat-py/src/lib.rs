@@ -20,9 +20,6 @@ mod topology;
 
 use pyo3::prelude::*;
 
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The extension module.
 #[pymodule]
 fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
