@@ -156,14 +156,24 @@ impl Sinbad {
     }
 
     /// Section 6.2's `delta` at `now_s`: the time left until the next report
-    /// is due, `Delta - (now - last report)`, within `[0, Delta]` (an
-    /// overdue report: 0, the full increment; a request stamped before the
-    /// last report: `Delta`); `Delta` before the first report.
+    /// is due on the reporting cadence, `Delta - ((now - last report) mod
+    /// Delta)`, within `(0, Delta]`: a report that is late (or never comes,
+    /// as with a load file written once) is expected at the next multiple of
+    /// `Delta` after the last one, so placements never see an unbounded
+    /// increment; a request stamped before the last report, or exactly on
+    /// the cadence, gets a full `Delta`, as before the first report.
     pub fn time_to_next_report(&self, now_s: f64) -> f64 {
         let d = self.cfg.delta_s;
         match self.last_report_s {
-            Some(t) => (d - (now_s - t)).clamp(0.0, d),
-            None => d,
+            Some(t) if now_s > t => {
+                let left = d - (now_s - t).rem_euclid(d);
+                if left > 0.0 {
+                    left
+                } else {
+                    d
+                }
+            }
+            _ => d,
         }
     }
 
@@ -310,7 +320,8 @@ mod tests {
         s.observe(10.0, &vec![Some(0.0); c.link_bps.len()]);
         assert_eq!(s.time_to_next_report(10.0), 1.0);
         assert!((s.time_to_next_report(10.75) - 0.25).abs() < 1e-12);
-        assert_eq!(s.time_to_next_report(11.5), 0.0); // overdue
+        // Late: the next report is expected on the cadence, at 12 s.
+        assert!((s.time_to_next_report(11.5) - 0.5).abs() < 1e-12);
         let live = vec![true; 6];
         let used = vec![0.0; 6];
         let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
@@ -338,12 +349,14 @@ mod tests {
         assert_ne!(c.rack_of(a), c.rack_of(b));
         let (r, h) = load(&s, b);
         assert!((r - 0.8e9).abs() < 1.0 && (h - 0.8e9).abs() < 1.0, "{r} {h}");
-        // Overdue (delta = 0): the increment is the whole spare capacity;
-        // rack of `a` has 1.8 Gbps spare, its other host 1 Gbps.
+        // The report due at 11 s is late: delta is the 0.5 s to 12 s on the
+        // cadence, 200 Mbit / 0.5 s = 0.4 Gbps; rack of `a` has 1.8 Gbps
+        // spare (against 1.2), and inside it `a`'s idle rack-mate.
         let d = s.place(&rq(2, 11.5), &v, &mut rng).unwrap()[1];
         assert_eq!(c.rack_of(d), c.rack_of(a));
+        assert_ne!(d, a);
         let (r, h) = load(&s, d);
-        assert!((r - 2e9).abs() < 1.0 && (h - 1e9).abs() < 1.0, "{r} {h}");
+        assert!((r - 0.6e9).abs() < 1.0 && (h - 0.4e9).abs() < 1.0, "{r} {h}");
     }
 
     #[test]

@@ -27,10 +27,13 @@ import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
  *   <li>hysteresis: each placement adds {@code min(Cap - v, Size(B) / delta)} to the links it
  *       uses until the next report, so a burst of placements between two reports does not
  *       pile onto one link; {@code delta} is the time left until the next report is due (paper
- *       section 6.2), {@code Delta - (now - last report)} within {@code [0, Delta]}: a full
- *       {@code Delta} right after a report and before the first one, 0 once the next report is
- *       overdue (then the increment is the whole spare capacity), as
- *       {@code Sinbad::time_to_next_report} in crates/netheat-storage/src/sinbad.rs;
+ *       section 6.2) on the reporting cadence, {@code Delta - ((now - last report) mod Delta)}
+ *       within {@code (0, Delta]}: a full {@code Delta} right after a report and before the
+ *       first one; a late report (or a load file written once) is expected at the next multiple
+ *       of {@code Delta}, so increments stay bounded; as {@code Sinbad::time_to_next_report} in
+ *       crates/netheat-storage/src/sinbad.rs. The bumps last until the report they wait for: a
+ *       new report clears them, and so does the end of the interval when that report is late
+ *       (the simulator's reports are never late, so there the two rules coincide);
  *   <li>expected capacity {@code min(Cap - v, DiskWriteCap)}; the greedy choice takes the rack
  *       with the largest, then the DataNode with the largest inside it (paper section 6.3 and
  *       Pseudocode 2; {@code select} in crates/netheat-storage/src/placement.rs), random
@@ -49,6 +52,8 @@ final class SinbadEstimator {
   private LongSupplier clockNanos;
   /** When the last report was applied ({@link #clockNanos}), or null before the first. */
   private Long lastReportNanos;
+  /** Reporting interval since the last report (0: the one it opened) in which the bumps were made. */
+  private long bumpInterval;
 
   private final Map<String, Double> base = new HashMap<>();
   private final Set<String> known = new HashSet<>();
@@ -110,6 +115,7 @@ final class SinbadEstimator {
     }
     hostBump.clear();
     rackBump.clear();
+    bumpInterval = 0;
     reports++;
     lastReportNanos = clockNanos.getAsLong();
     rebuild(nodes);
@@ -120,16 +126,40 @@ final class SinbadEstimator {
     this.clockNanos = nanos;
   }
 
+  /** Reporting intervals elapsed since the last report (0 before it is due or before any). */
+  private long interval() {
+    if (lastReportNanos == null) {
+      return 0;
+    }
+    double since = (clockNanos.getAsLong() - lastReportNanos) / 1e9;
+    return since <= 0 ? 0 : (long) Math.floor(since / deltaS);
+  }
+
+  /** Drops the bumps of an interval whose report is late (the report they waited for is due). */
+  private void expireBumps() {
+    long now = interval();
+    if (now > bumpInterval) {
+      hostBump.clear();
+      rackBump.clear();
+      bumpInterval = now;
+    }
+  }
+
   /**
-   * Section 6.2's {@code delta} now: the time left until the next report is due, seconds,
-   * within {@code [0, Delta]}; {@code Delta} before the first report.
+   * Section 6.2's {@code delta} now: the time left until the next report is due on the reporting
+   * cadence, seconds, within {@code (0, Delta]}; {@code Delta} before the first report, for a
+   * call timed before the last report, and exactly on the cadence.
    */
   synchronized double timeToNextReport() {
     if (lastReportNanos == null) {
       return deltaS;
     }
     double since = (clockNanos.getAsLong() - lastReportNanos) / 1e9;
-    return Math.max(0.0, Math.min(deltaS, deltaS - since));
+    if (since <= 0) {
+      return deltaS;
+    }
+    double left = deltaS - since % deltaS;
+    return left > 0 ? left : deltaS;
   }
 
   /**
@@ -198,11 +228,13 @@ final class SinbadEstimator {
   }
 
   synchronized double rackLoad(String rack) {
+    expireBumps();
     Double b = rackBase.get(rack);
     return b == null ? Double.NaN : b + rackBump.getOrDefault(rack, 0.0);
   }
 
   synchronized double hostLoad(DatanodeDescriptor d) {
+    expireBumps();
     String id = HostResolver.id(d);
     if (!known.contains(id)) {
       return Double.NaN;
@@ -263,8 +295,8 @@ final class SinbadEstimator {
    * rack's downlink when {@code rackToo} (the block crosses into the rack).
    */
   synchronized void bump(DatanodeDescriptor d, boolean rackToo, long bytes) {
-    double delta = timeToNextReport();
-    double inc = delta > 0 ? bytes * 8.0 / delta : Double.POSITIVE_INFINITY;
+    expireBumps();
+    double inc = bytes * 8.0 / timeToNextReport();
     if (rackToo) {
       String rack = d.getNetworkLocation();
       Double cap = rackCap.get(rack);

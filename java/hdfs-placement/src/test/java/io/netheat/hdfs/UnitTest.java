@@ -59,7 +59,7 @@ class UnitTest {
   }
 
   /**
-   * Section 6.2's delta is the time left until the next report, as in
+   * Section 6.2's delta is the time left until the next report on the cadence, as in
    * {@code hysteresis_delta_is_the_time_to_the_next_report} in crates/netheat-storage/src/sinbad.rs:
    * Delta = 1 s; host links of 1000 bit/s; 25 B blocks (200 bits).
    */
@@ -82,12 +82,15 @@ class UnitTest {
     assertEquals(0.25, e.timeToNextReport(), EPS);
     e.bump(b, false, 25);
     assertEquals(800, e.hostLoad(b), EPS); // 200 bits / 0.25 s
-    now[0] = 11_500_000_000L;
-    assertEquals(0.0, e.timeToNextReport(), EPS); // overdue
+    now[0] = 11_500_000_000L; // the report due at 11 s is late: the next one on the cadence, 12 s
+    assertEquals(0.5, e.timeToNextReport(), EPS);
+    assertEquals(0, e.hostLoad(b), EPS); // the bumps waited for the report due at 11 s: gone
     e.bump(c, false, 25);
-    assertEquals(1000, e.hostLoad(c), EPS); // the whole spare capacity
+    assertEquals(400, e.hostLoad(c), EPS); // 200 bits / 0.5 s
     e.bump(a, false, 25);
-    assertEquals(1000, e.hostLoad(a), EPS); // 200 + min(800, infinite)
+    assertEquals(400, e.hostLoad(a), EPS); // its bump of the first interval expired too
+    now[0] = 12_000_000_000L; // exactly on the cadence: a full Delta
+    assertEquals(1.0, e.timeToNextReport(), EPS);
     now[0] = 9_000_000_000L; // a call timed before the report it sees: a full Delta
     assertEquals(1.0, e.timeToNextReport(), EPS);
   }
