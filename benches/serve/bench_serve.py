@@ -146,12 +146,6 @@ def prioritize_bodies(hosts: list[str], rng: random.Random) -> list[Any]:
     ]
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def group_cpu_seconds(pgid: int) -> float:
     """User + system CPU time of the live processes of process group ``pgid`` (the server and its workers)."""
     total = 0.0

@@ -4,6 +4,11 @@ use netheat_subways::{run_shuffle, LbParams, Pattern, Placement, ShuffleJob};
 
 use crate::topo;
 
+/// Type 1, loops of 6 on 2 clusters of 6 racks of 4 servers, 20G ToR uplinks.
+const TWO_CLUSTERS: &str = "kind = \"subways\"\nwiring = \"type1\"\npods = 2\nracks-per-pod = 6\n\
+    hosts-per-rack = 4\nhost-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 6\ntor-uplink = \"20Gbps\"\n\
+    aggs-per-pod = 2\nspines = 2\n";
+
 const PAIR: &str = "pods = 1\nracks-per-pod = 2\nhosts-per-rack = 1\nhost-link = \"10Gbps\"\nports-per-host = 2\n\
                     tor-uplink = \"5Gbps\"\naggs-per-pod = 1\nspines = 1\n";
 
@@ -119,10 +124,7 @@ fn two_loops_split_the_job_between_loops() {
     // Type 1 with loops of 6 on 2 clusters of 6 racks of 4: loop 0 is
     // cluster 0, loop 1 cluster 1. 12 servers: 6 from rack 0 on (racks 0, 1)
     // and 6 from rack 6 on (racks 6, 7).
-    let t = topo(
-        "kind = \"subways\"\nwiring = \"type1\"\npods = 2\nracks-per-pod = 6\nhosts-per-rack = 4\n\
-         host-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 6\ntor-uplink = \"20Gbps\"\naggs-per-pod = 2\nspines = 2\n",
-    );
+    let t = topo(TWO_CLUSTERS);
     let mut job = ShuffleJob::new(0, 12, 1e6);
     job.placement = Placement::TwoLoops;
     assert_eq!(job.members(&t).unwrap(), vec![0, 1, 2, 3, 4, 5, 24, 25, 26, 27, 28, 29]);
@@ -149,10 +151,7 @@ fn detours_start_only_after_a_whole_detection_window() {
     // learns it from the first full T_detect window: the first detour is at
     // T_detect exactly, whatever T_detect is; with a threshold the load never
     // reaches, never.
-    let t = topo(
-        "kind = \"subways\"\nwiring = \"type1\"\npods = 2\nracks-per-pod = 6\nhosts-per-rack = 4\n\
-         host-link = \"10Gbps\"\nports-per-host = 2\nloop-size = 6\ntor-uplink = \"20Gbps\"\naggs-per-pod = 2\nspines = 2\n",
-    );
+    let t = topo(TWO_CLUSTERS);
     let mut job = ShuffleJob::new(0, 8, 200e6);
     job.placement = Placement::TwoLoops;
     for t_detect in [0.01, 0.02] {
