@@ -73,3 +73,24 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert "netheat: reproduced results" in dom
     assert dom.count("<img ") == 2
     assert dom.count('src="data:image/png;base64,') == 2
+
+
+def test_no_bundled_datacenter_is_another_with_other_settings() -> None:
+    # Settings a variant or sweep can give (`"topology.<key>"` overrides) are not separate files:
+    # two files with the same tables and the same [topology] keys are one datacenter file with
+    # overrides (as the loop sizes and port counts of subways-curves.toml are).
+    import itertools
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2] / "experiments" / "topologies"
+    docs = {p.name: tomllib.loads(p.read_text()) for p in sorted(root.glob("*.toml"))}
+    assert len(docs) >= 4
+
+    def shape(doc: dict[str, object]) -> tuple[object, ...]:
+        rest = {k: v for k, v in doc.items() if k != "topology"}
+        top = doc["topology"]
+        assert isinstance(top, dict)
+        return (sorted(top), repr(sorted(rest.items())))
+
+    for (a, da), (b, db) in itertools.combinations(docs.items(), 2):
+        assert shape(da) != shape(db), f"{b} is {a} with other [topology] values: use overrides"

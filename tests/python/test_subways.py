@@ -9,7 +9,7 @@ import pytest
 
 import netheat
 from netheat._netheat import subways_shuffle, subways_tor_failure
-from netheat.errors import NetheatError
+from netheat.errors import ConfigError, NetheatError
 from netheat.experiments import load_experiment, run_experiment
 
 # Two racks of one server with two 10G ports, 5G ToR uplinks (see the Rust tests).
@@ -42,9 +42,9 @@ def test_unknown_policy_lists_the_known_ones(tmp_path: Path) -> None:
 
 
 def test_tor_failure_type0_vs_type1() -> None:
-    root = Path(__file__).resolve().parents[2] / "experiments" / "topologies"
-    t0 = netheat.load_topology(root / "subways-type0.toml")
-    t1 = netheat.load_topology(root / "subways-type1.toml")
+    fabric = Path(__file__).resolve().parents[2] / "experiments" / "topologies" / "subways-fabric.toml"
+    t0 = netheat.load_topology(fabric)
+    t1 = netheat.Topology.load(fabric, {"wiring": "type1", "loop-size": 12})
     assert subways_tor_failure(t0, 3)["disconnected"] == list(range(45, 60))
     f1 = subways_tor_failure(t1, 3)
     assert f1["disconnected"] == [] and len(f1["degraded"]) == 30
@@ -67,6 +67,46 @@ def test_experiment_peak_ratio_is_the_hand_computed_speedup(tmp_path: Path) -> N
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["metrics"]["peak"]["ours"] == pytest.approx(2.0)
     assert "first-rack=0" in summary["metrics"]["peak"]["note"]
+
+
+def test_variant_overrides_the_datacenter_file(tmp_path: Path) -> None:
+    # The same hand-computed 2x as above, with Type 1 as overrides of the Type 0 file.
+    _topo(tmp_path, "t0", "type0")
+    exp = tmp_path / "exp.toml"
+    head = (
+        '[experiment]\nname = "pair"\nkind = "subways"\n'
+        '[base]\ntopology = "t0.toml"\nbytes-per-pair = "1.25GB"\nnodes = 2\n'
+        '[[variant]]\nname = "type0"\n'
+        '[[variant]]\nname = "type1lb"\npolicy = "adaptive"\n"topology.wiring" = "type1"\n'
+    )
+    metric = (
+        '[[metric]]\nname = "speedup"\nkind = "ratio"\nof = "completion_s"\n'
+        'numerator = "type0"\ndenominator = "type1lb"\n'
+    )
+    exp.write_text(head + '"topology.loop-size" = 2\n' + metric)
+    run_experiment(load_experiment(exp), tmp_path / "run", workers=1, progress=False)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["metrics"]["speedup"]["ours"] == pytest.approx(2.0)
+
+    # A misspelt override key: the experiment's own line, the key, and the closest valid key.
+    exp.write_text(head + '"topology.loop-sise" = 2\n' + metric)
+    with pytest.raises(ConfigError) as e:
+        load_experiment(exp)
+    assert e.value.key == "variant[1].topology.loop-sise" and e.value.line == 14
+    assert "did you mean `loop-size`" in str(e.value)
+    # A value the datacenter rejects: located the same way, before any point runs.
+    exp.write_text(head + '[sweep]\n"topology.loop-size" = [2, 0]\n' + metric)
+    with pytest.raises(ConfigError, match=r"key `sweep.topology.loop-size`: .*loop-size.*=0"):
+        load_experiment(exp)
+    # Type 1 without its loop size: the override is incomplete, the wiring key says why.
+    exp.write_text(head + metric)
+    with pytest.raises(ConfigError, match=r"variant\[1\]\.topology\.wiring.*need key `loop-size`"):
+        load_experiment(exp)
+    # Only kinds that read a datacenter file take topology overrides.
+    baraat = exp.read_text().replace('kind = "subways"', 'kind = "baraat"')
+    exp.write_text(baraat)
+    with pytest.raises(ConfigError, match="unknown parameter"):
+        load_experiment(exp)
 
 
 def test_testbed_experiment_respects_its_bottlenecks(tmp_path: Path) -> None:

@@ -20,5 +20,5 @@ pub mod workload;
 pub use cx::toml_error;
 pub use error::ConfigError;
 
-pub use topology::{load_topology, load_topology_str};
+pub use topology::{load_topology, load_topology_overridden, load_topology_str, OVERRIDE_FILE};
 pub use workload::{load_workload, load_workload_str, Workload};

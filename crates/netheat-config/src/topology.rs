@@ -9,6 +9,7 @@ use netheat_topology::{
 
 use crate::cx::{count, Cx};
 use crate::error::ConfigError;
+use crate::locate::Locator;
 use crate::schema::*;
 
 /// Reads and builds a datacenter file.
@@ -16,6 +17,59 @@ pub fn load_topology(path: &Path) -> Result<Topology, ConfigError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { file: file.clone(), source })?;
     load_topology_str(&text, &file)
+}
+
+/// `file` of the errors that [`load_topology_overridden`] reports about an
+/// overridden key: the key came from the caller, not from the file.
+pub const OVERRIDE_FILE: &str = "<override>";
+
+/// Reads a datacenter file with some of its `[topology]` keys replaced (or
+/// added): a scenario's `[topology] file = ...` with keys beside `file`, or an
+/// experiment variant's `"topology.loop-size" = 2`. Every other table of the
+/// file is kept as written.
+///
+/// An error about an overridden key has `file` [`OVERRIDE_FILE`], line and
+/// column 0 and the key (`topology.loop-size`), so the caller can place it in
+/// its own text; any other error is located in the file.
+pub fn load_topology_overridden(path: &Path, overrides: &toml_edit::Table) -> Result<Topology, ConfigError> {
+    use toml_edit::{DocumentMut, Item, Table};
+
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { file: file.clone(), source })?;
+    if overrides.is_empty() {
+        return load_topology_str(&text, &file);
+    }
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        let (line, column) = e.span().map(|sp| Locator::new(&text).line_col(sp.start)).unwrap_or((1, 1));
+        ConfigError::Invalid { file: file.clone(), line, column, key: String::new(), reason: e.message().trim().into() }
+    })?;
+    let Some(table) = doc.entry("topology").or_insert(Item::Table(Table::new())).as_table_like_mut() else {
+        return Err(ConfigError::Invalid {
+            file,
+            line: 1,
+            column: 1,
+            key: "topology".into(),
+            reason: "is not a table".into(),
+        });
+    };
+    for (k, v) in overrides.iter() {
+        table.insert(k, v.clone());
+    }
+    let derived = doc.to_string();
+    load_topology_str(&derived, &file).map_err(|e| {
+        let ConfigError::Invalid { key, reason, line, column, .. } = e else { return e };
+        let top = key.strip_prefix("topology.").map(|r| r.split(['.', '[']).next().unwrap_or(r));
+        if top.is_some_and(|t| overrides.contains_key(t)) {
+            return ConfigError::Invalid { file: OVERRIDE_FILE.into(), line: 0, column: 0, key, reason };
+        }
+        let (line, column) = if key.is_empty() {
+            (line, column)
+        } else {
+            let loc = Locator::new(&text);
+            loc.line_col(loc.offset_of(&key))
+        };
+        ConfigError::Invalid { file, line, column, key, reason }
+    })
 }
 
 /// Builds a datacenter from TOML text; `file` is only used in messages.

@@ -16,6 +16,31 @@ pub struct PyTopology {
     pub(crate) inner: Arc<Topology>,
 }
 
+/// A Python value as a TOML value: str, bool, int, float or a list of them.
+fn toml_value(v: &Bound<'_, PyAny>) -> Option<toml_edit::Value> {
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
+    if v.is_instance_of::<PyBool>() {
+        return v.extract::<bool>().ok().map(Into::into);
+    }
+    if v.is_instance_of::<PyInt>() {
+        return v.extract::<i64>().ok().map(Into::into);
+    }
+    if v.is_instance_of::<PyFloat>() {
+        return v.extract::<f64>().ok().map(Into::into);
+    }
+    if v.is_instance_of::<PyString>() {
+        return v.extract::<String>().ok().map(Into::into);
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let mut a = toml_edit::Array::new();
+        for item in v.try_iter().ok()? {
+            a.push(toml_value(&item.ok()?)?);
+        }
+        return Some(a.into());
+    }
+    None
+}
+
 impl PyTopology {
     fn host_id(&self, py: Python<'_>, h: &Bound<'_, PyAny>) -> PyResult<u32> {
         let text = if let Ok(i) = h.extract::<i64>() { i.to_string() } else { h.extract::<String>()? };
@@ -34,10 +59,28 @@ impl PyTopology {
 
 #[pymethods]
 impl PyTopology {
-    /// Loads and validates a datacenter TOML file.
+    /// Loads and validates a datacenter TOML file; `overrides` replaces (or
+    /// adds) keys of its `[topology]` table (`{"loop-size": 2}`). An error
+    /// about an overridden key has `file` `"<override>"` and that key.
     #[staticmethod]
-    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let t = py.allow_threads(|| netheat_config::load_topology(&path)).map_err(|e| errors::config(py, e))?;
+    #[pyo3(signature = (path, overrides = None))]
+    fn load(py: Python<'_>, path: PathBuf, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut table = toml_edit::Table::new();
+        for (k, v) in overrides.map(|d| d.iter().collect::<Vec<_>>()).unwrap_or_default() {
+            let key: String = k.extract()?;
+            let value = toml_value(&v).ok_or_else(|| {
+                errors::input(
+                    py,
+                    format!(
+                        "topology override `{key}`: {v} is not a TOML value (str, int, float, bool or a list of them)"
+                    ),
+                )
+            })?;
+            table.insert(&key, toml_edit::Item::Value(value));
+        }
+        let t = py
+            .allow_threads(|| netheat_config::load_topology_overridden(&path, &table))
+            .map_err(|e| errors::config(py, e))?;
         Ok(Self { inner: Arc::new(t) })
     }
 

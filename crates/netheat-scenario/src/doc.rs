@@ -207,35 +207,17 @@ impl ScenarioDoc {
             }
             let path = self.base.join(rel);
             let shown = path.display().to_string();
-            let ftext = std::fs::read_to_string(&path)
-                .map_err(|_| self.at("topology.file", format!("cannot read `{shown}`")))?;
-            let mut fdoc: DocumentMut = ftext.parse().map_err(|e: toml_edit::TomlError| {
-                let (line, column) = e.span().map(|sp| Locator::new(&ftext).line_col(sp.start)).unwrap_or((1, 1));
-                ConfigError::Invalid {
-                    file: shown.clone(),
-                    line,
-                    column,
-                    key: String::new(),
-                    reason: e.message().trim().to_string(),
-                }
-            })?;
-            let mut overridden = Vec::new();
-            {
-                let ft = fdoc.entry("topology").or_insert(Item::Table(Table::new()));
-                let Some(ft) = ft.as_table_like_mut() else {
-                    return Err(self.at("topology.file", format!("`{shown}` has no [topology] table")));
-                };
-                for (k, v) in t.iter() {
-                    if k == "file" {
-                        continue;
-                    }
-                    ft.insert(k, v.clone());
-                    overridden.push(k.to_string());
-                }
+            let mut overrides = Table::new();
+            for (k, v) in t.iter().filter(|(k, _)| *k != "file") {
+                overrides.insert(k, v.clone());
             }
-            let derived = fdoc.to_string();
-            let topo = load_topology_str(&derived, &shown)
-                .map_err(|e| self.in_file(e, &shown, &ftext, "topology", &|k| overridden.iter().any(|o| o == k)))?;
+            let topo = netheat_config::load_topology_overridden(&path, &overrides).map_err(|e| match e {
+                ConfigError::Io { .. } => self.at("topology.file", format!("cannot read `{shown}`")),
+                ConfigError::Invalid { file, key, reason, .. } if file == netheat_config::OVERRIDE_FILE => {
+                    self.at(&key, reason)
+                }
+                other => other,
+            })?;
             return Ok((topo, shown));
         }
         let mut dc = DocumentMut::new();

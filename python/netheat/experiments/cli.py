@@ -100,6 +100,11 @@ def _kinds(args: argparse.Namespace) -> int:
             print(f"    {p.name} ({p.type}, {req}): {p.help}")
         if k.open_params:
             print("    any other key: passed to the kind as it is (validated before any point runs)")
+        if k.topology_overrides:
+            print(
+                '    "topology.<key>": overrides that [topology] key of the `topology` file '
+                "(validated before any point runs)"
+            )
         if k.metric_scope is None:
             print(f"    reports: {', '.join(k.values)}; tables: {', '.join(k.tables)}")
         else:

@@ -221,8 +221,7 @@ def resolve_params(kind: ScenarioKind, raw: dict[str, Any], base_dir: Path) -> d
             raise KeyError(p.name)
         else:
             out[p.name] = p.default
-    if kind.open_params:
-        out.update((k, v) for k, v in raw.items() if k not in out)
+    out.update((k, v) for k, v in raw.items() if k not in out and kind.accepts(k))
     return out
 
 
@@ -328,16 +327,18 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
         params = {**base, **{k: v for k, v in vd.items() if k not in VARIANT_KEYS}, **quick_params}
         section_of = {k: "base" for k in base} | {k: where for k in vd} | {k: "quick" for k in quick_params}
         valid = kind.param_names()
+        if kind.topology_overrides:
+            valid = [*valid, "topology.<key> (an override of the datacenter file's [topology] key)"]
         for k in params:
-            if kind.open_params and k not in valid:
+            if k not in valid and kind.accepts(k):
                 _open_value(ctx, f"{section_of[k]}.{k}", params[k])
-            elif k not in valid:
+            elif not kind.accepts(k):
                 raise ctx.error(
                     f"{section_of[k]}.{k}",
                     f"unknown parameter {k!r} of scenario kind {kind.name!r}; valid: {known(valid)}",
                 )
         for k in sweep_raw:
-            if k not in valid and not kind.open_params:
+            if not kind.accepts(k):
                 raise ctx.error(
                     f"sweep.{k}",
                     f"unknown parameter {k!r} of scenario kind {kind.name!r}; valid: {known(valid)}",
@@ -406,7 +407,7 @@ def _check_points(
     grid = [dict(zip(keys, c, strict=True)) for c in itertools.product(*(sweep[k] for k in keys))]
     for i, (v, section_of) in enumerate(zip(variants, sections, strict=True)):
         kind = get_kind(v.kind)
-        if kind.check is None:
+        if kind.check is None and not kind.topology_overrides:
             continue
         seen: set[str] = set()
         for at in grid:
@@ -418,7 +419,7 @@ def _check_points(
                 continue
             seen.add(sig)
             try:
-                kind.check(params)
+                kind.check_point(params)
             except ConfigError as e:
                 point = f"variant {v.name!r}" + (
                     " at " + ", ".join(f"{k}={x!r}" for k, x in at.items()) if at else ""

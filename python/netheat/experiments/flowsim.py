@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from netheat._netheat import Topology
-from netheat.experiments.registry import Param, PointResult, ScenarioKind, register_kind
+from netheat.experiments.registry import Param, PointResult, ScenarioKind, load_topology, register_kind
 from netheat.metrics import mean, quantile
 from netheat.simulate import simulate
 
@@ -60,7 +60,7 @@ def poisson_flows(
 
 def run_flow_sim(params: dict[str, Any], seed: int) -> PointResult:
     """Run one ``flow-sim`` point: generate (or read) flows and simulate them."""
-    topo = Topology.load(params["topology"])
+    topo = load_topology(params)
     ecmp_seed = seed if params["ecmp-seed"] is None else int(params["ecmp-seed"])
     flows: Any
     if params["flows"] is not None:

@@ -179,6 +179,56 @@ class ScenarioKind:
         """Parameter names in declaration order."""
         return [p.name for p in self.params]
 
+    @property
+    def topology_overrides(self) -> bool:
+        """Whether the kind reads a datacenter file from a ``topology`` path parameter, and so
+        accepts ``topology.<key>`` parameters: overrides of that file's ``[topology]`` keys."""
+        p = self.param("topology")
+        return p is not None and p.type == "path" and not self.open_params
+
+    def accepts(self, name: str) -> bool:
+        """Whether ``name`` is a parameter of the kind: declared, any name (open parameters),
+        or a ``topology.<key>`` override."""
+        if self.open_params or self.param(name) is not None:
+            return True
+        prefix = TOPOLOGY_PREFIX
+        return self.topology_overrides and name.startswith(prefix) and len(name) > len(prefix)
+
+    def check_point(self, params: dict[str, Any]) -> None:
+        """Validate one point's converted parameters without running it: the datacenter file
+        with its overrides (when there are any), then the kind's own ``check``."""
+        if self.topology_overrides and topology_overrides(params):
+            load_topology(params)
+        if self.check is not None:
+            self.check(params)
+
+
+TOPOLOGY_PREFIX = "topology."
+"""Prefix of the parameters that override keys of a kind's datacenter file."""
+
+
+def topology_overrides(params: dict[str, Any]) -> dict[str, Any]:
+    """The ``topology.<key>`` parameters of a point, as ``{key: value}``."""
+    n = len(TOPOLOGY_PREFIX)
+    return {k[n:]: v for k, v in params.items() if k.startswith(TOPOLOGY_PREFIX)}
+
+
+def load_topology(params: dict[str, Any]) -> Any:
+    """The point's datacenter: the ``topology`` file with its ``topology.<key>`` overrides.
+
+    An override the datacenter rejects raises :class:`ConfigError` whose ``key`` is the
+    parameter (``topology.loop-size``) and whose ``reason`` says why.
+    """
+    from netheat._netheat import Topology
+
+    overrides = topology_overrides(params)
+    try:
+        return Topology.load(params["topology"], overrides or None)
+    except ConfigError as e:
+        if e.file == "<override>":
+            raise ConfigError(f"key `{e.key}`: {e.reason}", key=e.key, reason=e.reason) from None
+        raise
+
 
 _KINDS: dict[str, ScenarioKind] = {}
 _METRICS: dict[str, MetricKind] = {}

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from netheat._netheat import Topology, subways_shuffle
+from netheat._netheat import subways_shuffle
 from netheat.experiments.registry import (
     MetricKind,
     Param,
     PointResult,
     ScenarioKind,
+    load_topology,
     register_kind,
     register_metric,
 )
@@ -34,7 +35,7 @@ POLICIES = ("adaptive", "detour", "ecmp", "ecmp-shortest")
 
 def run_subways(params: dict[str, Any], seed: int) -> PointResult:
     """Run one ``subways`` point and report the job's completion time."""
-    topo = Topology.load(params["topology"])
+    topo = load_topology(params)
     r = subways_shuffle(
         topo,
         int(params["first-rack"]),

@@ -16,12 +16,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from netheat._netheat import Topology, utp_cluster
+from netheat._netheat import utp_cluster
 from netheat.experiments.registry import (
     MetricKind,
     Param,
     PointResult,
     ScenarioKind,
+    load_topology,
     register_kind,
     register_metric,
 )
@@ -45,7 +46,7 @@ VALUES = (
 
 def run_utp(params: dict[str, Any], seed: int) -> PointResult:
     """Run one ``utp`` point."""
-    topo = Topology.load(params["topology"])
+    topo = load_topology(params)
     hours = float(params["duration"]) / 3600.0
     every = int(params["incident-every"])
     tors = list(range(0, topo.num_racks, every)) if every > 0 else []

@@ -94,3 +94,45 @@ nodes = ["border1"]
     assert_eq!(key, "topology.border-switches");
     assert!(reason.contains("border-link"), "{reason}");
 }
+
+fn table(text: &str) -> toml_edit::Table {
+    text.parse::<toml_edit::DocumentMut>().unwrap().as_table().clone()
+}
+
+#[test]
+fn overrides_replace_topology_keys_and_keep_the_rest() {
+    let path = example("two-tier-4x4.toml");
+    // 4 hosts x 10 Gbps over a 20 Gbps uplink: 2:1 instead of the file's 4:1.
+    let t = netheat_config::load_topology_overridden(&path, &table("tor-uplink = \"20Gbps\"")).unwrap();
+    assert_eq!(t.summary().oversubscription[0].median, 2.0);
+    assert_eq!(t.num_hosts(), 16);
+    // A new key (one more rack) is added beside the file's.
+    let t = netheat_config::load_topology_overridden(&path, &table("racks = 5")).unwrap();
+    assert_eq!(t.num_hosts(), 20);
+    // No overrides: the file as written.
+    let t = netheat_config::load_topology_overridden(&path, &toml_edit::Table::new()).unwrap();
+    assert_eq!(t.summary().oversubscription[0].median, 4.0);
+}
+
+#[test]
+fn override_errors_name_the_override_and_file_errors_the_file() {
+    let path = example("subways-type1.toml");
+    let err = |text: &str| match netheat_config::load_topology_overridden(&path, &table(text)) {
+        Err(netheat_config::ConfigError::Invalid { file, line, key, reason, .. }) => (file, line, key, reason),
+        other => panic!("expected an error, got {:?}", other.map(|t| t.num_hosts())),
+    };
+    let (file, line, key, reason) = err("loop-sise = 4");
+    assert_eq!((file.as_str(), line, key.as_str()), (netheat_config::OVERRIDE_FILE, 0, "topology.loop-sise"));
+    assert!(reason.contains("did you mean `loop-size`"), "{reason}");
+    let (file, _, key, reason) = err("loop-size = 0");
+    assert_eq!((file.as_str(), key.as_str()), (netheat_config::OVERRIDE_FILE, "topology.loop-size"));
+    assert!(reason.contains("at least 1"), "{reason}");
+    // Three ports per server no longer fit the file's 36-port ToRs: the file's own key is
+    // at fault, located on its line of the file.
+    let (file, line, key, _) = err("ports-per-host = 3");
+    assert!(file.ends_with("subways-type1.toml"), "{file}");
+    assert_eq!(key, "topology.tor-ports");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let expected = text.lines().position(|l| l.starts_with("tor-ports")).unwrap() + 1;
+    assert_eq!(line, expected);
+}
