@@ -37,6 +37,11 @@ class InputError(NetheatError):
     """Bad input data (a flow file, a host reference, an argument)."""
 
 
+class MalformedRequest(InputError):
+    """A request that is not what the endpoint reads: not JSON, not an object, not its
+    schema's shape (HTTP 400 in ``netheat serve``; other bad input is 422)."""
+
+
 class EngineError(NetheatError):
     """A simulation that cannot run as asked."""
 

@@ -29,6 +29,7 @@
 
 pub mod api;
 pub mod config;
+pub mod extender;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -49,6 +50,7 @@ use thiserror::Error;
 
 pub use api::*;
 pub use config::{AdvisorFile, AdvisorSection};
+pub use extender::{ExtenderOptions, ExtenderReply};
 
 /// Why an advisor could not be built or a request not answered.
 #[derive(Debug, Error)]
@@ -62,9 +64,13 @@ pub enum AdvisorError {
     /// A placement policy could not be built.
     #[error(transparent)]
     Sched(#[from] netheat_sched::SchedError),
-    /// The request is wrong (unknown host, bad value, malformed JSON).
+    /// The request is wrong (unknown host, bad value).
     #[error("{0}")]
     Request(String),
+    /// The request is not what the endpoint reads: not JSON, not an object,
+    /// or (extender) not an `ExtenderArgs` (HTTP 400 in the service).
+    #[error("{0}")]
+    Malformed(String),
 }
 
 fn bad(msg: impl Into<String>) -> AdvisorError {
@@ -836,19 +842,19 @@ impl Advisor {
     }
 
     /// `place_task` from and to JSON.
-    pub fn place_task_json(&self, now_s: f64, request: &str) -> Result<String, AdvisorError> {
+    pub fn place_task_json(&self, now_s: f64, request: &[u8]) -> Result<String, AdvisorError> {
         let req: TaskRequest = parse(request)?;
         Ok(to_json(&self.place_task(now_s, &req)?))
     }
 
     /// `place_replicas` from and to JSON.
-    pub fn place_replicas_json(&mut self, now_s: f64, request: &str) -> Result<String, AdvisorError> {
+    pub fn place_replicas_json(&mut self, now_s: f64, request: &[u8]) -> Result<String, AdvisorError> {
         let req: ReplicaRequest = parse(request)?;
         Ok(to_json(&self.place_replicas(now_s, &req)?))
     }
 
     /// `migrate` from and to JSON.
-    pub fn migrate_json(&self, now_s: f64, request: &str) -> Result<String, AdvisorError> {
+    pub fn migrate_json(&self, now_s: f64, request: &[u8]) -> Result<String, AdvisorError> {
         let req: MigrateRequest = parse(request)?;
         Ok(to_json(&self.migrate(now_s, &req)?))
     }
@@ -865,8 +871,16 @@ pub fn objective_name(o: Objective) -> &'static str {
     }
 }
 
-fn parse<'a, T: serde::Deserialize<'a>>(text: &'a str) -> Result<T, AdvisorError> {
-    serde_json::from_str(text).map_err(|e| bad(format!("the request body: {e}")))
+/// A request from JSON: [`AdvisorError::Malformed`] if the body is not JSON or
+/// not an object, [`AdvisorError::Request`] if the object is not the request.
+fn parse<'a, T: serde::Deserialize<'a>>(body: &'a [u8]) -> Result<T, AdvisorError> {
+    serde_json::from_slice(body).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => match extender::json_object(body) {
+            Err(not_an_object) => not_an_object,
+            Ok(_) => bad(format!("the request body: {e}")),
+        },
+        _ => AdvisorError::Malformed(format!("malformed JSON: {e}")),
+    })
 }
 
 /// JSON text of an answer.

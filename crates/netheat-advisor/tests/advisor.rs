@@ -174,6 +174,64 @@ fn extender_filters_the_hot_tor_and_scores_by_projected_utilization() {
 }
 
 #[test]
+fn extender_protocol_reads_extender_args_and_answers_in_go_field_names() {
+    use netheat_advisor::{AdvisorError, ExtenderOptions};
+    let mut a = small("");
+    a.observe(T, &[32, 34, 36, 38], &[1e9, 2e9, 8e9, 0.0], None).unwrap();
+    let opts = ExtenderOptions { datacenter: "dc.toml".into(), ..ExtenderOptions::default() };
+    // Names only, lower-case keys (older schedulers), a 1 Gbps pod: the scores of the test above,
+    // and 0 for a node that is no host.
+    let body = br#"{"pod": {"metadata": {"name": "web", "annotations": {"netheat.io/network-demand": "1Gbps"}}},
+        "nodenames": ["r0h0", "r1h0", "r2h0", "r3h0", "nope"]}"#;
+    let r = a.extender_prioritize_json(T + 1.0, body, &opts).unwrap();
+    let want = r#"[{"Host":"r0h0","Score":8},{"Host":"r1h0","Score":7},{"Host":"r2h0","Score":1},{"Host":"r3h0","Score":9},{"Host":"nope","Score":0}]"#;
+    assert_eq!(r.json, want);
+    let w = r.warning.unwrap();
+    assert!(
+        w.starts_with("scheduler/prioritize: pod default/web: 1 of 5 node(s) map to no datacenter host (nope)"),
+        "{w}"
+    );
+    // Filter on full Nodes tied to hosts by a label: the passing items come back whole.
+    let opts = ExtenderOptions { node_label: Some("host".into()), ..opts };
+    let node =
+        |n: &str, h: &str| format!(r#"{{"metadata": {{"name": "{n}", "uid": "u-{n}", "labels": {{"host": "{h}"}}}}}}"#);
+    let body = format!(
+        r#"{{"Pod": {{"metadata": {{"name": "web", "namespace": "shop", "annotations": {{"netheat.io/network-demand": "1Gbps"}}}}}},
+            "Nodes": {{"kind": "NodeList", "items": [{}, {}, {{"metadata": {{"name": "k3"}}}}]}}}}"#,
+        node("k0", "r0h1"),
+        node("k2", "r2h1")
+    );
+    let r = a.extender_filter_json(T + 1.0, body.as_bytes(), &opts).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+    assert_eq!(v["Nodes"]["kind"], "NodeList");
+    assert_eq!(v["Nodes"]["items"].as_array().unwrap().len(), 1);
+    assert_eq!(v["Nodes"]["items"][0]["metadata"]["uid"], "u-k0");
+    assert!(v["NodeNames"].is_null() && v["Error"] == "" && v["FailedAndUnresolvableNodes"] == serde_json::json!({}));
+    let failed = v["FailedNodes"].as_object().unwrap();
+    assert_eq!(failed.len(), 2);
+    assert!(failed["k2"].as_str().unwrap().starts_with("netheat: tor2 at 80% + 1.00 Gbps would be 90%"), "{failed:?}");
+    assert!(failed["k3"].as_str().unwrap().contains("has no label host"), "{failed:?}");
+    // Bad input: not JSON / not ExtenderArgs is Malformed (400), a bad demand is a Request error (422).
+    let err = |b: &[u8]| a.extender_prioritize_json(T + 1.0, b, &opts).unwrap_err();
+    assert!(matches!(err(b"{"), AdvisorError::Malformed(m) if m.starts_with("malformed JSON")));
+    assert!(matches!(err(b"[1]"), AdvisorError::Malformed(m) if m.contains("must be a JSON object")));
+    assert!(
+        matches!(err(br#"{"NodeNames": []}"#), AdvisorError::Malformed(m) if m == "ExtenderArgs has no Pod object")
+    );
+    assert!(
+        matches!(err(br#"{"Pod": {}, "NodeNames": "r0h0"}"#), AdvisorError::Malformed(m) if m.contains("must be a list"))
+    );
+    let bad = br#"{"Pod": {"metadata": {"annotations": {"netheat.io/network-demand": "fast"}}}, "NodeNames": []}"#;
+    assert!(
+        matches!(err(bad), AdvisorError::Request(m) if m.starts_with("pod default/?: annotation netheat.io/network-demand: "))
+    );
+    // The placement endpoints tell the two apart the same way.
+    assert!(matches!(a.place_task_json(T, b"{not json"), Err(AdvisorError::Malformed(_))));
+    assert!(matches!(a.place_task_json(T, b"[1, 2]"), Err(AdvisorError::Malformed(m)) if m.ends_with("got list")));
+    assert!(matches!(a.place_task_json(T, br#"{"cores": "x"}"#), Err(AdvisorError::Request(_))));
+}
+
+#[test]
 fn utp_ranks_cool_tors_first_and_falls_back_when_stale() {
     let mut a = small("");
     a.observe(T, &[32, 34, 36, 38], &[1e9, 2e9, 8e9, 0.5e9], None).unwrap();
@@ -240,14 +298,16 @@ fn bad_input_is_refused_with_its_reason() {
     let mut a = small("");
     let e = a.observe(T, &[999], &[1.0], None).unwrap_err().to_string();
     assert!(e.contains("unknown link 999"), "{e}");
-    let e = a.place_task_json(T, "{\"cores\": 1, \"candidates\": [\"r9h9\"]}").unwrap_err().to_string();
+    let e = a.place_task_json(T, "{\"cores\": 1, \"candidates\": [\"r9h9\"]}".as_bytes()).unwrap_err().to_string();
     assert!(e.contains("unknown host \"r9h9\""), "{e}");
-    let e = a.migrate_json(T, "{\"tor\": \"tor9\", \"tasks\": []}").unwrap_err().to_string();
+    let e = a.migrate_json(T, "{\"tor\": \"tor9\", \"tasks\": []}".as_bytes()).unwrap_err().to_string();
     assert!(e.contains("unknown ToR"), "{e}");
-    let e =
-        a.place_replicas_json(T, "{\"bytes\": 1e6, \"replicas\": 3, \"fault_domains\": 9}").unwrap_err().to_string();
+    let e = a
+        .place_replicas_json(T, "{\"bytes\": 1e6, \"replicas\": 3, \"fault_domains\": 9}".as_bytes())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("cannot be placed"), "{e}");
-    assert!(a.place_task_json(T, "not json").is_err());
+    assert!(a.place_task_json(T, "not json".as_bytes()).is_err());
 }
 
 #[test]

@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
-use netheat_advisor::{to_json, Advisor, AdvisorError};
+use netheat_advisor::extender::DEFAULT_DEMAND_ANNOTATION;
+use netheat_advisor::{to_json, Advisor, AdvisorError, ExtenderOptions};
 use pyo3::prelude::*;
 
 use crate::errors;
@@ -15,7 +16,16 @@ use crate::errors;
 fn to_py(py: Python<'_>, e: AdvisorError) -> PyErr {
     match e {
         AdvisorError::Config(c) => errors::config(py, c),
+        AdvisorError::Malformed(m) => errors::malformed(py, m),
         other => errors::input(py, other.to_string()),
+    }
+}
+
+/// A request body given as `bytes` or `str`.
+fn body_bytes<'a>(body: &'a Bound<'_, PyAny>) -> PyResult<&'a [u8]> {
+    match body.downcast::<pyo3::types::PyBytes>() {
+        Ok(b) => Ok(b.as_bytes()),
+        Err(_) => Ok(body.downcast::<pyo3::types::PyString>()?.to_str()?.as_bytes()),
     }
 }
 
@@ -116,19 +126,22 @@ impl PyAdvisor {
         py.allow_threads(|| self.lock().hdfs_loads())
     }
 
-    /// Ranks hosts for a task; request and answer are JSON.
-    fn place_task_json(&self, py: Python<'_>, now_s: f64, request_json: &str) -> PyResult<String> {
-        py.allow_threads(|| self.lock().place_task_json(now_s, request_json)).map_err(|e| to_py(py, e))
+    /// Ranks hosts for a task; request (text or bytes) and answer are JSON.
+    fn place_task_json(&self, py: Python<'_>, now_s: f64, request_json: &Bound<'_, PyAny>) -> PyResult<String> {
+        let body = body_bytes(request_json)?;
+        py.allow_threads(|| self.lock().place_task_json(now_s, body)).map_err(|e| to_py(py, e))
     }
 
     /// Places a block's pieces; request and answer are JSON.
-    fn place_replicas_json(&self, py: Python<'_>, now_s: f64, request_json: &str) -> PyResult<String> {
-        py.allow_threads(|| self.lock().place_replicas_json(now_s, request_json)).map_err(|e| to_py(py, e))
+    fn place_replicas_json(&self, py: Python<'_>, now_s: f64, request_json: &Bound<'_, PyAny>) -> PyResult<String> {
+        let body = body_bytes(request_json)?;
+        py.allow_threads(|| self.lock().place_replicas_json(now_s, body)).map_err(|e| to_py(py, e))
     }
 
     /// Which tasks to move off a ToR; request and answer are JSON.
-    fn migrate_json(&self, py: Python<'_>, now_s: f64, request_json: &str) -> PyResult<String> {
-        py.allow_threads(|| self.lock().migrate_json(now_s, request_json)).map_err(|e| to_py(py, e))
+    fn migrate_json(&self, py: Python<'_>, now_s: f64, request_json: &Bound<'_, PyAny>) -> PyResult<String> {
+        let body = body_bytes(request_json)?;
+        py.allow_threads(|| self.lock().migrate_json(now_s, body)).map_err(|e| to_py(py, e))
     }
 
     /// The Kubernetes extender's verdict per host for a pod demanding
@@ -142,6 +155,48 @@ impl PyAdvisor {
     /// the reasons), for the scheduler's prioritize call.
     fn extender_scores(&self, py: Python<'_>, now_s: f64, hosts: Vec<u32>, demand_bps: f64) -> PyResult<Vec<u32>> {
         py.allow_threads(|| self.lock().extender_scores(now_s, &hosts, demand_bps)).map_err(|e| to_py(py, e))
+    }
+
+    /// `POST /scheduler/filter`: an `ExtenderArgs` body to the
+    /// `ExtenderFilterResult` JSON, and the warning to log about nodes that
+    /// map to no host (`None`: all map).
+    #[pyo3(signature = (now_s, body, node_label = None, demand_annotation = DEFAULT_DEMAND_ANNOTATION, datacenter = ""))]
+    fn extender_filter_json(
+        &self,
+        py: Python<'_>,
+        now_s: f64,
+        body: &Bound<'_, PyAny>,
+        node_label: Option<String>,
+        demand_annotation: &str,
+        datacenter: &str,
+    ) -> PyResult<(String, Option<String>)> {
+        let body = body_bytes(body)?;
+        let opts =
+            ExtenderOptions { node_label, demand_annotation: demand_annotation.into(), datacenter: datacenter.into() };
+        py.allow_threads(|| self.lock().extender_filter_json(now_s, body, &opts))
+            .map(|r| (r.json, r.warning))
+            .map_err(|e| to_py(py, e))
+    }
+
+    /// `POST /scheduler/prioritize`: an `ExtenderArgs` body to the
+    /// `HostPriorityList` JSON, and the warning to log (as
+    /// `extender_filter_json`).
+    #[pyo3(signature = (now_s, body, node_label = None, demand_annotation = DEFAULT_DEMAND_ANNOTATION, datacenter = ""))]
+    fn extender_prioritize_json(
+        &self,
+        py: Python<'_>,
+        now_s: f64,
+        body: &Bound<'_, PyAny>,
+        node_label: Option<String>,
+        demand_annotation: &str,
+        datacenter: &str,
+    ) -> PyResult<(String, Option<String>)> {
+        let body = body_bytes(body)?;
+        let opts =
+            ExtenderOptions { node_label, demand_annotation: demand_annotation.into(), datacenter: datacenter.into() };
+        py.allow_threads(|| self.lock().extender_prioritize_json(now_s, body, &opts))
+            .map(|r| (r.json, r.warning))
+            .map_err(|e| to_py(py, e))
     }
 }
 

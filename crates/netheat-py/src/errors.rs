@@ -40,6 +40,14 @@ pub fn input(py: Python<'_>, msg: impl Into<String>) -> PyErr {
     }
 }
 
+/// A request that is not what an endpoint reads -> `netheat.errors.MalformedRequest`.
+pub fn malformed(py: Python<'_>, msg: impl Into<String>) -> PyErr {
+    match (msg.into(),).into_pyobject(py) {
+        Ok(t) => raise(py, "MalformedRequest", t),
+        Err(err) => err,
+    }
+}
+
 /// A simulation that cannot run -> `netheat.errors.EngineError`.
 pub fn engine(py: Python<'_>, msg: impl Into<String>) -> PyErr {
     match (msg.into(),).into_pyobject(py) {

@@ -33,16 +33,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import Receive, Scope, Send
 
 from netheat import __version__
-from netheat.errors import NetheatError
+from netheat.errors import MalformedRequest, NetheatError
 from netheat.serve.advisor import AdvisorLike
-from netheat.serve.extender import (
-    DEFAULT_DEMAND_ANNOTATION,
-    BadRequest,
-    NodeMapper,
-    filter_nodes,
-    parse_args,
-    prioritize_nodes,
-)
+from netheat.serve.extender import DEFAULT_DEMAND_ANNOTATION, Extender
 from netheat.serve.metrics import MetricsMiddleware, RequestMetrics, ServeMetrics
 from netheat.serve.telemetry import Refresher, TelemetrySource, error_line
 
@@ -132,7 +125,7 @@ def _answer(method: str, path: str, key: str, compute: Callable[[bytes], bytes],
     """``compute(body)``; bad input is 400/422 and anything else 500, each logged on one line."""
     try:
         return 200, compute(body)
-    except BadRequest as e:
+    except MalformedRequest as e:
         status, message = 400, str(e)
     except NetheatError as e:
         status, message = 422, error_line(e)
@@ -140,15 +133,6 @@ def _answer(method: str, path: str, key: str, compute: Callable[[bytes], bytes],
         status, message = 500, f"internal error: {error_line(e)}"
     log.warning("%s %s -> %d: %s", method, path, status, message)
     return status, json.dumps({key: message}).encode()
-
-
-def _decode(body: bytes) -> tuple[str, Any]:
-    """The body as text and as JSON; :class:`BadRequest` if it is not JSON."""
-    try:
-        text = body.decode("utf-8")
-        return text, json.loads(text)
-    except (UnicodeDecodeError, ValueError) as e:
-        raise BadRequest(f"malformed JSON: {e}") from None
 
 
 async def _read_body(receive: Receive) -> bytes | None:
@@ -221,26 +205,22 @@ def create_app(
         if telemetry_source is not None
         else None
     )
-    mapper = NodeMapper(advisor, cfg.node_label, cfg.datacenter)
+    extender = Extender(advisor, cfg.node_label, cfg.demand_annotation, cfg.datacenter)
 
     # -- What each endpoint computes, from the request body to the answer's bytes.
 
-    def advise(decide: Callable[[float, str], str]) -> Callable[[bytes], bytes]:
+    def advise(decide: Callable[[float, bytes], str]) -> Callable[[bytes], bytes]:
+        # The advisor reads the body itself (not JSON, not an object: MalformedRequest).
         def compute(body: bytes) -> bytes:
-            text, doc = _decode(body)
-            if not isinstance(doc, dict):
-                raise BadRequest(f"the body must be a JSON object, got {type(doc).__name__}")
-            return decide(clock(), text).encode()
+            return decide(clock(), body).encode()
 
         return compute
 
     def scheduler_filter(body: bytes) -> bytes:
-        args = parse_args(_decode(body)[1], cfg.demand_annotation)
-        return json.dumps(filter_nodes(advisor, mapper, clock(), args)).encode()
+        return extender.filter(clock(), body)
 
     def scheduler_prioritize(body: bytes) -> bytes:
-        args = parse_args(_decode(body)[1], cfg.demand_annotation)
-        return prioritize_nodes(advisor, mapper, clock(), args).encode()
+        return extender.prioritize(clock(), body)
 
     def healthz(_: bytes) -> bytes:
         status = json.loads(advisor.status_json(clock()))
