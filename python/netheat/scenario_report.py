@@ -2,8 +2,9 @@
 
 Flow completion times (CDF, log scale), task times per application kind,
 the ToR uplink heat map (utilization per ToR and window, the hotspot view),
-block write times under a storage policy and queue peaks on the packet
-engine. Every plot says what it shows and how it was computed.
+block write times under a storage policy, where tasks went and the
+migrations over time under a placement policy, and queue peaks on the
+packet engine. Every plot says what it shows and how it was computed.
 """
 
 from __future__ import annotations
@@ -150,6 +151,8 @@ def write_scenario_report(res: ScenarioResult, path: Path) -> Path:
                     figures=[Figure(tmp / "blocks.png", "Block write time CDF")],
                 )
             )
+        if "placements" in res.tables:
+            sections.append(_placement_section(res, tmp))
         if "queues" in res.tables:
             q = res.tables["queues"].sort_by([("max_queue_bytes", "descending")]).slice(0, 10)
             sections.append(
@@ -176,6 +179,62 @@ def write_scenario_report(res: ScenarioResult, path: Path) -> Path:
         return write_report(
             path, "netheat scenario run", sections, meta=f"netheat {res.provenance.get('netheat_version')}"
         )
+
+
+def _placement_section(res: ScenarioResult, tmp: Path) -> Section:
+    """Where compute tasks went (the ToR utilization each was placed under) and the migrations
+    over time, from the ``placements`` and ``migrations`` tables."""
+    import matplotlib.pyplot as plt
+
+    p = res.tables["placements"]
+    util = p["tor_util"].to_numpy(zero_copy_only=False)
+    moved_in = np.asarray(p["migrated"].to_pylist(), dtype=bool)
+    m = res.tables.get("migrations")
+    times = np.sort(m["time_s"].to_numpy(zero_copy_only=False)) if m is not None else np.zeros(0)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    _cdf(left, util[~moved_in], "placed at start")
+    if moved_in.any():
+        _cdf(left, util[moved_in], "placed by a migration")
+    left.set_xlabel("outbound utilization of the chosen host's ToR when chosen")
+    left.set_ylabel("fraction of placements")
+    left.grid(alpha=0.3)
+    left.legend()
+    end = float(res.stats.get("end_s", times[-1] if len(times) else 0.0))
+    right.step(
+        np.concatenate([[0.0], times, [max(end, times[-1] if len(times) else 0.0)]]),
+        np.concatenate([np.arange(len(times) + 1), [len(times)]]),
+        where="post",
+    )
+    right.set_xlabel("simulated time (s)")
+    right.set_ylabel("migrations so far")
+    right.set_title(f"{len(times)} migrations")
+    right.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(tmp / "placement.png", dpi=110)
+    plt.close(fig)
+    rows = [
+        ["task placements", f"{len(util)}"],
+        ["of them by a migration", f"{int(moved_in.sum())}"],
+        [
+            f"placed under a ToR at or above {HOT:.0%}",
+            f"{float(np.mean(util >= HOT)) if len(util) else 0:.1%}",
+        ],
+        ["migrations", f"{len(times)}"],
+    ]
+    if m is not None and m.num_rows:
+        tors = m["tor"].to_pylist()
+        busiest = sorted(set(tors), key=lambda t: (-tors.count(t), t))[:5]
+        rows.append(
+            ["ToRs migrated off most (rack: moves)", ", ".join(f"{t}: {tors.count(t)}" for t in busiest)]
+        )
+    return Section(
+        "Task placement and migrations",
+        "Left: the outbound utilization of the ToR of each host chosen for a compute task, when it was "
+        "chosen (`placements.tor_util`), for first placements and for placements by a migration. "
+        "Right: migrations off hot ToRs over time (`migrations.time_s`).",
+        tables=[Table(["placement", "value"], rows)],
+        figures=[Figure(tmp / "placement.png", "ToR utilization at placement; migrations over time")],
+    )
 
 
 HOT = 0.7

@@ -204,3 +204,8 @@ def test_placement_tables_from_python(tmp_path: Path) -> None:
     assert list(r.tables) == [t for t in TABLES if t in r.tables]
     out = r.write(tmp_path / "o")
     assert pq.read_table(out / "placements.parquet").num_rows == p.num_rows
+    # The report shows where tasks went and the migrations over time, with the tables' counts.
+    html = (out / "report.html").read_text()
+    moves = len(r.tables.get("migrations", []))
+    assert "Task placement and migrations" in html
+    assert f"<td>migrations</td><td>{moves}</td>" in html.replace(" ", "")
