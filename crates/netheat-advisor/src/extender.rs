@@ -71,6 +71,18 @@ struct Args {
     node_list: Option<Map<String, Value>>,
 }
 
+/// A call's arguments with its nodes mapped to hosts.
+struct Call {
+    args: Args,
+    /// Host of each node, in the order sent (`None`: maps to none).
+    hosts: Vec<Option<u32>>,
+    /// The mapped hosts alone, in order.
+    mapped: Vec<u32>,
+    /// Each unmapped node and why.
+    unmapped: Vec<(String, String)>,
+    warning: Option<String>,
+}
+
 fn malformed(msg: impl Into<String>) -> AdvisorError {
     AdvisorError::Malformed(msg.into())
 }
@@ -203,6 +215,15 @@ impl Advisor {
         (hosts, unmapped)
     }
 
+    /// What both calls start with: the arguments read, the nodes mapped.
+    fn call(&self, verb: &str, body: &[u8], opts: &ExtenderOptions) -> Result<Call, AdvisorError> {
+        let args = parse_args(body, opts)?;
+        let (hosts, unmapped) = self.map_nodes(&args, opts);
+        let warning = Self::unmapped_warning(verb, &args, &unmapped);
+        let mapped = hosts.iter().flatten().copied().collect();
+        Ok(Call { args, hosts, mapped, unmapped, warning })
+    }
+
     fn unmapped_warning(verb: &str, args: &Args, unmapped: &[(String, String)]) -> Option<String> {
         let (_, first) = unmapped.first()?;
         let mut shown: Vec<&str> = unmapped.iter().take(5).map(|(n, _)| n.as_str()).collect();
@@ -228,10 +249,7 @@ impl Advisor {
         body: &[u8],
         opts: &ExtenderOptions,
     ) -> Result<ExtenderReply, AdvisorError> {
-        let args = parse_args(body, opts)?;
-        let (hosts, unmapped) = self.map_nodes(&args, opts);
-        let warning = Self::unmapped_warning("filter", &args, &unmapped);
-        let mapped: Vec<u32> = hosts.iter().flatten().copied().collect();
+        let Call { args, hosts, mapped, unmapped, warning } = self.call("filter", body, opts)?;
         let answer = self.extender(now_s, &mapped, args.demand_bps)?;
         let mut verdicts = answer.nodes.into_iter();
         let mut failed: Map<String, Value> = unmapped.into_iter().map(|(n, why)| (n, Value::String(why))).collect();
@@ -284,10 +302,7 @@ impl Advisor {
         body: &[u8],
         opts: &ExtenderOptions,
     ) -> Result<ExtenderReply, AdvisorError> {
-        let args = parse_args(body, opts)?;
-        let (hosts, unmapped) = self.map_nodes(&args, opts);
-        let warning = Self::unmapped_warning("prioritize", &args, &unmapped);
-        let mapped: Vec<u32> = hosts.iter().flatten().copied().collect();
+        let Call { args, hosts, mapped, warning, .. } = self.call("prioritize", body, opts)?;
         let mut scores = self.extender_scores(now_s, &mapped, args.demand_bps)?.into_iter();
         let mut json = String::with_capacity(2 + args.names.len() * 32);
         json.push('[');

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 use netheat_advisor::extender::DEFAULT_DEMAND_ANNOTATION;
-use netheat_advisor::{to_json, Advisor, AdvisorError, ExtenderOptions};
+use netheat_advisor::{to_json, Advisor, AdvisorError, ExtenderOptions, ExtenderReply};
 use pyo3::prelude::*;
 
 use crate::errors;
@@ -36,6 +36,17 @@ pub struct PyAdvisor {
 }
 
 impl PyAdvisor {
+    /// An extender call on the body, GIL released: the answer and the warning to log.
+    fn extender_call(
+        &self,
+        py: Python<'_>,
+        body: &Bound<'_, PyAny>,
+        call: impl FnOnce(&Advisor, &[u8]) -> Result<ExtenderReply, AdvisorError> + Send,
+    ) -> PyResult<(String, Option<String>)> {
+        let body = body_bytes(body)?;
+        py.allow_threads(|| call(&self.lock(), body)).map(|r| (r.json, r.warning)).map_err(|e| to_py(py, e))
+    }
+
     fn lock(&self) -> MutexGuard<'_, Advisor> {
         // A panic inside a call cannot leave the advisor half-updated in a
         // way later calls could see as wrong: every update is a whole
@@ -170,12 +181,9 @@ impl PyAdvisor {
         demand_annotation: &str,
         datacenter: &str,
     ) -> PyResult<(String, Option<String>)> {
-        let body = body_bytes(body)?;
         let opts =
             ExtenderOptions { node_label, demand_annotation: demand_annotation.into(), datacenter: datacenter.into() };
-        py.allow_threads(|| self.lock().extender_filter_json(now_s, body, &opts))
-            .map(|r| (r.json, r.warning))
-            .map_err(|e| to_py(py, e))
+        self.extender_call(py, body, |a, b| a.extender_filter_json(now_s, b, &opts))
     }
 
     /// `POST /scheduler/prioritize`: an `ExtenderArgs` body to the
@@ -191,12 +199,9 @@ impl PyAdvisor {
         demand_annotation: &str,
         datacenter: &str,
     ) -> PyResult<(String, Option<String>)> {
-        let body = body_bytes(body)?;
         let opts =
             ExtenderOptions { node_label, demand_annotation: demand_annotation.into(), datacenter: datacenter.into() };
-        py.allow_threads(|| self.lock().extender_prioritize_json(now_s, body, &opts))
-            .map(|r| (r.json, r.warning))
-            .map_err(|e| to_py(py, e))
+        self.extender_call(py, body, |a, b| a.extender_prioritize_json(now_s, b, &opts))
     }
 }
 
