@@ -396,7 +396,18 @@ Combinations that mean nothing stop with exit 2 naming both keys: a
 `[transport]` on the flow engine, a flow scheduler other than `fair-share`,
 `detour` routing, a storage or placement policy or application tasks on the
 packet engine, a storage policy without `file-write` tasks, a placement
-policy without `compute-job` tasks.
+policy without `compute-job` tasks, and `scheduling.policy = "spc"` with
+`adaptive` or `detour` routing, a storage or placement policy or capacity
+`[[events]]`.
+
+`scheduling.policy = "spc"` runs the tasks through Baraat's Smart Priority
+Class protocol (SIGCOMM'14 §4.3, Algorithms 1 and 2) instead of the flow
+engine: a round-based simulator (one round per `scheduling.rtt`) on ECMP
+paths drawn when the run starts, with the same tasks as `fifo-lm` and the
+same tables (`links` from the bytes each flow sent per round). Compare it
+with the idealized scheduler it approximates:
+`netheat run examples/scenarios/baraat-spc.toml --out runs/spc` and
+`--set scheduling.policy=fifo-lm`.
 
 Every run writes the same tables whichever engine ran (`flows`, `tasks`,
 `links`; `queues` on the packet engine; `blocks` under a storage policy;

@@ -92,6 +92,36 @@ def test_cli_writes_tables_stats_and_report(tmp_path: Path) -> None:
     assert up[:4] == pytest.approx([1.0] * 4)
 
 
+def test_spc_from_the_cli(tmp_path: Path) -> None:
+    # Both flows cross rack 0's 8 Gbit/s uplink. The default heavy threshold
+    # (0.8 quantile of the task sizes 1 GB, 3 GB: 3 GB) never trips, so SPC
+    # serves task 0 first, as FIFO does (1 s, 4 s): its first scheduling
+    # request takes one 100 us round, then 1 GB at 8 Gbit/s: 1.0001 s.
+    # Task 1 takes over a few rounds after it.
+    out = tmp_path / "run"
+    assert main(["run", str(write(tmp_path)), "--out", str(out), "--set", "scheduling.policy=spc"]) == 0
+    flows = pq.read_table(out / "flows.parquet")
+    fifo = Scenario.from_toml(write(tmp_path)).with_overrides({"scheduling.policy": "fifo"}).run()
+    assert flows.schema.names == fifo.flows.schema.names
+    finish = flows.column("finish_s").to_pylist()
+    assert finish[0] == pytest.approx(1.0001, abs=1e-9)
+    assert 4.0 < finish[1] < 4.0 + 5e-4
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["completed"] == 2 and stats["spc_rtt_s"] == pytest.approx(1e-4)
+    assert stats["heavy_threshold_bytes"] == 3e9
+    tasks = pq.read_table(out / "tasks.parquet")
+    assert tasks.schema.names == fifo.tasks.schema.names and tasks.num_rows == 2
+
+
+def test_spc_on_the_packet_engine_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    args = ["run", str(write(tmp_path)), "--out", str(out), "--set", "scenario.engine=packet"]
+    assert main([*args, "--set", "scheduling.policy=spc"]) == 2
+    err = capsys.readouterr().err
+    assert "scheduling.policy" in err and "scenario.engine" in err, err
+    assert not out.exists()
+
+
 def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium not installed (make test-python installs it)")
@@ -121,6 +151,8 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
         ("[transport]\nkind = 'dctcp'\n", ["transport", "scenario.engine"]),
         ("[storage]\npolicy = 'sinbad'\n", ["storage.policy", "file-write"]),
         ("[routing]\npolicy = 'ecmpp'\n", ["routing.policy", "ecmp"]),
+        ("[scheduling]\npolicy = 'spc'\n[routing]\npolicy = 'adaptive'\n", ["scheduling.policy", "routing.policy"]),
+        ("[scheduling]\npolicy = 'spc'\n[storage]\npolicy = 'sinbad'\n", ["scheduling.policy", "storage.policy"]),
     ],
 )
 def test_bad_scenarios_exit_2_and_write_nothing(
@@ -161,7 +193,8 @@ def test_keys_and_docs_come_from_the_rust_schema() -> None:
         "scenario.engine",
     } <= keys
     choices = dict((k, v) for k, v, _ in key_table())
-    assert choices["scheduling.policy"] == "fair-share | sff | stf | fifo | fifo-lm"
+    assert choices["scheduling.policy"] == "fair-share | sff | stf | fifo | fifo-lm | spc"
+    assert {"scheduling.rtt", "scheduling.delta"} <= keys
     # The committed docs are the generated ones.
     assert (ROOT / "docs" / "scenarios.md").read_text() == docs_markdown()
     assert set(TABLES) >= {"flows", "tasks", "links", "queues", "blocks"}

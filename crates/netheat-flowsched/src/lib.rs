@@ -8,7 +8,9 @@
 //! * [`reference`](mod@reference): an exact recompute-everything fluid simulation of the
 //!   same policies (cross-check; `fifo-lm` fallback);
 //! * [`spc`]: Baraat's decentralized SPC protocol as a round (RTT) based
-//!   simulator with per-task switch counters;
+//!   simulator with per-task switch counters ([`run_spc_dag`]: tasks whose
+//!   flows form DAGs, with per-flow times and per-link bytes, for
+//!   scenarios);
 //! * [`workload`]: Bing-like, data-analytics (Facebook 2010 trace) and
 //!   uniform task workloads, placed in the aggregator's rack as in the paper,
 //!   with partition-aggregate / storage structures at a target load;
@@ -29,5 +31,5 @@ pub use experiment::{run_point, PointResult, PointSpec};
 pub use ideal::{run_ideal, run_ideal_stats, IdealOptions, TaskResult};
 pub use policy::{policy_by_tag, FlowScheduler, TaskIdAllocator, TaskMeta, POLICIES};
 pub use reference::run_reference;
-pub use spc::{run_spc, SpcOptions, SpcResult};
+pub use spc::{run_spc, run_spc_dag, SpcOptions, SpcRecord, SpcResult};
 pub use workload::{AppKind, Placement, Task, TaskFlow, WorkloadKind, WorkloadSpec};

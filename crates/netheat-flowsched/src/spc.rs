@@ -114,7 +114,7 @@
 //! tests).
 
 use crate::ideal::{assign_ids, TaskResult};
-use crate::workload::{check_tasks, feeder_counts, Task};
+use crate::workload::{check_tasks, Task};
 use crate::FlowschedError;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -163,6 +163,54 @@ pub struct SpcResult {
     pub link_passes: u64,
     /// Sender updates done (one sender reading its answers of one round).
     pub sender_updates: u64,
+}
+
+/// Per-flow times and per-link bytes of a run of [`run_spc_dag`] (what a
+/// scenario's `flows` and `links` tables need).
+#[derive(Debug, Clone, Default)]
+pub struct SpcRecord {
+    /// Per flow, in global flow order (tasks in input order, each task's
+    /// flows in order): when it started, i.e. sent its first SRQ (its
+    /// release plus its `delay_s`); NaN if it never did.
+    pub flow_start_s: Vec<f64>,
+    /// Per flow: when its last byte was sent; NaN if never.
+    pub flow_finish_s: Vec<f64>,
+    /// Width of the windows of `link_bytes`, seconds.
+    pub window_s: f64,
+    /// Per link, the bytes it carried in each window (`link_bytes[l][w]`:
+    /// window `[w, w + 1) * window_s`; a link's vector ends with the last
+    /// window it carried bytes in). A flow's bytes at a rate held from one
+    /// round to another are spread evenly over that time.
+    pub link_bytes: Vec<Vec<f64>>,
+}
+
+impl SpcRecord {
+    /// Adds `bytes` sent evenly over `[a, b)` seconds to every link of `path`.
+    fn credit(&mut self, path: &[u32], bytes: f64, a: f64, b: f64) {
+        if path.is_empty() || bytes <= 0.0 {
+            return;
+        }
+        let w = self.window_s;
+        let first = (a / w).floor().max(0.0) as usize;
+        let last = if b > a { ((b / w).ceil() as usize).max(first + 1) - 1 } else { first };
+        for &l in path {
+            let v = &mut self.link_bytes[l as usize];
+            if v.len() <= last {
+                v.resize(last + 1, 0.0);
+            }
+            if last == first {
+                v[first] += bytes;
+                continue;
+            }
+            for (k, x) in v.iter_mut().enumerate().take(last + 1).skip(first) {
+                let lo = a.max(k as f64 * w);
+                let hi = b.min((k + 1) as f64 * w);
+                if hi > lo {
+                    *x += bytes * (hi - lo) / (b - a);
+                }
+            }
+        }
+    }
 }
 
 /// A port's last answer to one flow (per flow and hop).
@@ -350,6 +398,9 @@ struct Sim<'a> {
     flows: Vec<FlowSt>,
     answers: Vec<Answer>,
     task_flows: Vec<(u32, u32)>,
+    /// Flows each flow releases (global indices): `succ[succ_off[f]..succ_off[f + 1]]`.
+    succ_off: Vec<u32>,
+    succ: Vec<u32>,
     pending: Vec<u32>,
     caps: &'a [f64],
     lflows: Vec<Vec<Entry>>,
@@ -371,17 +422,101 @@ struct Sim<'a> {
     finish: Vec<f64>,
     remaining: usize,
     res: SpcResult,
+    /// Flow times and link bytes, when recorded.
+    rec: Option<SpcRecord>,
 }
 
 /// Runs `tasks` with the SPC protocol over links of capacities `caps`.
 pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcResult, FlowschedError> {
+    check_tasks(tasks)?;
+    let mut succ = Vec::new();
+    let mut succ_off = vec![0u32];
+    let mut first = 0u32;
+    for t in tasks {
+        for f in &t.flows {
+            succ.extend(f.feeds.map(|k| first + k));
+            succ_off.push(succ.len() as u32);
+        }
+        first += t.flows.len() as u32;
+    }
+    simulate(caps, tasks, succ_off, succ, opts, None).map(|(r, _)| r)
+}
+
+/// [`run_spc`] for tasks whose flows form DAGs (a flow may release several
+/// later flows), recording every flow's start and finish and every link's
+/// bytes per window of `window_s` seconds.
+///
+/// `feeds[t][j]` lists the flows of task `t` that its flow `j` feeds (each
+/// a later flow of the task); it replaces the flows' own `feeds`. A flow
+/// starts `delay_s` after the last flow feeding it completes (or after its
+/// task's arrival if nothing feeds it). A flow of 0 bytes completes as it
+/// starts, sending nothing: with no links, it stands for a pause (compute,
+/// disk) of `delay_s` between the flows feeding it and those it feeds.
+pub fn run_spc_dag(
+    caps: &[f64],
+    tasks: &[Task],
+    feeds: &[Vec<Vec<u32>>],
+    opts: &SpcOptions,
+    window_s: f64,
+) -> Result<(SpcResult, SpcRecord), FlowschedError> {
+    if !(window_s.is_finite() && window_s > 0.0) {
+        return Err(FlowschedError::param("window", "must be > 0"));
+    }
+    if feeds.len() != tasks.len() {
+        return Err(FlowschedError::param("feeds", format!("{} lists for {} tasks", feeds.len(), tasks.len())));
+    }
+    check_tasks(tasks)?;
+    let mut succ = Vec::new();
+    let mut succ_off = vec![0u32];
+    let mut first = 0u32;
+    for (ti, (t, fs)) in tasks.iter().zip(feeds).enumerate() {
+        if fs.len() != t.flows.len() {
+            return Err(FlowschedError::param(
+                "feeds",
+                format!("task {ti}: {} lists for {} flows", fs.len(), t.flows.len()),
+            ));
+        }
+        for (j, ks) in fs.iter().enumerate() {
+            for &k in ks {
+                if k as usize <= j || k as usize >= t.flows.len() {
+                    return Err(FlowschedError::param(
+                        "feeds",
+                        format!("task {ti}, flow {j}: feeds flow {k}, which is not a later flow of the task"),
+                    ));
+                }
+                succ.push(first + k);
+            }
+            succ_off.push(succ.len() as u32);
+        }
+        first += t.flows.len() as u32;
+    }
+    let n = first as usize;
+    let rec = SpcRecord {
+        flow_start_s: vec![f64::NAN; n],
+        flow_finish_s: vec![f64::NAN; n],
+        window_s,
+        link_bytes: vec![Vec::new(); caps.len()],
+    };
+    let (res, rec) = simulate(caps, tasks, succ_off, succ, opts, Some(rec))?;
+    Ok((res, rec.unwrap_or_default()))
+}
+
+/// Runs the protocol; `succ_off` / `succ` are the flows each flow releases
+/// (global indices, each later in its own task; `tasks` already checked).
+fn simulate(
+    caps: &[f64],
+    tasks: &[Task],
+    succ_off: Vec<u32>,
+    succ: Vec<u32>,
+    opts: &SpcOptions,
+    rec: Option<SpcRecord>,
+) -> Result<(SpcResult, Option<SpcRecord>), FlowschedError> {
     if opts.rtt_s.is_nan() || opts.rtt_s <= 0.0 {
         return Err(FlowschedError::param("rtt", "must be > 0"));
     }
     if opts.delta_frac.is_nan() || opts.delta_frac < 0.0 {
         return Err(FlowschedError::param("delta", "must be >= 0"));
     }
-    check_tasks(tasks)?;
     let mut links: Vec<u32> = Vec::new();
     let mut flows: Vec<FlowSt> = Vec::new();
     let mut task_flows: Vec<(u32, u32)> = Vec::with_capacity(tasks.len());
@@ -412,6 +547,10 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         task_flows.push((first, flows.len() as u32));
     }
     let n_links = caps.len();
+    let mut pending = vec![0u32; flows.len()];
+    for &k in &succ {
+        pending[k as usize] += 1;
+    }
     let mut sim = Sim {
         tasks,
         opts,
@@ -420,7 +559,9 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         answers: vec![Answer::default(); links.len()],
         links,
         flows,
-        pending: tasks.iter().flat_map(feeder_counts).collect(),
+        pending,
+        succ_off,
+        succ,
         left_flows: task_flows.iter().map(|&(a, b)| b - a).collect(),
         task_flows,
         caps,
@@ -440,15 +581,16 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         finish: vec![f64::NAN; tasks.len()],
         remaining: tasks.len(),
         res: SpcResult::default(),
+        rec,
     };
     sim.run()?;
-    let Sim { res: mut out, ids, finish, .. } = sim;
+    let Sim { res: mut out, ids, finish, rec, .. } = sim;
     out.tasks = tasks
         .iter()
         .enumerate()
         .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: finish[i] })
         .collect();
-    Ok(out)
+    Ok((out, rec))
 }
 
 impl Sim<'_> {
@@ -511,6 +653,9 @@ impl Sim<'_> {
                 }
                 self.waiting.pop();
                 let t = f64::from_bits(start);
+                if let Some(rec) = self.rec.as_mut() {
+                    rec.flow_start_s[fi as usize] = t;
+                }
                 if self.flows[fi as usize].left <= 0.0 {
                     self.flow_finished(fi, t);
                     continue;
@@ -681,6 +826,10 @@ impl Sim<'_> {
         let rem = if q > f.since { f.left - (q - f.since) as f64 * b } else { f.left };
         if b >= rem - 1e-9 * rem.max(1.0) {
             let t_end = t0 + rem.max(0.0) * 8.0 / f.rate;
+            if let Some(rec) = self.rec.as_mut() {
+                let path = &self.links[f.path_off as usize..(f.path_off + f.path_len) as usize];
+                rec.credit(path, f.left, f.since as f64 * rtt, t_end);
+            }
             self.remove_flow(fi, q);
             self.flow_finished(fi, t_end);
             return;
@@ -765,15 +914,18 @@ impl Sim<'_> {
         }
     }
 
-    /// Flow `fi` is done at `t`: its task's count, and the flow it feeds.
+    /// Flow `fi` is done at `t`: its task's count, and the flows it feeds.
     fn flow_finished(&mut self, fi: u32, t: f64) {
         let ti = self.flows[fi as usize].task as usize;
         let first = self.task_flows[ti].0;
-        if let Some(k) = self.tasks[ti].flows[(fi - first) as usize].feeds {
-            let kf = first + k;
+        if let Some(rec) = self.rec.as_mut() {
+            rec.flow_finish_s[fi as usize] = t;
+        }
+        for s in self.succ_off[fi as usize]..self.succ_off[fi as usize + 1] {
+            let kf = self.succ[s as usize];
             self.pending[kf as usize] -= 1;
             if self.pending[kf as usize] == 0 {
-                let start = t + self.tasks[ti].flows[k as usize].delay_s;
+                let start = t + self.tasks[ti].flows[(kf - first) as usize].delay_s;
                 self.waiting.push(Reverse((start.to_bits(), kf)));
             }
         }
@@ -928,6 +1080,10 @@ impl Sim<'_> {
         let rate = if same(min_ar, f.rate) { f.rate } else { min_ar };
         if d == f.demand && rate == f.rate {
             return;
+        }
+        if let Some(rec) = self.rec.as_mut() {
+            let path = &self.links[f.path_off as usize..(f.path_off + f.path_len) as usize];
+            rec.credit(path, f.left - left_after, f.since as f64 * rtt, (q + 1) as f64 * rtt);
         }
         let f = &mut self.flows[fi as usize];
         f.left = left_after;

@@ -6,7 +6,7 @@
 //! Links are 1 Gbps, rounds (RTTs) 100 us unless stated: a flow at the full
 //! rate sends 12,500 bytes a round; `delta` is 2% of the NIC rate (20 Mbps).
 
-use netheat_flowsched::{policy_by_tag, run_ideal, run_spc, IdealOptions, SpcOptions, Task, TaskFlow};
+use netheat_flowsched::{policy_by_tag, run_ideal, run_spc, run_spc_dag, IdealOptions, SpcOptions, Task, TaskFlow};
 
 const C: f64 = 1e9;
 const MB: f64 = 1e6;
@@ -175,4 +175,66 @@ fn spc_converges_to_idealized_fifo_lm_within_its_round_costs() {
         worst.push(w);
     }
     assert!(worst[1] < worst[0], "{worst:?}");
+}
+
+/// A DAG through `run_spc_dag`: flow A (125 KB on link 0) feeds a pause of
+/// 1.05 ms (a 0-byte flow without links), which feeds two flows B and B'
+/// (125 KB each, on links 1 and 2): a fan-out `TaskFlow::feeds` cannot say.
+///
+/// A sends its first SRQ in round 0 and 12,500 B a round in rounds 1-10:
+/// [0.1, 1.1) ms. The pause ends at 1.1 + 1.05 = 2.15 ms, inside round 21,
+/// where B and B' send their first SRQ; they send in rounds 22-31 and end at
+/// 3.2 ms, the task's end. In 1 ms windows link 0 carries 0.9 ms x 1 Gbps =
+/// 112,500 B in window 0 and 12,500 B in window 1; links 1 and 2 carry
+/// 100,000 B in window 2 ([2.2, 3) ms) and 25,000 B in window 3.
+#[test]
+fn a_dag_with_a_pause_and_a_fan_out_hand_computed() {
+    let kb = 125_000.0;
+    let pause = TaskFlow { delay_s: 1.05e-3, ..flow(&[], 0.0) };
+    let tasks = vec![task(0.0, vec![flow(&[0], kb), pause, flow(&[1], kb), flow(&[2], kb)])];
+    let feeds = vec![vec![vec![1], vec![2, 3], vec![], vec![]]];
+    let (r, rec) = run_spc_dag(&[C; 3], &tasks, &feeds, &SpcOptions::default(), 1e-3).unwrap();
+    assert!(near(r.tasks[0].finish_s, 3.2e-3), "{:?}", r.tasks);
+    let want_start = [0.0, 2.15e-3, 2.15e-3, 2.15e-3];
+    let want_finish = [1.1e-3, 2.15e-3, 3.2e-3, 3.2e-3];
+    for k in 0..4 {
+        assert!(near(rec.flow_start_s[k], want_start[k]), "{:?}", rec.flow_start_s);
+        assert!(near(rec.flow_finish_s[k], want_finish[k]), "{:?}", rec.flow_finish_s);
+    }
+    let close = |v: &[f64], w: &[f64]| v.len() == w.len() && v.iter().zip(w).all(|(a, b)| (a - b).abs() < 1e-3);
+    assert!(close(&rec.link_bytes[0], &[112_500.0, 12_500.0]), "{:?}", rec.link_bytes);
+    for l in [1, 2] {
+        assert!(close(&rec.link_bytes[l], &[0.0, 0.0, 100_000.0, 25_000.0]), "{:?}", rec.link_bytes);
+    }
+    // A flow feeding an earlier one is refused.
+    let bad = vec![vec![vec![1], vec![0], vec![], vec![]]];
+    assert!(run_spc_dag(&[C; 3], &tasks, &bad, &SpcOptions::default(), 1e-3).is_err());
+}
+
+/// Without dependencies `run_spc_dag` is `run_spc` (the three-task example
+/// above, whose times are hand-computed there), and every byte is counted
+/// once on every link of its flow's path: link 0 carries T1's and T2's
+/// 1 MB, link 1 T2's 1 MB and T3's 2 MB.
+#[test]
+fn recorded_runs_match_plain_runs_and_conserve_bytes() {
+    let tasks = vec![
+        task(0.0, vec![flow(&[0], MB)]),
+        task(0.0, vec![flow(&[0, 1], MB)]),
+        task(0.0, vec![flow(&[1], 2.0 * MB)]),
+    ];
+    let o = SpcOptions::default();
+    let plain = run_spc(&[C, C], &tasks, &o).unwrap();
+    let feeds = vec![vec![vec![]]; 3];
+    let (rec_run, rec) = run_spc_dag(&[C, C], &tasks, &feeds, &o, 1e-3).unwrap();
+    for (a, b) in plain.tasks.iter().zip(&rec_run.tasks) {
+        assert_eq!(a.finish_s, b.finish_s);
+    }
+    assert!(near(rec_run.tasks[2].tct_s(), 0.024654), "{:?}", rec_run.tasks);
+    for (k, t) in rec_run.tasks.iter().enumerate() {
+        assert_eq!(rec.flow_finish_s[k], t.finish_s);
+    }
+    let total = |l: usize| rec.link_bytes[l].iter().sum::<f64>();
+    assert!((total(0) - 2.0 * MB).abs() < 1e-3 && (total(1) - 3.0 * MB).abs() < 1e-3, "{} {}", total(0), total(1));
+    // No window of a 1 Gbps link holds more than 1 ms at 1 Gbps.
+    assert!(rec.link_bytes.iter().flatten().all(|&b| b <= 125_000.0 + 1e-6));
 }

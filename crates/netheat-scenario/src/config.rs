@@ -148,25 +148,45 @@ impl RoutingPolicy {
 pub struct SchedulingSection {
     /// `fair-share` (one class), `sff` (smallest flow first), `stf`
     /// (smallest task first, by total task bytes), `fifo` (tasks served in
-    /// arrival order) or `fifo-lm` (FIFO with limited multiplexing: a task
-    /// that has sent more than the heavy threshold yields to later tasks).
+    /// arrival order), `fifo-lm` (FIFO with limited multiplexing: a task
+    /// that has sent more than the heavy threshold yields to later tasks)
+    /// or `spc` (FIFO-LM through Baraat's decentralized Smart Priority Class
+    /// protocol, §4.3 Algorithms 1 and 2: every `rtt` each sender requests a
+    /// rate and each switch port answers from per-task counters; a
+    /// round-based simulator on ECMP paths fixed when the run starts, so
+    /// it takes no `adaptive`/`detour` routing, storage or placement policy
+    /// and no `[[events]]`).
     /// A task is an application task of the workload, or a flow of an
     /// open-loop generator (flows of a replayed trace that share a
     /// `task_id` form one task).
     #[serde(default)]
     pub policy: SchedulingPolicy,
-    /// `fifo-lm`: bytes above which a task is heavy. Default: the
-    /// `heavy-percentile` of the scenario's task sizes.
+    /// `fifo-lm`, `spc`: bytes above which a task is heavy (`spc`: its
+    /// bytes reserved at a switch port, the classifier's size proxy,
+    /// Baraat §4.3). Default: the `heavy-percentile` of the scenario's task
+    /// sizes.
     #[schemars(with = "Option<UnitString>")]
     pub heavy_threshold: Option<Bytes>,
-    /// `fifo-lm`: the task-size quantile (0-1) used as the heavy threshold
-    /// when `heavy-threshold` is not given (Baraat §5 sets it from the
-    /// workload's size distribution; 0.8 as in netheat's Baraat experiment).
+    /// `fifo-lm`, `spc`: the task-size quantile (0-1) used as the heavy
+    /// threshold when `heavy-threshold` is not given (Baraat §3.3 sets it
+    /// from the workload's size distribution, 80th-90th percentile for
+    /// heavy tails; 0.8 as in netheat's Baraat experiment).
     #[serde(default = "default_heavy_percentile")]
     pub heavy_percentile: f64,
     /// `fifo-lm`: how often the bytes sent by large tasks are read.
     #[schemars(with = "Option<UnitString>")]
     pub poll_interval: Option<Duration>,
+    /// `spc`: the protocol's round, one RTT: every round each flow's sender
+    /// sends a scheduling request and sends during the next round at the
+    /// rate its path's ports answered (Baraat §4.3.1). The default is the
+    /// 100 us RTT of the paper's ns-2 micro-benchmarks (§5.3).
+    #[schemars(with = "Option<UnitString>")]
+    pub rtt: Option<Duration>,
+    /// `spc`: Algorithm 1's `delta`, the headroom a sender held back at a
+    /// bottleneck adds to the smallest nominal rate of its path in its next
+    /// demand, as a fraction of its NIC rate (§4.3.1 calls it "a small
+    /// value" without a number; netheat-flowsched's `SpcOptions` default).
+    pub delta: Option<f64>,
     /// Load balancers issuing task ids round-robin (FIFO order is per
     /// balancer, Baraat §3.2).
     #[serde(default = "default_lbs")]
@@ -196,10 +216,13 @@ pub enum SchedulingPolicy {
     Fifo,
     /// FIFO with limited multiplexing.
     FifoLm,
+    /// FIFO-LM through Baraat's SPC protocol.
+    Spc,
 }
 
 impl SchedulingPolicy {
-    /// The tag in `netheat_flowsched::POLICIES`.
+    /// The tag in `netheat_flowsched::POLICIES` (`spc` is not there: it
+    /// runs `netheat_flowsched::run_spc_dag`, not the flow engine).
     pub fn tag(self) -> &'static str {
         match self {
             Self::FairShare => "fair-share",
@@ -207,7 +230,13 @@ impl SchedulingPolicy {
             Self::Stf => "stf",
             Self::Fifo => "fifo",
             Self::FifoLm => "fifo-lm",
+            Self::Spc => "spc",
         }
+    }
+
+    /// Whether the policy uses a heavy threshold (`fifo-lm`, `spc`).
+    pub fn heavy(self) -> bool {
+        matches!(self, Self::FifoLm | Self::Spc)
     }
 }
 
@@ -239,6 +268,29 @@ pub struct StorageSection {
 
 fn default_balance() -> f64 {
     0.1
+}
+
+impl SchedulingSection {
+    /// The SPC options of the `spc` keys, keys left out at
+    /// netheat-flowsched's `SpcOptions::default()`, with the resolved heavy
+    /// threshold; a bad value is `(key, reason)`.
+    pub fn spc_options(&self, heavy_bytes: f64) -> Result<netheat_flowsched::SpcOptions, (&'static str, &'static str)> {
+        let d = netheat_flowsched::SpcOptions::default();
+        let o = netheat_flowsched::SpcOptions {
+            rtt_s: self.rtt.map_or(d.rtt_s, |x| x.0),
+            delta_frac: self.delta.unwrap_or(d.delta_frac),
+            threshold: heavy_bytes,
+            lbs: self.load_balancers,
+            ..d
+        };
+        if !(o.rtt_s.is_finite() && o.rtt_s > 0.0) {
+            return Err(("scheduling.rtt", "must be a positive duration"));
+        }
+        if !(o.delta_frac.is_finite() && o.delta_frac >= 0.0) {
+            return Err(("scheduling.delta", "must be a fraction of the NIC rate, >= 0"));
+        }
+        Ok(o)
+    }
 }
 
 impl StorageSection {
@@ -554,6 +606,7 @@ fn policy_defaults() -> Vec<(&'static str, &'static str, serde_json::Value)> {
     let tr = netheat_packet::TransportConfig::default();
     let net = netheat_packet::NetConfig::default();
     let cl = netheat_sched::ClusterParams::default();
+    let spc = netheat_flowsched::SpcOptions::default();
     vec![
         ("RoutingSection", "policy", "ecmp".into()),
         ("RoutingSection", "period", seconds(lb.t_rebind_s)),
@@ -564,6 +617,8 @@ fn policy_defaults() -> Vec<(&'static str, &'static str, serde_json::Value)> {
         ("RoutingSection", "detour-share", lb.detour_share.into()),
         ("RoutingSection", "max-intermediate", lb.max_intermediate.into()),
         ("SchedulingSection", "poll-interval", seconds(netheat_flowsched::IdealOptions::default().poll_s)),
+        ("SchedulingSection", "rtt", seconds(spc.rtt_s)),
+        ("SchedulingSection", "delta", spc.delta_frac.into()),
         ("StorageSection", "report-interval", seconds(st.delta_s)),
         ("StorageSection", "ewma-weight", st.alpha.into()),
         ("StorageSection", "small-block", format!("{}MB", st.threshold_bytes / 1e6).into()),

@@ -506,6 +506,55 @@ impl Controller for Runtime<'_, '_> {
     }
 }
 
+/// Open-loop flows as one task: a trace's flows sharing a `task_id`, or a
+/// lone flow.
+pub(crate) struct OpenTask {
+    /// Start of its first flow, seconds.
+    pub start_s: f64,
+    /// The trace's task id (`None`: a lone flow).
+    pub task_id: Option<u64>,
+    /// Ids of its flows, in the order of its flow steps.
+    pub flow_ids: Vec<u64>,
+    /// One flow step per flow, each after a delay step when it starts
+    /// later than the first.
+    pub dag: TaskDag,
+}
+
+/// Groups open-loop flows into tasks (by trace task id, else one each),
+/// sorted by start: the task notion of the schedulers (`fifo-lm`, `spc`).
+pub(crate) fn open_loop_tasks(flows: &[FlowRow]) -> Vec<OpenTask> {
+    let mut groups: BTreeMap<u64, Vec<&FlowRow>> = BTreeMap::new();
+    let mut singles = Vec::new();
+    for f in flows {
+        match f.task_id {
+            Some(t) => groups.entry(t).or_default().push(f),
+            None => singles.push(f),
+        }
+    }
+    let mut open: Vec<(f64, Vec<&FlowRow>)> = groups.into_values().map(|v| (v[0].start_s, v)).collect();
+    open.extend(singles.into_iter().map(|f| (f.start_s, vec![f])));
+    open.sort_by(|a, b| a.0.total_cmp(&b.0));
+    open.into_iter()
+        .map(|(start, rows)| {
+            let mut dag = TaskDag::new(if rows[0].task_id.is_some() { "trace" } else { "flow" });
+            for f in &rows {
+                let after: Vec<StepId> =
+                    if f.start_s > start { vec![dag.delay(f.start_s - start, &[])] } else { Vec::new() };
+                match f.rate_cap_bps {
+                    Some(c) => dag.capped_flow(f.src, f.dst, f.bytes, c, &after),
+                    None => dag.flow(f.src, f.dst, f.bytes, &after),
+                };
+            }
+            OpenTask {
+                start_s: start,
+                task_id: rows[0].task_id,
+                flow_ids: rows.iter().map(|f| f.flow_id).collect(),
+                dag,
+            }
+        })
+        .collect()
+}
+
 /// Whether open-loop flows need the runner (a decision depends on the run).
 fn dynamic(r: &FlowRun<'_>) -> bool {
     r.routing != RoutingPolicy::Ecmp || !matches!(r.scheduling, SchedulingPolicy::FairShare | SchedulingPolicy::Sff)
@@ -538,30 +587,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         sim.schedule_capacity(e.time_s, e.link, e.capacity_bps)?;
     }
     if dynamic {
-        // Group open-loop flows into tasks: by trace task id, else one each.
-        let mut groups: BTreeMap<u64, Vec<&FlowRow>> = BTreeMap::new();
-        let mut singles = Vec::new();
-        for f in r.flows {
-            match f.task_id {
-                Some(t) => groups.entry(t).or_default().push(f),
-                None => singles.push(f),
-            }
-        }
-        let mut open: Vec<(f64, Vec<&FlowRow>)> = groups.into_values().map(|v| (v[0].start_s, v)).collect();
-        open.extend(singles.into_iter().map(|f| (f.start_s, vec![f])));
-        open.sort_by(|a, b| a.0.total_cmp(&b.0));
-        for (start, rows) in open {
-            let mut dag = TaskDag::new(if rows[0].task_id.is_some() { "trace" } else { "flow" });
-            for f in &rows {
-                let after: Vec<StepId> =
-                    if f.start_s > start { vec![dag.delay(f.start_s - start, &[])] } else { Vec::new() };
-                match f.rate_cap_bps {
-                    Some(c) => dag.capped_flow(f.src, f.dst, f.bytes, c, &after),
-                    None => dag.flow(f.src, f.dst, f.bytes, &after),
-                };
-            }
-            open_tasks.push((rows[0].task_id, rows.iter().map(|f| f.flow_id).collect()));
-            runner.add_task(start, dag);
+        for t in open_loop_tasks(r.flows) {
+            open_tasks.push((t.task_id, t.flow_ids));
+            runner.add_task(t.start_s, t.dag);
         }
     } else {
         for f in r.flows {

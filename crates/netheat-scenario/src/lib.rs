@@ -12,6 +12,8 @@
 //!                          ▼
 //!        flow engine: DagRunner + Decisions (routing, scheduling, storage,
 //!                     placement)
+//!        SPC protocol (`scheduling.policy = "spc"`): the tasks through
+//!                     netheat-flowsched's round-based simulator ([`spc`])
 //!        packet engine: flows with the transport of [transport]
 //!                          ▼
 //!        ScenarioResult { flows, tasks, links, queues, blocks, placements,
@@ -20,8 +22,9 @@
 //!
 //! Combinations that mean nothing (a transport on the flow engine, a flow
 //! scheduler on the packet engine, a storage policy without file writes, a
-//! placement policy without compute jobs)
-//! are refused before anything runs, naming both keys.
+//! placement policy without compute jobs, the SPC protocol with re-routing,
+//! storage or placement policies or capacity events) are refused before
+//! anything runs, naming both keys.
 
 pub mod config;
 pub mod doc;
@@ -29,6 +32,7 @@ pub mod flow;
 pub mod packet;
 pub mod placement;
 pub mod result;
+pub mod spc;
 
 use std::path::Path;
 
@@ -146,6 +150,12 @@ impl Scenario {
             }
             EngineKind::Packet => {
                 if let Some(sc) = &s.scheduling {
+                    if sc.policy == SchedulingPolicy::Spc {
+                        return Err(at(
+                            "scheduling.policy",
+                            "`spc` runs Baraat's SPC protocol in its own round-based simulator of fluid rates, with `scenario.engine = \"flow\"`; the packet engine has no SPC switches".into(),
+                        ));
+                    }
                     if sc.policy != SchedulingPolicy::FairShare {
                         return Err(at(
                             "scheduling.policy",
@@ -184,6 +194,9 @@ impl Scenario {
                 }
             }
         }
+        if s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc) {
+            self.check_spc(p)?;
+        }
         if s.storage.is_some() && !p.workload.tasks.iter().any(|t| t.2.kind == "file-write") {
             return Err(at(
                 "storage.policy",
@@ -199,6 +212,36 @@ impl Scenario {
         }
         if p.workload.flows.is_empty() && p.workload.tasks.is_empty() {
             return Err(at("workload", "the workload generated no flow and no task".into()));
+        }
+        Ok(())
+    }
+
+    /// What `scheduling.policy = "spc"` cannot run with: the SPC protocol
+    /// simulator takes every flow's path and every link's capacity once,
+    /// before the run, and runs the tasks' steps as they are.
+    fn check_spc(&self, p: &Parts) -> Result<(), ScenarioError> {
+        let s = &p.sections;
+        let at = |reason: String| ScenarioError::Config(self.doc.at("scheduling.policy", reason));
+        if let Some(r) = s.routing.as_ref().filter(|r| r.policy != RoutingPolicy::Ecmp) {
+            return Err(at(format!(
+                "`spc` cannot run with `routing.policy = \"{}\"`: the SPC protocol simulator keeps each flow on the ECMP path drawn when it starts and cannot re-route running flows",
+                r.policy.tag()
+            )));
+        }
+        if s.storage.is_some() {
+            return Err(at(
+                "`spc` cannot run with `storage.policy`: storage policies place a block's replicas when its pipeline starts, with the network as it is then, and the SPC protocol simulator takes every task's flows before the run".into(),
+            ));
+        }
+        if s.placement.is_some() {
+            return Err(at(
+                "`spc` cannot run with `placement.policy`: placement policies choose hosts when a job starts and migrate running tasks, and the SPC protocol simulator takes every task's flows before the run".into(),
+            ));
+        }
+        if !p.topology.events().is_empty() {
+            return Err(at(
+                "`spc` cannot run with capacity `[[events]]` of the datacenter: the SPC protocol simulator's link capacities are fixed".into(),
+            ));
         }
         Ok(())
     }
@@ -226,7 +269,7 @@ impl Scenario {
         let seed = s.scenario.seed;
         let mut notes = workload.notes.clone();
         notes.extend(netheat_workloads::same_host_note(&workload.flows, &|i| format!("flow {i}")));
-        let mut out = match s.scenario.engine {
+        let out = match s.scenario.engine {
             EngineKind::Flow => {
                 let window_s = s.scenario.window.map_or(1.0, |d| d.0);
                 let total =
@@ -251,7 +294,7 @@ impl Scenario {
                 let sc = s.scheduling.clone();
                 let scheduling = sc.as_ref().map_or(SchedulingPolicy::FairShare, |x| x.policy);
                 let heavy_bytes = match &sc {
-                    Some(x) if x.policy == SchedulingPolicy::FifoLm => match x.heavy_threshold {
+                    Some(x) if x.policy.heavy() => match x.heavy_threshold {
                         Some(b) => b.0,
                         None => {
                             if !(0.0..=1.0).contains(&x.heavy_percentile) {
@@ -272,6 +315,22 @@ impl Scenario {
                             self.doc.at("scheduling.load-balancers", "must be at least 1"),
                         ));
                     }
+                }
+                if let Some(x) = sc.as_ref().filter(|x| x.policy == SchedulingPolicy::Spc) {
+                    let opts = x
+                        .spc_options(heavy_bytes)
+                        .map_err(|(key, reason)| ScenarioError::Config(self.doc.at(key, reason)))?;
+                    let run = spc::SpcRun {
+                        topo,
+                        flows: &workload.flows,
+                        tasks: workload.tasks,
+                        opts,
+                        window_s,
+                        until_s: s.scenario.duration.map(|d| d.0),
+                        seed,
+                    };
+                    let out = spc::run_spc_scenario(run, progress)?;
+                    return Ok(finish(out, notes, seed, topo, &topology_source));
                 }
                 let run = flow::FlowRun {
                     topo,
@@ -319,12 +378,24 @@ impl Scenario {
             }
             EngineKind::Packet => packet::run_packet(topo, &workload.flows, &s, progress)?,
         };
-        out.notes.splice(0..0, notes);
-        out.stat("seed", seed as f64);
-        out.stats.insert("hosts".into(), topo.hosts().len() as f64);
-        out.notes.push(format!("datacenter: {topology_source}"));
-        Ok(out)
+        Ok(finish(out, notes, seed, topo, &topology_source))
     }
+}
+
+/// What every run's result carries: the workload's notes first, the seed,
+/// the host count and where the datacenter came from.
+fn finish(
+    mut out: ScenarioResult,
+    notes: Vec<String>,
+    seed: u64,
+    topo: &netheat_topology::Topology,
+    topology_source: &str,
+) -> ScenarioResult {
+    out.notes.splice(0..0, notes);
+    out.stat("seed", seed as f64);
+    out.stats.insert("hosts".into(), topo.hosts().len() as f64);
+    out.notes.push(format!("datacenter: {topology_source}"));
+    out
 }
 
 impl Scenario {

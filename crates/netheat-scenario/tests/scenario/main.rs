@@ -7,6 +7,8 @@ use std::path::Path;
 use netheat_data::DataDir;
 use netheat_scenario::{Scenario, ScenarioError, ScenarioResult};
 
+mod spc;
+
 fn run(text: &str) -> Result<ScenarioResult, ScenarioError> {
     let dir = std::env::temp_dir();
     Scenario::from_text(text, "s.toml", &dir).run(&DataDir::explicit("/nonexistent"), &mut |_, _| true)

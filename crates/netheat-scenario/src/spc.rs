@@ -1,0 +1,307 @@
+//! A scenario under `scheduling.policy = "spc"`: its tasks through Baraat's
+//! Smart Priority Class protocol (SIGCOMM'14 §4.3, Algorithms 1 and 2), the
+//! round-based simulator of netheat-flowsched ([`run_spc_dag`]).
+//!
+//! The tasks are those of `fifo-lm` on the flow engine: application tasks
+//! of the workload, and open-loop flows as one-flow tasks (flows of a trace
+//! sharing a `task_id`, one task; `flow::open_loop_tasks`). Every
+//! step of a task's DAG becomes one SPC flow: a flow step on its ECMP path,
+//! a delay step as a flow of 0 bytes without links that completes
+//! `seconds` after its last dependency (a pause), with the DAG's
+//! dependencies as the flows each releases. So a task ends with its last
+//! step, as on the flow engine. A flow between two ports of one host sends
+//! nothing through the network and ends as it starts, as on the flow
+//! engine; a rate cap below the sender's host link is a link of that
+//! capacity of its own, first on its path (the sender's NIC rate, which
+//! Algorithm 1 demands and `delta` is a fraction of).
+//!
+//! Paths are drawn once, before the run, by a seeded hash of the flow id
+//! weighted by path speed (weighted ECMP, as the flow engine's `Route::Ecmp`);
+//! the protocol cannot move a running flow, so `adaptive` and `detour`
+//! routing are refused, and so are the storage and placement policies
+//! (they rewrite steps when they start, with the network as it is then)
+//! and capacity `[[events]]` (the protocol's link capacities are fixed).
+//! Task ids come from `load-balancers` counters in task start order.
+//!
+//! Tables: `flows` (open-loop flows keep their ids; flows of application
+//! tasks are numbered after them in task and step order; `priority` is the
+//! task's FIFO class, its id), `tasks` (the same rows and ids as `fifo-lm`
+//! gives) and `links` (bytes each link carried per window over its
+//! capacity; a flow's bytes at a rate held over several rounds are spread
+//! evenly over them). With `scenario.duration`, the protocol runs to the
+//! end and what finished later is reported unfinished, flows that started
+//! later are left out, and windows from the stop time on are dropped.
+
+use netheat_core::Routing;
+use netheat_flowsched::policy::id_class;
+use netheat_flowsched::{run_spc_dag, SpcOptions, Task, TaskFlow};
+use netheat_topology::Topology;
+use netheat_workloads::{FlowRow, Step, TaskDag};
+
+use crate::flow::open_loop_tasks;
+use crate::result::{FlowOut, ScenarioResult, TaskOut};
+use crate::ScenarioError;
+
+/// What an SPC run needs.
+pub struct SpcRun<'a> {
+    /// The datacenter.
+    pub topo: &'a Topology,
+    /// Open-loop flows, sorted by start.
+    pub flows: &'a [FlowRow],
+    /// Application tasks: (start, workload table, DAG).
+    pub tasks: Vec<(f64, usize, TaskDag)>,
+    /// The protocol's options (threshold and load balancers resolved).
+    pub opts: SpcOptions,
+    /// Utilization window, seconds.
+    pub window_s: f64,
+    /// Stop time, seconds.
+    pub until_s: Option<f64>,
+    /// Seed of the ECMP hash.
+    pub seed: u64,
+}
+
+/// One flow step as an SPC flow, for the `flows` table.
+struct StepFlow {
+    /// Global SPC flow index.
+    gi: usize,
+    id: u64,
+    src: u32,
+    dst: u32,
+    bytes: f64,
+    path_id: i64,
+}
+
+/// A task of the run, before sorting by start.
+struct Pending {
+    start_s: f64,
+    /// Trace task id (open-loop) or `None`.
+    trace: Option<u64>,
+    /// Runner-style index: open-loop tasks first, then application tasks.
+    index: usize,
+    /// The workload table of an application task.
+    table: Option<usize>,
+    dag: TaskDag,
+    /// Ids of its flow steps, in step order.
+    ids: Vec<u64>,
+}
+
+/// SplitMix64's finalizer.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The ECMP path index of flow `id` from `src` to `dst`: a seeded hash,
+/// weighted by each path's weight (its slowest link).
+fn ecmp_index(topo: &Topology, seed: u64, id: u64, src: u32, dst: u32) -> usize {
+    let n = topo.num_paths(src, dst);
+    let h = mix(seed ^ mix(id ^ mix((u64::from(src) << 32) | u64::from(dst))));
+    let u = (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+    let total: f64 = (0..n).map(|k| topo.path_weight(src, dst, k)).sum();
+    let mut x = u * total;
+    for k in 0..n {
+        let w = topo.path_weight(src, dst, k);
+        if x < w {
+            return k;
+        }
+        x -= w;
+    }
+    n.saturating_sub(1)
+}
+
+/// The SPC task of `dag` starting at `start_s` (its flow steps numbered
+/// `ids`), its release lists, and its flow steps; rate caps add links to
+/// `caps`.
+fn to_spc(
+    topo: &Topology,
+    seed: u64,
+    start_s: f64,
+    dag: &TaskDag,
+    ids: &[u64],
+    first: usize,
+    caps: &mut Vec<f64>,
+) -> (Task, Vec<Vec<u32>>, Vec<StepFlow>) {
+    let n = dag.steps.len();
+    let mut feeds = vec![Vec::new(); n];
+    for (s, deps) in dag.deps.iter().enumerate() {
+        for &d in deps {
+            feeds[d].push(s as u32);
+        }
+    }
+    let mut flows = Vec::with_capacity(n);
+    let mut steps = Vec::new();
+    let mut k = 0;
+    for (s, step) in dag.steps.iter().enumerate() {
+        match *step {
+            Step::Delay { seconds } => {
+                flows.push(TaskFlow { src: 0, dst: 0, bytes: 0.0, path: Vec::new(), delay_s: seconds, feeds: None })
+            }
+            Step::Flow { src, dst, bytes, rate_cap_bps } => {
+                let id = ids[k];
+                k += 1;
+                let mut path = Vec::new();
+                let mut path_id = -1;
+                if src != dst {
+                    let p = ecmp_index(topo, seed, id, src, dst);
+                    topo.path(src, dst, p, &mut path);
+                    path_id = p as i64;
+                    if let (Some(c), Some(&l)) = (rate_cap_bps, path.first()) {
+                        if c < topo.link_capacity_bps(l) {
+                            path.insert(0, caps.len() as u32);
+                            caps.push(c);
+                        }
+                    }
+                }
+                // A flow within one host ends as it starts.
+                let b = if src == dst { 0.0 } else { bytes };
+                flows.push(TaskFlow { src, dst, bytes: b, path, delay_s: 0.0, feeds: None });
+                steps.push(StepFlow { gi: first + s, id, src, dst, bytes, path_id });
+            }
+        }
+    }
+    let bytes = flows.iter().map(|f| f.bytes).sum();
+    (Task { arrival_s: start_s, bytes, flows }, feeds, steps)
+}
+
+/// Runs `r` through the SPC protocol; `progress(done, total)` is called
+/// before and after (the protocol runs in one piece).
+pub fn run_spc_scenario(
+    r: SpcRun<'_>,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<ScenarioResult, ScenarioError> {
+    let topo = r.topo;
+    let total = r.flows.len() as u64 + r.tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
+    if !progress(0, total) {
+        return Err(ScenarioError::Interrupted);
+    }
+    // Ids as on the flow engine's dynamic runs: open-loop flows keep
+    // theirs, runner task ids follow the trace's, open-loop tasks first.
+    let flow_base = r.flows.iter().map(|f| f.flow_id + 1).max().unwrap_or(0);
+    let task_base = r.flows.iter().filter_map(|f| f.task_id).map(|t| t + 1).max().unwrap_or(0);
+    let mut all: Vec<Pending> = Vec::new();
+    for t in open_loop_tasks(r.flows) {
+        let index = all.len();
+        all.push(Pending { start_s: t.start_s, trace: t.task_id, index, table: None, dag: t.dag, ids: t.flow_ids });
+    }
+    let n_open = all.len();
+    let mut next_id = flow_base;
+    for (start, table, dag) in r.tasks {
+        let ids: Vec<u64> = (next_id..next_id + dag.num_flows() as u64).collect();
+        next_id += ids.len() as u64;
+        let index = all.len();
+        all.push(Pending { start_s: start, trace: None, index, table: Some(table), dag, ids });
+    }
+    // The protocol takes tasks in arrival order (ids in that order).
+    all.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    let mut caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as u32)).collect();
+    let mut tasks = Vec::with_capacity(all.len());
+    let mut feeds = Vec::with_capacity(all.len());
+    let mut steps = Vec::with_capacity(all.len());
+    let mut first = 0;
+    for p in &all {
+        let (t, f, s) = to_spc(topo, r.seed, p.start_s, &p.dag, &p.ids, first, &mut caps);
+        first += t.flows.len();
+        tasks.push(t);
+        feeds.push(f);
+        steps.push(s);
+    }
+    let (res, rec) = run_spc_dag(&caps, &tasks, &feeds, &r.opts, r.window_s)?;
+    let until = r.until_s.unwrap_or(f64::INFINITY);
+    let cut = |t: f64| if t > until { f64::NAN } else { t };
+
+    let mut flows = Vec::new();
+    let mut out_tasks = Vec::new();
+    for ((p, s), tr) in all.iter().zip(&steps).zip(&res.tasks) {
+        let task_id = match p.trace {
+            Some(t) => t as i64,
+            None if p.index < n_open => -1,
+            None => (task_base + p.index as u64) as i64,
+        };
+        for f in s {
+            let start_s = rec.flow_start_s[f.gi];
+            if start_s.is_nan() || start_s > until {
+                continue;
+            }
+            let finish_s = cut(rec.flow_finish_s[f.gi]);
+            flows.push(FlowOut {
+                flow_id: f.id,
+                src: f.src,
+                dst: f.dst,
+                bytes: f.bytes,
+                start_s,
+                finish_s,
+                fct_s: finish_s - start_s,
+                task_id,
+                priority: id_class(tr.id),
+                path_id: f.path_id,
+            });
+        }
+        if let Some(table) = p.table {
+            out_tasks.push(TaskOut {
+                task_id: task_base + p.index as u64,
+                kind: p.dag.kind.to_string(),
+                table: table as i64,
+                start_s: p.start_s,
+                finish_s: cut(tr.finish_s),
+                flows: p.dag.num_flows() as u64,
+                bytes: p.dag.bytes(),
+            });
+        }
+    }
+    flows.sort_by_key(|f| f.flow_id);
+    out_tasks.sort_by_key(|t| t.task_id);
+    let mut out = ScenarioResult::new("flow");
+    out.tasks = crate::result::trace_tasks(&flows, task_base);
+    out.tasks.extend(out_tasks);
+    out.window_s = r.window_s;
+    let mut end_s: f64 = 0.0;
+    for f in &flows {
+        if f.finish_s.is_finite() {
+            end_s = end_s.max(f.finish_s);
+        }
+    }
+    for t in &out.tasks {
+        if t.finish_s.is_finite() {
+            end_s = end_s.max(t.finish_s);
+        }
+    }
+    let mut windows: Vec<(u32, u32, f64)> = Vec::new();
+    for (l, v) in rec.link_bytes.iter().enumerate().take(topo.num_links()) {
+        let cap = caps[l];
+        for (w, &b) in v.iter().enumerate() {
+            if b > 0.0 && (w as f64) * r.window_s < until {
+                windows.push((l as u32, w as u32, b * 8.0 / (cap * r.window_s)));
+            }
+        }
+    }
+    windows.sort_by_key(|&(l, w, _)| (w, l));
+    out.links = windows;
+    let completed = flows.iter().filter(|f| f.finish_s.is_finite()).count();
+    out.stat("flows", flows.len() as f64);
+    out.stat("completed", completed as f64);
+    out.stat("stranded", 0.0);
+    out.stat("end_s", end_s);
+    out.stat("windows", if end_s > 0.0 { (end_s / r.window_s).ceil() } else { 0.0 });
+    out.stat("rebinds", 0.0);
+    out.stat("detours", 0.0);
+    out.stat("class_changes", 0.0);
+    out.stat("reroutes", 0.0);
+    out.stat("heavy_threshold_bytes", r.opts.threshold);
+    out.stat("spc_rtt_s", r.opts.rtt_s);
+    out.stat("spc_delta", r.opts.delta_frac);
+    out.stat("spc_rounds", res.rounds as f64);
+    out.stat("spc_skipped_rounds", res.skipped as f64);
+    out.stat("spc_link_passes", res.link_passes as f64);
+    out.stat("spc_sender_updates", res.sender_updates as f64);
+    out.notes.push(format!(
+        "scheduling: the SPC protocol in rounds of {} us (Baraat §4.3), not the flow engine; flows of application tasks numbered in task and step order",
+        (r.opts.rtt_s * 1e9).round() / 1e3
+    ));
+    if !progress(total, total) {
+        return Err(ScenarioError::Interrupted);
+    }
+    out.flows = flows;
+    Ok(out)
+}
