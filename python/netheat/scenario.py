@@ -107,7 +107,7 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
-def _toml_value(v: Any) -> str:
+def toml_value(v: Any) -> str:
     """A Python value as TOML text (strings, numbers, booleans and lists of them)."""
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -118,7 +118,7 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, list | tuple):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
     raise InputError(f"override value {v!r} must be a string, number, boolean or list")
 
 
@@ -144,7 +144,7 @@ class Scenario:
 
     def with_overrides(self, values: dict[str, Any]) -> Scenario:
         """The same scenario with dotted keys set (``{"routing.policy": "adaptive"}``)."""
-        more = tuple((k, _toml_value(v)) for k, v in values.items())
+        more = tuple((k, toml_value(v)) for k, v in values.items())
         return Scenario(self.path, self.text, self.base, self.overrides + more)
 
     def with_override_texts(self, pairs: list[tuple[str, str]]) -> Scenario:

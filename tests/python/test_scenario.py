@@ -151,8 +151,14 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
         ("[transport]\nkind = 'dctcp'\n", ["transport", "scenario.engine"]),
         ("[storage]\npolicy = 'sinbad'\n", ["storage.policy", "file-write"]),
         ("[routing]\npolicy = 'ecmpp'\n", ["routing.policy", "ecmp"]),
-        ("[scheduling]\npolicy = 'spc'\n[routing]\npolicy = 'adaptive'\n", ["scheduling.policy", "routing.policy"]),
-        ("[scheduling]\npolicy = 'spc'\n[storage]\npolicy = 'sinbad'\n", ["scheduling.policy", "storage.policy"]),
+        (
+            "[scheduling]\npolicy = 'spc'\n[routing]\npolicy = 'adaptive'\n",
+            ["scheduling.policy", "routing.policy"],
+        ),
+        (
+            "[scheduling]\npolicy = 'spc'\n[storage]\npolicy = 'sinbad'\n",
+            ["scheduling.policy", "storage.policy"],
+        ),
     ],
 )
 def test_bad_scenarios_exit_2_and_write_nothing(

@@ -1,13 +1,16 @@
-"""The built-in ``flow-sim`` scenario kind: a Poisson workload on a datacenter, simulated exactly.
+"""The ``flow-sim`` kind: shorthand for a one-generator scenario on a datacenter file.
 
-Flows arrive as a Poisson process over ``duration`` seconds between
-uniformly random hosts of different racks, with log-normal sizes of mean
-``mean-size`` (constant when ``size-sigma`` is 0). The arrival rate makes
-every host send ``load`` times its host-link capacity on average. The
-workload depends only on the seed, the number of hosts and racks, the host
-link capacity and these parameters, so variants that change only the
-fabric (e.g. a 4:1 vs a 2:1 ToR uplink) see identical flows. With
-``flows`` (a CSV) the generator is bypassed.
+A point is the scenario (``netheat.scenario``, ECMP with fair sharing on the
+exact flow engine) that this kind's parameters spell: the ``topology``
+file with its ``topology.<key>`` overrides, and either the flows of a CSV
+(``flows``, replayed) or the workload schema's Poisson generator: flows
+between hosts of different racks arriving over ``duration`` at ``load``
+times the host links' capacity, with log-normal sizes of mean
+``mean-size`` and ``size-sigma`` (constant sizes at 0). The workload
+depends on the seed and the datacenter's hosts and host links, so variants
+that change only the fabric (a 4:1 vs a 2:1 ToR uplink) see identical
+flows. For anything else (other generators, applications, policies), use
+the ``scenario`` kind over a scenario file (``experiments/example-flow-sim.toml``).
 """
 
 from __future__ import annotations
@@ -17,64 +20,40 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from netheat._netheat import Topology
-from netheat.experiments.registry import Param, PointResult, ScenarioKind, load_topology, register_kind
+from netheat.experiments.registry import Param, PointResult, ScenarioKind, register_kind, topology_overrides
 from netheat.metrics import mean, quantile
-from netheat.simulate import simulate
+from netheat.scenario import Scenario, toml_value
 
 
-def poisson_flows(
-    topo: Topology,
-    duration_s: float,
-    load: float,
-    mean_bytes: float,
-    sigma: float,
-    seed: int,
-) -> dict[str, list[Any]]:
-    """Poisson inter-rack flows offering ``load`` times the total host-link capacity.
-
-    Deterministic in ``seed`` and the topology's host count, rack count and
-    host-link capacity.
-    """
-    rng = np.random.default_rng(seed)
-    host_bps = float(np.sum(topo.host_ports()["speed_bps"]))
-    rate = load * host_bps / (mean_bytes * 8)
-    n = int(rng.poisson(rate * duration_s))
-    start = np.sort(rng.uniform(0.0, duration_s, n))
-    hosts = topo.num_hosts
-    per_rack = hosts // max(topo.num_racks, 1)
-    src = rng.integers(0, hosts, n)
-    if topo.num_racks > 1:
-        other = rng.integers(0, hosts - per_rack, n)
-        dst = np.where(other >= (src // per_rack) * per_rack, other + per_rack, other)
+def scenario_text(params: dict[str, Any], seed: int) -> str:
+    """The scenario a ``flow-sim`` point runs, as TOML text."""
+    lines = [
+        "[scenario]",
+        f"seed = {seed}",
+        f'window = "{params["window"]!r}s"',
+        "[topology]",
+        f"file = {toml_value(params['topology'])}",
+        *(f"{k} = {toml_value(v)}" for k, v in topology_overrides(params).items()),
+        "[[workload.traffic]]",
+    ]
+    if params["flows"] is not None:
+        lines += ['kind = "replay"', f"file = {toml_value(params['flows'])}"]
     else:
-        other = rng.integers(0, hosts - 1, n)
-        dst = np.where(other >= src, other + 1, other)
-    if sigma > 0:
-        size = rng.lognormal(np.log(mean_bytes) - sigma**2 / 2, sigma, n)
-    else:
-        size = np.full(n, mean_bytes)
-    size = np.maximum(np.round(size), 1.0)
-    return {"start_s": start.tolist(), "src": src.tolist(), "dst": dst.tolist(), "bytes": size.tolist()}
+        lines += [
+            'kind = "poisson"',
+            f'duration = "{params["duration"]!r}s"',
+            f"load = {params['load']!r}",
+            'links = "host-uplinks"',
+            f'sizes = {{ dist = "lognormal", mean = "{params["mean-size"]!r}B", '
+            f"sigma = {params['size-sigma']!r} }}",
+            'pattern = "inter-rack"',
+        ]
+    return "\n".join(lines) + "\n"
 
 
 def run_flow_sim(params: dict[str, Any], seed: int) -> PointResult:
     """Run one ``flow-sim`` point: generate (or read) flows and simulate them."""
-    topo = load_topology(params)
-    ecmp_seed = seed if params["ecmp-seed"] is None else int(params["ecmp-seed"])
-    flows: Any
-    if params["flows"] is not None:
-        flows = params["flows"]
-    else:
-        flows = poisson_flows(
-            topo,
-            params["duration"],
-            params["load"],
-            params["mean-size"],
-            params["size-sigma"],
-            seed,
-        )
-    res = simulate(topo, flows, window=params["window"], seed=ecmp_seed)
+    res = Scenario.from_text(scenario_text(params, seed)).run()
     fct = res.flows.column("fct_s").to_numpy(zero_copy_only=False).astype(float)
     done = fct[~np.isnan(fct)]
     links = res.links
@@ -93,7 +72,7 @@ def run_flow_sim(params: dict[str, Any], seed: int) -> PointResult:
         "p99_fct_s": quantile(done, 0.99),
         "hot_tor_share": float(np.mean(util > params["hot-threshold"])) if len(util) else float("nan"),
     }
-    return PointResult(tables={"flows": res.flows, "links": res.links}, values=values)
+    return PointResult(tables={"flows": res.flows, "links": links}, values=values)
 
 
 FLOW_SIM = register_kind(
@@ -113,11 +92,13 @@ FLOW_SIM = register_kind(
             Param("mean-size", "bytes", 10e6, "mean flow size"),
             Param("size-sigma", "float", 1.5, "sigma of the log-normal flow sizes (0: constant sizes)"),
             Param("window", "duration", 1.0, "link-utilization window"),
-            Param("ecmp-seed", "int", None, "seed of the per-flow ECMP hash (default: the point's seed)"),
             Param("hot-threshold", "float", 0.75, "utilization above which a link-window is hot"),
         ),
         values=("mean_fct_s", "p99_fct_s", "hot_tor_share", "completed_share", "flows"),
         tables=("flows", "links"),
-        description="Poisson inter-rack flows on a datacenter, simulated by the exact flow-level engine",
+        description=(
+            "shorthand scenario: Poisson inter-rack flows (or a flow CSV) on a datacenter file, "
+            "ECMP and fair sharing"
+        ),
     )
 )
