@@ -288,6 +288,7 @@ impl Scenario {
                         t_duration_s: r.hot_duration.map_or(lbp.t_duration_s, |d| d.0),
                         detour_share: r.detour_share.unwrap_or(lbp.detour_share),
                         max_intermediate: r.max_intermediate.unwrap_or(lbp.max_intermediate),
+                        ..lbp
                     },
                 };
                 lb.validate().map_err(|e| self.doc.at("routing", e.to_string()))?;

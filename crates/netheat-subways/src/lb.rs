@@ -49,6 +49,20 @@
 //!   hotspot is detoured with probability `offered / (offered + own uplink
 //!   capacity)` through a remote ToR chosen in proportion to its offer.
 //!   Inbound detours are symmetric (outbound detours are tried first).
+//!   *Groups of hot racks* (§6 "Detouring for groups of racks": more than
+//!   `p` contiguous hot ToRs). (1) Only the racks at the edges of a group
+//!   can detour: that follows from the rule above, as a detour never enters
+//!   another hot ToR. With `p = 2` (every detour variant of the bundled
+//!   experiments) these are exactly the paper's `floor(p/2)` leftmost and
+//!   rightmost racks; with `p >= 3` the rack next to an edge can also reach
+//!   a ToR outside the group through a server of the rack just outside it
+//!   (which has ports on that ToR and on the group's first ToRs), so more
+//!   than `floor(p/2)` racks may detour. (2) Fairness (`group_fairness`, on
+//!   by default):
+//!   an edge rack whose detour is active (its plan has a detour probability
+//!   above 0 in this period) sends no direct traffic through its ToRs that a
+//!   member of the group that cannot detour also has ports on; see
+//!   [`LbParams::group_fairness`] for the precise rule.
 //!
 //! Policies implement [`LoadBalancer`] and are created by tag with
 //! [`load_balancer`]; an unknown tag lists the known ones. The `rate`
@@ -88,6 +102,42 @@ pub struct LbParams {
     pub detour_share: f64,
     /// Most intermediate servers on a detour.
     pub max_intermediate: usize,
+    /// The fairness modification for groups of hot racks (Subways §6,
+    /// "Detouring for groups of racks", second modification; on by
+    /// default, `false` gives the detours without it). In one direction
+    /// (outbound: sources' ToR uplinks; inbound: destinations' ToR
+    /// downlinks), per controller period:
+    ///
+    /// * a *member* is a hot rack (all its ToRs hot) with a running
+    ///   non-shortcut flow in that direction; members sharing a ToR form a
+    ///   group of more than `p` contiguous hot ToRs (a rack is the set of
+    ///   servers on the same ToRs: in Type 1/2, rack `k` on loop positions
+    ///   `(k + j) mod loop`, `j < p`);
+    /// * an *edge* is a member whose detour is active (detour probability
+    ///   above 0 this period); the other members cannot detour and their
+    ///   ToRs are *protected*;
+    /// * an edge's direct traffic (new flows and re-bound flows) may use only
+    ///   its ToRs that are not protected: its share through protected ToRs is
+    ///   0 while its detour is active, and the detour probability uses the
+    ///   capacity of those ToRs alone as its own capacity,
+    ///   `offered / (offered + own allowed)`, so each of its flows still gets
+    ///   an equal share of what it may use (§6: "an equal share of the
+    ///   available capacity").
+    ///
+    /// Reading of the paper's "directly connected ToRs that other members of
+    /// the group could use": only members that cannot detour count. A ToR
+    /// shared by two edges only (the middle ToR of a 2-rack group with
+    /// `p = 2`) stays in use by both: forbidding it to both would idle it
+    /// and lower every member's throughput, the opposite of the stated aim
+    /// (a more even division, a better tail). With `p = 2` the left edge of a
+    /// group keeps its leftmost ToR (where its detours start) and gives its
+    /// other ToR to its neighbour in the group. Shortcuts (both servers on
+    /// one ToR) are exempt: they use no ToR uplink or downlink, the capacity
+    /// the detour scheduler divides, and §5.2 always prefers them. If an
+    /// edge has no unprotected ToR (possible when `p >= 3`), it detours every
+    /// flow it can and a flow without a detour falls back to the plain split.
+    /// No parameter is involved.
+    pub group_fairness: bool,
 }
 
 impl Default for LbParams {
@@ -100,6 +150,7 @@ impl Default for LbParams {
             t_duration_s: 0.1,
             detour_share: 0.6,
             max_intermediate: 2,
+            group_fairness: true,
         }
     }
 }
@@ -373,6 +424,32 @@ fn pick(w: &[f64], rng: &mut ChaCha8Rng) -> usize {
 /// (bits/s), and the probability that one of its flows takes a detour.
 type DetourPlan = (Vec<Vec<u32>>, Vec<f64>, f64);
 
+/// Edge racks of groups restricted by [`LbParams::group_fairness`]: each
+/// one's (sorted) ToRs and the ToRs its direct traffic may use.
+type FairMap = BTreeMap<Vec<u32>, Vec<u32>>;
+
+/// The sorted ToRs of host `h` (a rack's key in the detour plans).
+fn rack_key(net: &Net<'_>, h: HostId) -> Vec<u32> {
+    let mut tors = net.topo.host_tors(h);
+    tors.sort_unstable();
+    tors
+}
+
+/// `w` with the entries of `ports` not on an `allowed` ToR set to 0; when
+/// nothing is left, the allowed ports weighted by speed; unchanged when no
+/// port is allowed.
+fn mask_ports(w: &[f64], ports: &[Port], allowed: &[u32]) -> Vec<f64> {
+    let ok: Vec<bool> = ports.iter().map(|p| allowed.contains(&p.tor)).collect();
+    if !ok.contains(&true) {
+        return w.to_vec();
+    }
+    let masked: Vec<f64> = w.iter().zip(&ok).map(|(&x, &o)| if o { x } else { 0.0 }).collect();
+    if masked.iter().sum::<f64>() > 0.0 {
+        return masked;
+    }
+    ports.iter().zip(&ok).map(|(p, &o)| if o { p.speed_bps } else { 0.0 }).collect()
+}
+
 /// The adaptive policy, optionally with detours.
 struct Adaptive {
     p: LbParams,
@@ -382,11 +459,14 @@ struct Adaptive {
     /// Hot until this time, per ToR, outbound ([0]) and inbound ([1]).
     hot_until: [Vec<f64>; 2],
     detours: u64,
+    /// Group fairness of the last period, outbound ([0]) and inbound ([1]).
+    fair: [FairMap; 2],
 }
 
 impl Adaptive {
     fn new(p: LbParams, detour: bool) -> Self {
-        Self { p, detour, util: Vec::new(), hot_until: [Vec::new(), Vec::new()], detours: 0 }
+        let fair = [FairMap::new(), FairMap::new()];
+        Self { p, detour, util: Vec::new(), hot_until: [Vec::new(), Vec::new()], detours: 0, fair }
     }
 
     fn ensure(&mut self, net: &Net<'_>) {
@@ -434,10 +514,31 @@ impl Adaptive {
                 (p.speed_bps * (1.0 - u(p.down)).max(0.0)).min(tor)
             })
             .collect();
+        // Group fairness: an edge rack's new flows avoid the protected ToRs.
+        let ws = match self.fair[0].get(&rack_key(net, src)) {
+            Some(allowed) => mask_ports(&ws, &sps, allowed),
+            None => ws,
+        };
+        let wd = match self.fair[1].get(&rack_key(net, dst)) {
+            Some(allowed) => mask_ports(&wd, &dps, allowed),
+            None => wd,
+        };
         let sp = &sps[pick(&ws, rng)];
         let dp = &dps[pick(&wd, rng)];
         let i = rng.gen_range(0..net.topo.tor_routes(sp.tor, dp.tor));
         net.direct(sp, dp, i)
+    }
+
+    /// A port of host `h` drawn uniformly for the far end of a detour
+    /// (`dir` 0: `h` sends; 1: `h` receives), only among its allowed ports
+    /// when its rack is a restricted edge in `dir` (group fairness).
+    fn fair_port(&self, net: &Net<'_>, dir: usize, h: HostId, ports: &[Port], rng: &mut ChaCha8Rng) -> usize {
+        match self.fair[dir].get(&rack_key(net, h)) {
+            Some(allowed) if ports.iter().any(|p| allowed.contains(&p.tor)) => {
+                pick(&mask_ports(&vec![1.0; ports.len()], ports, allowed), rng)
+            }
+            _ => rng.gen_range(0..ports.len()),
+        }
     }
 
     /// A detour from `src` out through remote ToR `chain.last()`, the chain
@@ -458,7 +559,7 @@ impl Adaptive {
         }
         let remote = *chain.last()?;
         let dps = net.ports(dst);
-        let dp = &dps[rng.gen_range(0..dps.len())];
+        let dp = &dps[self.fair_port(net, 1, dst, &dps, rng)];
         let i = rng.gen_range(0..net.topo.tor_routes(remote, dp.tor));
         net.topo.tor_route(remote, dp.tor, i, &mut out);
         out.push(dp.down);
@@ -480,7 +581,7 @@ impl Adaptive {
         let dp = net.ports(dst).into_iter().find(|p| p.tor == chain[0])?;
         let remote = *chain.last()?;
         let sps = net.ports(src);
-        let sp = &sps[rng.gen_range(0..sps.len())];
+        let sp = &sps[self.fair_port(net, 0, src, &sps, rng)];
         let mut out = vec![sp.up];
         let i = rng.gen_range(0..net.topo.tor_routes(sp.tor, remote));
         net.topo.tor_route(sp.tor, remote, i, &mut out);
@@ -573,6 +674,68 @@ impl Adaptive {
                 !tors.is_empty() && tors.iter().all(|&t| self.hot_until[dir][t as usize] > now)
             })
             .collect()
+    }
+
+    /// The fairness modification for groups of hot racks in `dir` (see
+    /// [`LbParams::group_fairness`], Subways §6 "Detouring for groups of
+    /// racks"): the edges' allowed ToRs; lowers the `own` capacity in their
+    /// plans' detour probability to those ToRs'.
+    fn group_fairness(
+        net: &Net<'_>,
+        dir: usize,
+        plans: &mut BTreeMap<Vec<u32>, DetourPlan>,
+        active: &[ActiveFlow],
+    ) -> FairMap {
+        // Members: hot racks (a plan exists only for those) with a running
+        // flow that uses ToR uplinks (downlinks) in `dir`.
+        let mut members: Vec<Vec<u32>> = Vec::new();
+        for f in active.iter().filter(|f| f.path.len() > 2) {
+            let key = rack_key(net, if dir == 0 { f.src } else { f.dst });
+            if plans.contains_key(&key) && !members.contains(&key) {
+                members.push(key);
+            }
+        }
+        // ToRs of members that cannot detour now.
+        let mut protected: Vec<u32> = Vec::new();
+        for m in members.iter().filter(|m| plans[*m].2 <= 0.0) {
+            protected.extend(m.iter().copied());
+        }
+        let cap = if dir == 0 { &net.tor_up_bps } else { &net.tor_down_bps };
+        let mut fair = FairMap::new();
+        for m in &members {
+            let plan = plans.get_mut(m).expect("a member has a plan");
+            if plan.2 <= 0.0 || !m.iter().any(|t| protected.contains(t)) {
+                continue; // not an edge, or alone: unchanged
+            }
+            let allowed: Vec<u32> = m.iter().copied().filter(|t| !protected.contains(t)).collect();
+            let offered: f64 = plan.1.iter().sum();
+            let own: f64 = allowed.iter().map(|&t| cap[t as usize]).sum();
+            plan.2 = offered / (offered + own);
+            fair.insert(m.clone(), allowed);
+        }
+        fair
+    }
+
+    /// Server `h`'s re-binding split over `ports` (`split`, §5.2), with the
+    /// ports on protected ToRs given share 0 when `h`'s rack is an edge in
+    /// `fair` (the rest renormalized; by port speed when the server measured
+    /// nothing on its allowed ports).
+    fn fair_split(
+        fair: &FairMap,
+        net: &Net<'_>,
+        h: HostId,
+        ports: Vec<Port>,
+        split: Option<Vec<f64>>,
+    ) -> Option<Split> {
+        let Some(allowed) = fair.get(&rack_key(net, h)) else {
+            return split.map(|s| Split::new(ports, s));
+        };
+        let w = mask_ports(&split.unwrap_or_else(|| vec![0.0; ports.len()]), &ports, allowed);
+        let total: f64 = w.iter().sum();
+        if total <= 0.0 {
+            return None; // no allowed port: the plain split's fallback
+        }
+        Some(Split::new(ports, w.iter().map(|x| x / total).collect()))
     }
 }
 
@@ -731,10 +894,15 @@ impl LoadBalancer for Adaptive {
                 }
             }
         }
-        let (out_plans, in_plans) = if self.detour {
+        let (mut out_plans, mut in_plans) = if self.detour {
             (self.plans(net, now, 0, &win[0], active), self.plans(net, now, 1, &win[1], active))
         } else {
             (BTreeMap::new(), BTreeMap::new())
+        };
+        self.fair = if self.detour && self.p.group_fairness {
+            [Self::group_fairness(net, 0, &mut out_plans, active), Self::group_fairness(net, 1, &mut in_plans, active)]
+        } else {
+            [FairMap::new(), FairMap::new()]
         };
         let avoid = [
             if self.detour { self.hot_servers(net, now, 0) } else { Vec::new() },
@@ -752,14 +920,16 @@ impl LoadBalancer for Adaptive {
                 let r: Vec<f64> = ports.iter().map(|p| rate(p.up)).collect();
                 let u: Vec<f64> = ports.iter().map(|p| self.tor_out_util(net, p.tor)).collect();
                 let b: Vec<f64> = ports.iter().map(|p| net.tor_up_bps[p.tor as usize]).collect();
-                rebind_split(self.p.aggressiveness, &ports, &r, &u, &b).map(|s| Split::new(ports, s))
+                let split = rebind_split(self.p.aggressiveness, &ports, &r, &u, &b);
+                Self::fair_split(&self.fair[0], net, f.src, ports, split)
             });
             in_split.entry(f.dst).or_insert_with(|| {
                 let ports = net.ports(f.dst);
                 let r: Vec<f64> = ports.iter().map(|p| rate(p.down)).collect();
                 let u: Vec<f64> = ports.iter().map(|p| self.tor_in_util(net, p.tor)).collect();
                 let b: Vec<f64> = ports.iter().map(|p| net.tor_down_bps[p.tor as usize]).collect();
-                rebind_split(self.p.aggressiveness, &ports, &r, &u, &b).map(|s| Split::new(ports, s))
+                let split = rebind_split(self.p.aggressiveness, &ports, &r, &u, &b);
+                Self::fair_split(&self.fair[1], net, f.dst, ports, split)
             });
         }
         for f in active.iter().filter(|f| f.path.len() > 2) {

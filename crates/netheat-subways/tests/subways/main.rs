@@ -1,5 +1,6 @@
 //! Integration tests of netheat-subways, one file per behaviour.
 
+mod detour_groups;
 mod failures;
 mod policies;
 mod shuffle;

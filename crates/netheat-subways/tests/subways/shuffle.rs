@@ -90,9 +90,15 @@ fn a_failed_tor_strands_type0_but_only_slows_type1() {
 }
 
 fn testbed(wiring: &str) -> netheat_topology::Topology {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("../../experiments/topologies/subways-testbed-{wiring}.toml"));
-    netheat_config::load_topology(&path).expect("testbed topology")
+    // The testbed file is Type 0; Type 1 is a loop of its 4 racks (as experiments/subways-testbed.toml).
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/topologies/subways-testbed.toml");
+    let overrides = match wiring {
+        "type0" => String::new(),
+        w => format!("wiring = \"{w}\"\nloop-size = 4\n"),
+    };
+    let overrides = overrides.parse::<toml_edit::DocumentMut>().expect("overrides").as_table().clone();
+    netheat_config::load_topology_overridden(&path, &overrides).expect("testbed topology")
 }
 
 #[test]
