@@ -71,13 +71,13 @@ bench: build ## Run the benchmarks and print their tables
 	cargo run --release -q -p netheat-engine --example engine_bench -- a b c=10000,100000,1000000
 	cargo run --release -q -p netheat-scenario --example scenario_bench
 	cargo run --release -q -p netheat-workloads --example gen_bench
-	cargo run --release -q -p netheat-flowsched --example baraat_bench
+	cargo run --release -q -p netheat-repro --example baraat_bench
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
 	$(PY) benches/subways_bench.py
-	cargo run --release -q -p netheat-sched --example utp_bench -- experiments/topologies/utp-cluster-small.toml 6
+	cargo run --release -q -p netheat-repro --example utp_bench -- experiments/topologies/utp-cluster-small.toml 6
 	$(PY) benches/storage_bench.py
-	cargo run --release -q -p netheat-packet --example packet_bench
+	cargo run --release -q -p netheat-repro --example packet_bench
 	cargo run --release -q -p netheat-fec --example lt_overhead
 	$(MAKE) --no-print-directory bench-serve
 
@@ -93,10 +93,10 @@ bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (
 	$(PY) benches/engine_vs_simgrid.py a b
 
 bench-baraat-two-stage: build ## Baraat two-level partition-aggregate (section 5.2.2): 10,000 uniform tasks of 30 mid-levels x 40 rack-local flows on 36,000 hosts, fair share vs FIFO-LM (long: about 10 min per 4,800 tasks)
-	BARAAT_APP=two-stage BARAAT_MIDS=30 cargo run --release -q -p netheat-flowsched --example baraat_bench -- 10000 uniform fair-share,fifo-lm
+	BARAAT_APP=two-stage BARAAT_MIDS=30 cargo run --release -q -p netheat-repro --example baraat_bench -- 10000 uniform fair-share,fifo-lm
 
 bench-utp: ## UTP at full scale: 10,000 servers, 24 simulated hours, UTP policy (long)
-	cargo run --release -q -p netheat-sched --example utp_bench -- experiments/topologies/utp-cluster-10k.toml 24 utp
+	cargo run --release -q -p netheat-repro --example utp_bench -- experiments/topologies/utp-cluster-10k.toml 24 utp
 
 bench-hdfs: ## Sinbad/CCP/default in a real HDFS cluster on network namespaces (root; minutes)
 	@command -v ip >/dev/null && command -v tc >/dev/null || (apt-get update && apt-get install -y iproute2)
@@ -104,7 +104,7 @@ bench-hdfs: ## Sinbad/CCP/default in a real HDFS cluster on network namespaces (
 	python3 benches/hdfs/run.py
 
 bench-hdfs-predict: ## netheat's simulation of bench-hdfs's cluster and workload against its measured speedup (no root; ~2.5 min with the build)
-	cargo build --release -q -p netheat-storage --example hdfs_predict
+	cargo build --release -q -p netheat-repro --example hdfs_predict
 	python3 benches/hdfs/predict.py
 
 validate: build ## Cross-check engine completion times against SimGrid on random scenarios

@@ -135,7 +135,9 @@ def build_ns3(name: str) -> Path:
 
 
 def build_netheat() -> Path:
-    """Build the two netheat examples (release); returns the examples directory."""
+    """Build the two netheat examples (release: the packet engine's ``crosscheck``, and
+    ``leafspine_crosscheck`` of netheat-repro, which runs the CloudBurst point's
+    leaf-spine); returns the examples directory."""
     subprocess.run(
         [
             "cargo",
@@ -144,6 +146,8 @@ def build_netheat() -> Path:
             "-q",
             "-p",
             "netheat-packet",
+            "-p",
+            "netheat-repro",
             "--example",
             "crosscheck",
             "--example",

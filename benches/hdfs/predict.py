@@ -9,7 +9,7 @@ schedules and the writers' think times are the ones run.py's rounds used (the sa
 seeds, the same random generators: Python's for the background, java.util.Random for
 BlockWriter.java's think times). See benches/hdfs/README.md, "Prediction".
 
-The simulation itself is crates/netheat-storage/src/experiment/hdfs.rs, run through
+The simulation itself is crates/netheat-repro/src/hdfs.rs, run through
 the example `hdfs_predict` (built here with cargo if missing or older than its sources).
 """
 
@@ -29,8 +29,8 @@ import run as bench  # noqa: E402  (benches/hdfs/run.py: its settings and schedu
 
 BIN = os.path.join(ROOT, "target", "release", "examples", "hdfs_predict")
 SOURCES = [
-    os.path.join(ROOT, "crates", "netheat-storage", "src", "experiment", "hdfs.rs"),
-    os.path.join(ROOT, "crates", "netheat-storage", "examples", "hdfs_predict.rs"),
+    os.path.join(ROOT, "crates", "netheat-repro", "src", "hdfs.rs"),
+    os.path.join(ROOT, "crates", "netheat-repro", "examples", "hdfs_predict.rs"),
     os.path.join(ROOT, "crates", "netheat-storage", "src", "sinbad.rs"),
     os.path.join(ROOT, "crates", "netheat-storage", "src", "placement.rs"),
 ]
@@ -116,7 +116,7 @@ def ensure_binary():
     newest = max(os.path.getmtime(p) for p in SOURCES)
     if not os.path.exists(BIN) or os.path.getmtime(BIN) < newest:
         subprocess.run(
-            ["cargo", "build", "--release", "-q", "-p", "netheat-storage", "--example", "hdfs_predict"],
+            ["cargo", "build", "--release", "-q", "-p", "netheat-repro", "--example", "hdfs_predict"],
             cwd=ROOT,
             check=True,
         )

@@ -18,7 +18,7 @@
 //! fixed `poll_s` grid (the Bing-like p99 at 10,000 tasks moved by 0.005%).
 
 use crate::policy::{ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
-use crate::workload::{check_tasks, feeder_counts, Task};
+use crate::task::{check_tasks, feeder_counts, Task};
 use crate::FlowschedError;
 use netheat_engine::{
     Controller, Ctx, EngineError, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation, Stats,
@@ -342,7 +342,7 @@ pub fn run_ideal_stats(
 #[cfg(test)]
 mod tests {
     use super::cut_bps;
-    use crate::workload::{Task, TaskFlow};
+    use crate::task::{Task, TaskFlow};
 
     fn flow(path: Vec<u32>) -> TaskFlow {
         TaskFlow { src: 0, dst: 1, bytes: 1.0, path, delay_s: 0.0, feeds: None }

@@ -11,25 +11,24 @@
 //!   simulator with per-task switch counters ([`run_spc_dag`]: tasks whose
 //!   flows form DAGs, with per-flow times and per-link bytes, for
 //!   scenarios);
-//! * [`workload`]: Bing-like, data-analytics (Facebook 2010 trace) and
-//!   uniform task workloads, placed in the aggregator's rack as in the paper,
-//!   with partition-aggregate / storage structures at a target load;
-//! * [`experiment`]: one experiment point (datacenter, workload, policy)
-//!   returning per-task records.
+//! * [`task`]: the tasks every simulator runs (flows with fixed paths and
+//!   stage dependencies) and their checks.
+//!
+//! The Baraat experiments (task workloads: Bing-like, data-analytics from
+//! the Facebook 2010 trace, uniform; one experiment point: datacenter,
+//! workload, policy, per-task records) are in `netheat-repro`'s `baraat`.
 #![warn(missing_docs)]
 
 pub mod error;
-pub mod experiment;
 pub mod ideal;
 pub mod policy;
 pub mod reference;
 pub mod spc;
-pub mod workload;
+pub mod task;
 
 pub use error::FlowschedError;
-pub use experiment::{run_point, PointResult, PointSpec};
 pub use ideal::{run_ideal, run_ideal_stats, IdealOptions, TaskResult};
 pub use policy::{policy_by_tag, FlowScheduler, TaskIdAllocator, TaskMeta, POLICIES};
 pub use reference::run_reference;
 pub use spc::{run_spc, run_spc_dag, SpcOptions, SpcRecord, SpcResult};
-pub use workload::{AppKind, Placement, Task, TaskFlow, WorkloadKind, WorkloadSpec};
+pub use task::{Task, TaskFlow};

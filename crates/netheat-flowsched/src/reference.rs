@@ -9,7 +9,7 @@
 
 use crate::ideal::{assign_ids, TaskResult};
 use crate::policy::{ClassChange, FlowScheduler, TaskMeta};
-use crate::workload::{check_tasks, feeder_counts, Task};
+use crate::task::{check_tasks, feeder_counts, Task};
 use crate::FlowschedError;
 use netheat_core::LinkId;
 use netheat_engine::max_min_rates;

@@ -114,7 +114,7 @@
 //! tests).
 
 use crate::ideal::{assign_ids, TaskResult};
-use crate::workload::{check_tasks, Task};
+use crate::task::{check_tasks, Task};
 use crate::FlowschedError;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

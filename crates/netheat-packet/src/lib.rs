@@ -6,12 +6,11 @@
 //! propagation and switching delay per hop, and transports (NewReno, DCTCP,
 //! PIAS, multipath baselines, CloudBurst) behind one trait selected by tag.
 //! Events are ordered by (time in picoseconds, sequence), so runs are
-//! deterministic.
+//! deterministic. The experiments run on it (CloudBurst's incast point,
+//! Subways' memcache) are in `netheat-repro` (`cloudburst`, `memcache`).
 #![warn(missing_docs)]
 
 pub mod engine;
-pub mod experiment;
-pub mod memcache;
 pub mod transport;
 
 pub use engine::{FlowRecord, FlowSpec, LinkWindow, NetConfig, PortStats, SimResult, Simulator};

@@ -1,11 +1,12 @@
 //! `baraat_point`: one task-aware flow-scheduling experiment point (see
-//! `netheat_flowsched::run_point`), run with the GIL released; returns the
+//! `netheat_repro::baraat::run_point`), run with the GIL released; returns the
 //! per-task records as columns.
 
 use std::path::PathBuf;
 
-use netheat_flowsched::workload::load_fb2010_task_sizes;
-use netheat_flowsched::{run_point, AppKind, FlowschedError, Placement, PointSpec, WorkloadKind, WorkloadSpec};
+use netheat_flowsched::FlowschedError;
+use netheat_repro::baraat::workload::load_fb2010_task_sizes;
+use netheat_repro::baraat::{run_point, AppKind, Placement, PointSpec, WorkloadKind, WorkloadSpec};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

@@ -1,8 +1,8 @@
 //! Packet-level engine for Python (`netheat.experiments.cloudburst`).
 
-use netheat_packet::experiment::{mean_p99, p99_by_size, run_incast_point, IncastParams, Isolation};
 use netheat_packet::transport::PIAS_WEB_SEARCH_THRESHOLDS;
 use netheat_packet::{NetConfig, TransportConfig};
+use netheat_repro::cloudburst::{mean_p99, p99_by_size, run_incast_point, IncastParams, Isolation};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -156,7 +156,7 @@ pub fn packet_memcache_max_rate<'py>(
     target_s: f64,
     start_per_s: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use netheat_packet::memcache::{max_rate, MemcacheParams};
+    use netheat_repro::memcache::{max_rate, MemcacheParams};
     let p = MemcacheParams {
         racks,
         hosts_per_rack,

@@ -1,6 +1,7 @@
 //! Cluster-scheduling runs (UTP) for Python (`netheat.experiments.utp`).
 
-use netheat_sched::{run_cluster, ClusterParams, Incident, SchedError};
+use netheat_repro::utp::{run_cluster, ClusterParams, Incident};
+use netheat_sched::SchedError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

@@ -1,9 +1,9 @@
 //! `sinbad_point`: one Sinbad replica-placement point (uniform vs the
 //! policy on the same writes over one precalculated background, see
-//! `netheat_storage::experiment`), run with
+//! `netheat_repro::sinbad`), run with
 //! the GIL released; returns summary values and the paired block table.
 
-use netheat_storage::experiment::{sinbad_point as run_point, validate_sinbad, SinbadSpec};
+use netheat_repro::sinbad::{sinbad_point as run_point, validate_sinbad, SinbadSpec};
 use netheat_storage::{PolicyConfig, StorageError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -144,7 +144,7 @@ pub fn ccp_point<'py>(
     rebalance_every_ops: usize,
     rebalance_target: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let s = netheat_storage::experiment::CcpSpec {
+    let s = netheat_repro::ccp::CcpSpec {
         racks,
         hosts_per_rack,
         client_racks,
@@ -173,7 +173,7 @@ pub fn ccp_point<'py>(
         policy: policy.to_string(),
         seed,
     };
-    let r = py.allow_threads(|| netheat_storage::experiment::ccp_point(&s)).map_err(|e| to_py(py, e))?;
+    let r = py.allow_threads(|| netheat_repro::ccp::ccp_point(&s)).map_err(|e| to_py(py, e))?;
     let d = PyDict::new(py);
     for (k, x) in &r {
         d.set_item(k, x)?;

@@ -1,6 +1,7 @@
 //! Subways shuffle runs and ToR-failure analysis for Python (`netheat.experiments.subways`).
 
-use netheat_subways::{failures::tor_failure, run_shuffle, LbParams, Pattern, Placement, ShuffleJob, SubwaysError};
+use netheat_repro::subways::{run_shuffle, Pattern, Placement, ShuffleJob};
+use netheat_subways::{failures::tor_failure, LbParams, SubwaysError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

@@ -10,7 +10,7 @@
 //! (replica placement), `[placement]` (task placement) and, on the packet
 //! engine, `[transport]` and `[packet]`. Defaults of policy parameters are
 //! the policies' own (`LbParams::default()`, `PolicyConfig::default()`,
-//! `ClusterParams::default()`, `TransportConfig::default()`, ...), so a
+//! `SchedulerParams::default()`, `TransportConfig::default()`, ...), so a
 //! value is written down once.
 //!
 //! [`schema`] exports these structs as JSON Schema (descriptions are the doc
@@ -381,12 +381,12 @@ pub struct PlacementSection {
 
 impl PlacementSection {
     /// The run's parameters and the scheduler's objectives, keys left out
-    /// at netheat-sched's `ClusterParams::default()`; a bad value is
+    /// at netheat-sched's `SchedulerParams::default()`; a bad value is
     /// `(key, reason)`.
     pub fn resolve(
         &self,
     ) -> Result<(crate::placement::PlacementParams, Vec<netheat_sched::Objective>), (&'static str, &'static str)> {
-        let d = netheat_sched::ClusterParams::default();
+        let d = netheat_sched::SchedulerParams::default();
         let params = crate::placement::PlacementParams {
             candidates: self.candidates.unwrap_or(d.candidates),
             hot_threshold: self.hot_threshold.unwrap_or(d.hot_threshold),
@@ -599,13 +599,13 @@ fn seconds(s: f64) -> serde_json::Value {
 
 /// `(definition, key, default)` of every policy key whose default lives in
 /// a policy crate (`LbParams`, `PolicyConfig`, `TransportConfig`,
-/// `NetConfig`, `ClusterParams`), read from those crates' `Default`s.
+/// `NetConfig`, `SchedulerParams`), read from those crates' `Default`s.
 fn policy_defaults() -> Vec<(&'static str, &'static str, serde_json::Value)> {
     let lb = netheat_subways::LbParams::default();
     let st = netheat_storage::PolicyConfig::default();
     let tr = netheat_packet::TransportConfig::default();
     let net = netheat_packet::NetConfig::default();
-    let cl = netheat_sched::ClusterParams::default();
+    let cl = netheat_sched::SchedulerParams::default();
     let spc = netheat_flowsched::SpcOptions::default();
     vec![
         ("RoutingSection", "policy", "ecmp".into()),

@@ -401,7 +401,7 @@ fn finish(
 
 impl Scenario {
     /// The placement run of `[placement]`: the keys left out take
-    /// netheat-sched's `ClusterParams::default()`.
+    /// netheat-sched's `SchedulerParams::default()`.
     fn placement(
         &self,
         pl: &config::PlacementSection,

@@ -3,8 +3,9 @@
 //! (the hotspot paper's UTP, §5.1) when each job starts, and moved off hot
 //! ToRs while it runs.
 //!
-//! The scheduler model is netheat-sched's (`run_cluster`), applied to the
-//! DAGs of the workload instead of its own jobs:
+//! The scheduler model is that of the UTP cluster experiment
+//! (`netheat-repro`'s `utp::run_cluster`), applied to the DAGs of the
+//! workload instead of its own jobs:
 //!
 //! * **Placement** (at a job's `task_started`, task by task in job order):
 //!   `candidates` uniform draws of hosts, kept if they have the task's free

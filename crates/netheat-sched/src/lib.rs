@@ -9,20 +9,23 @@
 //!   scenario layer and the live advisor;
 //! * [`tors`]: ToR outbound utilization and hot-ToR detection from periodic
 //!   samples, for any run that places tasks with a policy;
-//! * [`cluster`]: the scheduler model run on the flow-level engine: jobs
-//!   arrive with tasks requesting CPU and memory and carrying network demand
-//!   (rate-capped flows to peers), placement samples candidates, filters and
-//!   ranks them, and a reactive loop migrates tasks off hot ToRs.
+//! * [`params`]: the scheduler's own parameters (candidates, objectives,
+//!   sampling, hot threshold, migration budget) and their defaults.
+//!
+//! The cluster experiment of the hotspot paper (jobs arriving with tasks
+//! requesting CPU and memory and carrying network demand, placed by a
+//! policy, migrated off hot ToRs by a reactive loop, on the flow-level
+//! engine) is `netheat-repro`'s `utp`.
 #![warn(missing_docs)]
 
-pub mod cluster;
 pub mod error;
+pub mod params;
 pub mod policy;
 pub mod rank;
 pub mod tors;
 
-pub use cluster::{run_cluster, ClusterParams, ClusterResult, Incident, MigrationRecord, QueryType, WindowStats};
 pub use error::SchedError;
+pub use params::SchedulerParams;
 pub use policy::{
     pick_migrations, placement_policy, projected_tor, sample_servers, Candidate, MigrationCandidate, Objective,
     PlacementPolicy, POLICIES,

@@ -17,7 +17,7 @@
 //! demand). The scheduler's
 //! load-balance objective here is [`Objective::CpuBalance`] (CPU
 //! utilization of the server after placement, lowest priority in
-//! [`crate::ClusterParams::default`]). The `utp` policy replaces it by
+//! [`crate::SchedulerParams::default`]). The `utp` policy replaces it by
 //! [`Objective::UtpBalance`], whose score is the larger of the two loads
 //! the candidate would carry: `max(cpu_after, projected_tor)`. Reading of
 //! "tweak" (ours, chosen before any run): the maximum leaves the CPU

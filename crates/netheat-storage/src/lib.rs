@@ -10,12 +10,11 @@
 //! coding, storage balance, rebalancer, replica and degraded reads);
 //! [`placement`] holds the [`ReplicaPlacement`] trait, its registry and the
 //! `uniform` and `ccp` policies; [`sinbad`] is Sinbad's network-balanced
-//! placement (Chowdhury et al., SIGCOMM 2013); [`experiment`] runs the
-//! Sinbad and CCP points.
+//! placement (Chowdhury et al., SIGCOMM 2013). The Sinbad, CCP and HDFS
+//! experiment points are in `netheat-repro` (`sinbad`, `ccp`, `hdfs`).
 
 pub mod cluster;
 pub mod error;
-pub mod experiment;
 pub mod fs;
 pub mod placement;
 pub mod sinbad;

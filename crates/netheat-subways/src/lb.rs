@@ -67,8 +67,8 @@
 //! Policies implement [`LoadBalancer`] and are created by tag with
 //! [`load_balancer`]; an unknown tag lists the known ones. The `rate`
 //! passed to [`LoadBalancer::on_period`] is each link's average rate over
-//! the period just ended ([`crate::shuffle`] measures it from flow byte
-//! counters), as packet counters would give.
+//! the period just ended (`netheat-repro`'s `subways` measures it from flow
+//! byte counters), as packet counters would give.
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 """The ``cloudburst`` scenario kind: packet-level incast under background load.
 
-A point runs the packet-level engine (``crates/netheat-packet``) on a
+A point runs the packet-level engine (``crates/netheat-repro``'s ``cloudburst.rs``) on a
 leaf-spine with web-search background traffic and repeated incasts of small
 messages, for one transport variant (``dctcp``, ``pias``,
 ``dctcp-replication``, ``mptcp``, ``cloudburst-a`` .. ``cloudburst-d``), in

@@ -1,6 +1,6 @@
 """The ``memcache`` scenario kind: the Subways paper's memcache experiment on the packet engine.
 
-A point runs ``crates/netheat-packet`` (``memcache.rs``, GIL released): web
+A point runs ``crates/netheat-repro`` (``memcache.rs``, GIL released): web
 servers of a loop of racks query memcache servers in two racks (50 B
 requests, 1,500 B responses, one-packet TCP messages), and a doubling plus
 bisection search finds the largest request rate whose mean latency stays at

@@ -13,7 +13,7 @@ the writers' uplinks (the paper's optimistic bound). Imbalance is the
 absolute decrease of the median Cv of 10-s rack-link utilizations, uplinks
 and downlinks separately. Everything heavy happens in Rust
 (``netheat._netheat.sinbad_point``); see
-``crates/netheat-storage/src/experiment/sinbad.rs`` for the setup and its
+``crates/netheat-repro/src/sinbad.rs`` for the setup and its
 sources.
 """
 

@@ -1,6 +1,6 @@
 """The ``utp`` scenario kind: a Borg-like cluster under a placement policy, simulated exactly.
 
-A point runs ``crates/netheat-sched`` (in Rust, GIL released): jobs arrive
+A point runs ``crates/netheat-repro`` (``utp.rs``, in Rust, GIL released): jobs arrive
 with tasks requesting cores and memory and carrying rate-capped network
 demand to peers, the scheduler places them with ``policy``
 (``bandwidth-oblivious``, ``utp`` or ``reactive-only``) and migrating

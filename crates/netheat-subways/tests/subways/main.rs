@@ -3,7 +3,6 @@
 mod detour_groups;
 mod failures;
 mod policies;
-mod shuffle;
 
 use netheat_topology::Topology;
 

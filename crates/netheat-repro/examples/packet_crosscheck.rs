@@ -1,0 +1,123 @@
+//! Cross-check of a few Subways shuffle points between the flow engine
+//! (fluid max-min, what the experiments use) and the packet engine with TCP
+//! NewReno (the Subways paper's simulator is packet-level NewReno, §8.1).
+//!
+//! Both engines get the very same paths: each flow's vanilla ECMP path is
+//! drawn once (the sequence `run_shuffle` draws with the same seed) and
+//! given to the packet engine as the flow's only used path.
+//!
+//! `cargo run --release -p netheat-repro --example packet_crosscheck -- TOPO.toml [nodes...]`
+//!
+//! Packet-engine settings from §8.1: "switching latency along with network
+//! propagation delays total to 60 µs per hop" (60 µs per link here), queues
+//! "based on the bandwidth-delay product": one RTT of the longest (6-link)
+//! path at 10 Gbps, 12 x 60 µs x 10 Gb/s = 900 KB per port, drop-tail.
+use std::path::Path;
+use std::time::Instant;
+
+use netheat_core::Routing;
+use netheat_packet::{FlowSpec, NetConfig, Simulator, TransportConfig};
+use netheat_repro::subways::{run_shuffle, ShuffleJob};
+use netheat_subways::lb::vanilla_ecmp_path;
+use netheat_subways::{LbParams, Net};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// The packet engine's ECMP hash (SplitMix64 finalizer, `netheat-packet`).
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.first() else {
+        eprintln!("usage: packet_crosscheck TOPO.toml [nodes...]");
+        std::process::exit(2);
+    };
+    let topo = netheat_config::load_topology(Path::new(path)).expect("topology");
+    let sizes: Vec<usize> =
+        if args.len() > 1 { args[1..].iter().map(|s| s.parse().expect("nodes")).collect() } else { vec![30, 45] };
+    let bytes = 15e6;
+    let seed = 1;
+    let cfg = NetConfig {
+        prop_delay_s: 60e-6,
+        switch_delay_s: 0.0,
+        port_buffer_bytes: 900_000,
+        seed,
+        ..NetConfig::default()
+    };
+    let tcfg = TransportConfig::default();
+    println!("{:>6} {:>12} {:>12} {:>10} {:>9}", "nodes", "flow s", "packet s", "diff %", "wall s");
+    for n in sizes {
+        let w = Instant::now();
+        let job = ShuffleJob::new(0, n, bytes);
+        let fluid = run_shuffle(&topo, &job, "ecmp", &LbParams::default(), seed).expect("flow engine").completion_s;
+        let net = Net::new(&topo);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut sim = Simulator::new(&topo, cfg.clone()).expect("packet simulator");
+        let mut id = 0u64;
+        for s in 0..n as u32 {
+            for d in 0..n as u32 {
+                if s == d {
+                    continue;
+                }
+                let p = vanilla_ecmp_path(&net, s, d, &mut rng).expect("live ports");
+                let np = topo.num_paths(s, d);
+                // Select the extra path (index np) from the flow's ECMP index.
+                let ecmp = (splitmix(id ^ cfg.seed.rotate_left(17)) % np as u64) as usize;
+                let spec = FlowSpec {
+                    id,
+                    src: s,
+                    dst: d,
+                    bytes: bytes as u64,
+                    start_s: 0.0,
+                    transport: "newreno".into(),
+                    task_id: -1,
+                    priority: 1,
+                    path_offset: np - ecmp,
+                };
+                sim.add_flow_with_paths(spec, &tcfg, &[p]).expect("flow");
+                id += 1;
+            }
+        }
+        let r = sim.run(f64::INFINITY);
+        let packet = r.flows.iter().map(|f| f.start_s + f.fct_s).fold(0.0, f64::max);
+        let mut fct: Vec<f64> = r.flows.iter().map(|f| f.fct_s).collect();
+        fct.sort_by(f64::total_cmp);
+        let q = |x: f64| fct[((fct.len() - 1) as f64 * x).round() as usize];
+        eprintln!("packet fct p50 {:.4} p90 {:.4} p99 {:.4} max {:.4} s", q(0.5), q(0.9), q(0.99), q(1.0));
+        // Where the tail comes from: retransmission timeouts and drops.
+        let timeouts: u32 = r.flows.iter().map(|f| f.timeouts).sum();
+        let with_timeouts = r.flows.iter().filter(|f| f.timeouts > 0).count();
+        let slowest = r.flows.iter().max_by(|a, b| a.fct_s.total_cmp(&b.fct_s)).expect("flows");
+        let drops: u64 = r.ports.iter().map(|p| p.drops).sum();
+        eprintln!(
+            "packet: {timeouts} timeouts in {with_timeouts} of {} flows, {drops} drops; slowest flow {} -> {} ({} timeouts, {:.4} s, {} packets sent for {} bytes)",
+            r.flows.len(),
+            slowest.src,
+            slowest.dst,
+            slowest.timeouts,
+            slowest.fct_s,
+            slowest.packets_sent,
+            slowest.bytes
+        );
+        // The slowest flow against the other flows into its receiver (one bottleneck, if the receiver's
+        // links are it): a TCP share far below theirs is unfairness, not a slower network.
+        let mut peers: Vec<(f64, u32, u64)> =
+            r.flows.iter().filter(|f| f.dst == slowest.dst).map(|f| (f.fct_s, f.timeouts, f.packets_sent)).collect();
+        peers.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let fcts: Vec<String> = peers.iter().map(|p| format!("{:.3}", p.0)).collect();
+        eprintln!("flows into {}: completion s {}", slowest.dst, fcts.join(" "));
+        println!(
+            "{:>6} {:>12.4} {:>12.4} {:>10.1} {:>9.1}",
+            n,
+            fluid,
+            packet,
+            100.0 * (packet - fluid) / fluid,
+            w.elapsed().as_secs_f64()
+        );
+    }
+}

@@ -1,0 +1,581 @@
+//! The simulator's prediction of `make bench-hdfs` (issue 29): the same
+//! small HDFS cluster, background and closed-loop block writers on the flow
+//! engine, with the replica policies of this crate (`uniform` standing in
+//! for HDFS's default, `sinbad`, `ccp`).
+//!
+//! The emulated bench (benches/hdfs/run.py) is 8 DataNodes in 4 racks on
+//! 50 Mbit/s links shaped by `tbf` both ways behind one non-blocking
+//! bridge; writers inside some DataNodes' network namespaces write
+//! one-block files back to back with exponential think times; background
+//! TCP flows from an unshaped sender load 2-3 DataNodes' receive links
+//! (`bgtraffic.py`: `F` flows per hot DataNode, each paced at `R / F`),
+//! the hot set changing every phase; a reporter turns the receive byte
+//! counters into per-second utilizations for the NameNode's Sinbad. This
+//! module runs that on the flow engine:
+//!
+//! * **Cluster**: [`Cluster::two_tier`] with the bench's racks, DataNodes
+//!   per rack and link rate, no oversubscription (the bridge is
+//!   non-blocking: rack links carry the sum of their hosts' links and never
+//!   bind), no disk cap (the bench's blocks are small and the DataNodes
+//!   write to the page cache), the CCP uplink classes of the bench's class
+//!   file. The NameNode and the background sender sit on unshaped links and
+//!   are not modelled as hosts.
+//! * **Background**: during each phase, `bg_flows` flows into each hot
+//!   DataNode whose route is that DataNode's downlink alone, each capped at
+//!   `bg_rate_bps / bg_flows` (the pacing of `bgtraffic.py`); cancelled at
+//!   the phase's end. Fluid max-min: a write hop sharing a hot link with
+//!   four such flows gets `Cap / 5` (each paced flow wants more than that).
+//! * **Writes**: each writer, on its DataNode, waits its think time, writes
+//!   one block, waits, and so on until its start would be past
+//!   `writes_duration_s` (BlockWriter.java); times in the writer's clock
+//!   start at `writes_start_s` of the background's. Replication 3 with the
+//!   writer's DataNode holding the first replica (HDFS's rule for a writer
+//!   on a DataNode) and the other two in one remote rack:
+//!   [`Redundancy::Replicate`] `{ r: 3, f: 1 }` with the writer as the
+//!   local piece, placed by the policy under test.
+//! * **Pipeline** ([`PipelineModel`]): `Hops` (default) runs each network
+//!   hop of `writer -> r2 -> r3` as its own flow from the block's start
+//!   (the client-to-local-DataNode hop goes over the loopback and costs
+//!   nothing); the block is written when its slowest hop is. `Chain` runs
+//!   the pipeline as one flow over the union of the hops' links (one rate
+//!   for the whole pipeline: strict back-pressure).
+//! * **Reports** (reporter.py): every `report_s`, each DataNode's received
+//!   bytes over the interval just ended (every flow crossing its downlink:
+//!   background and writes) as a rate on its downlink, and each rack's
+//!   downlink as the sum of its DataNodes' (how the HDFS policy derives
+//!   racks from host reports, docs/hdfs.md; it includes the intra-rack
+//!   hop `r2 -> r3`), given to [`ReplicaPlacement::observe`].
+//!
+//! What the fluid model leaves out, by construction: TCP dynamics (slow
+//! start, losses in `tbf`'s queue, the paced background catching up after
+//! a write), the JVMs' CPU time on a shared machine, the client's and
+//! DataNodes' per-block RPCs to the NameNode (create, addBlock, complete),
+//! and the HDFS policy's reading of the report file up to one refresh
+//! period after it is written.
+
+use netheat_core::{HostId, LinkId};
+use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_storage::cluster::{Cluster, UplinkClass};
+use netheat_storage::fs::{FileSystem, Redundancy};
+use netheat_storage::placement::{make_policy, place_checked, PlacementRequest, PolicyConfig, ReplicaPlacement, View};
+use netheat_storage::StorageError;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+const K_SHIFT: u32 = 56;
+const K_REPORT: u64 = 1;
+const K_PHASE: u64 = 2;
+const K_WRITE: u64 = 3;
+/// Flow ids of block hops start here (background flows below).
+const BLOCK_BASE: u64 = 1 << 40;
+/// Hops per block at most (ids `BLOCK_BASE + block * HOPS + hop`).
+const HOPS: u64 = 8;
+/// Bytes of a background flow: more than it can send in any run (it is
+/// cancelled at its phase's end).
+const ENDLESS_BYTES: f64 = 1e18;
+
+/// How a replication pipeline is modelled on the flow engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PipelineModel {
+    /// One flow per network hop, all from the block's start; the block is
+    /// written when the slowest hop is.
+    Hops,
+    /// One flow over the union of the hops' links.
+    Chain,
+}
+
+/// One writer: its DataNode and its think times, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HdfsWriter {
+    /// The DataNode it runs on (rack-major host index).
+    pub host: HostId,
+    /// Think time before each file, seconds (file `i` waits `thinks[i]`
+    /// after file `i - 1` was closed; file 0 after the writer started).
+    pub thinks: Vec<f64>,
+}
+
+/// The emulated bench as the simulator sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HdfsBenchSpec {
+    /// Racks.
+    pub racks: usize,
+    /// DataNodes per rack.
+    pub hosts_per_rack: usize,
+    /// Each DataNode's link, each way, bits/s.
+    pub host_bps: f64,
+    /// Uplink class per rack (CCP's class file; missing: Medium).
+    pub classes: Vec<UplinkClass>,
+    /// Block size = file size, bytes.
+    pub block_bytes: f64,
+    /// Background phases: start time (background clock, s) and hot DataNodes.
+    pub phases: Vec<(f64, Vec<HostId>)>,
+    /// When the background stops, s.
+    pub bg_end_s: f64,
+    /// Background rate into each hot DataNode, bits/s.
+    pub bg_rate_bps: f64,
+    /// Background flows per hot DataNode.
+    pub bg_flows: usize,
+    /// When the writers' clock starts, in the background's clock, s.
+    pub writes_start_s: f64,
+    /// A writer starts no file after this many seconds of its clock.
+    pub writes_duration_s: f64,
+    /// The writers.
+    pub writers: Vec<HdfsWriter>,
+    /// Report interval of the load reporter, s (also Sinbad's Delta).
+    pub report_s: f64,
+    /// Sinbad settings (`delta_s` is set to `report_s`).
+    pub policy_cfg: PolicyConfig,
+    /// Pipeline model.
+    pub pipeline: PipelineModel,
+}
+
+/// One written block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HdfsBlock {
+    /// Writer index in [`HdfsBenchSpec::writers`].
+    pub writer: usize,
+    /// File index of the writer (0 first).
+    pub file: usize,
+    /// Start, background clock, s.
+    pub start_s: f64,
+    /// Completion (every hop done), background clock, s; NaN if unfinished.
+    pub finish_s: f64,
+    /// Replica DataNodes in pipeline order (the writer's first).
+    pub replicas: Vec<HostId>,
+}
+
+impl HdfsBlock {
+    /// create() to close(): the block's write time, s.
+    pub fn write_s(&self) -> f64 {
+        self.finish_s - self.start_s
+    }
+}
+
+/// The cluster of a spec.
+pub fn hdfs_cluster(s: &HdfsBenchSpec) -> Cluster {
+    Cluster::two_tier(s.racks, s.hosts_per_rack, s.host_bps, 1.0, None, 1e15, &[], &s.classes)
+}
+
+fn check(s: &HdfsBenchSpec) -> Result<(), StorageError> {
+    let pos = super::positive;
+    pos("racks", s.racks as f64)?;
+    pos("hosts-per-rack", s.hosts_per_rack as f64)?;
+    pos("host-link", s.host_bps)?;
+    pos("block-size", s.block_bytes)?;
+    pos("report-interval", s.report_s)?;
+    if s.racks < 2 {
+        return Err(StorageError::invalid("racks", "3 replicas in 2 racks need at least 2 racks"));
+    }
+    let n = (s.racks * s.hosts_per_rack) as HostId;
+    for (t, hs) in &s.phases {
+        if !t.is_finite() || hs.iter().any(|&h| h >= n) {
+            return Err(StorageError::invalid("phases", format!("bad phase at {t} s: {hs:?} ({n} DataNodes)")));
+        }
+    }
+    if s.bg_flows == 0 && !s.phases.iter().all(|p| p.1.is_empty()) {
+        return Err(StorageError::invalid("bg-flows", "must be >= 1"));
+    }
+    if !(s.bg_rate_bps >= 0.0 && s.bg_rate_bps.is_finite()) {
+        return Err(StorageError::invalid("bg-rate", "must be >= 0"));
+    }
+    for w in &s.writers {
+        if w.host >= n || w.thinks.iter().any(|&x| !(x >= 0.0 && x.is_finite())) {
+            return Err(StorageError::invalid("writers", format!("bad writer on host {}", w.host)));
+        }
+    }
+    Ok(())
+}
+
+struct Tracked {
+    id: u64,
+    /// DataNodes whose downlink the flow crosses.
+    into: Vec<HostId>,
+    /// Bytes counted in reports so far.
+    counted: f64,
+    /// Finished or cancelled: dropped after the next report.
+    over: bool,
+}
+
+struct Driver<'a> {
+    s: &'a HdfsBenchSpec,
+    c: &'a Cluster,
+    policy: Box<dyn ReplicaPlacement>,
+    fs: FileSystem,
+    live: Vec<bool>,
+    rng: ChaCha8Rng,
+    blocks: Vec<HdfsBlock>,
+    /// Hops still running per block.
+    left: Vec<usize>,
+    /// Next file per writer.
+    next_file: Vec<usize>,
+    bg_ids: Vec<u64>,
+    next_bg: u64,
+    tracked: Vec<Tracked>,
+    acc: Vec<f64>,
+    rates: Vec<Option<f64>>,
+    last_report: f64,
+    error: Option<StorageError>,
+}
+
+impl Driver<'_> {
+    fn schedule_write(&mut self, ctx: &mut Ctx<'_, '_>, w: usize, after_s: f64) {
+        let i = self.next_file[w];
+        let Some(&think) = self.s.writers[w].thinks.get(i) else { return };
+        let t = after_s + think;
+        if t - self.s.writes_start_s > self.s.writes_duration_s {
+            return;
+        }
+        let _ = ctx.schedule_timer(t, (K_WRITE << K_SHIFT) | w as u64);
+    }
+
+    fn write(&mut self, ctx: &mut Ctx<'_, '_>, w: usize) {
+        let writer = self.s.writers[w].host;
+        let file = self.next_file[w];
+        self.next_file[w] += 1;
+        let bi = self.blocks.len();
+        let req = PlacementRequest {
+            file: bi as u64,
+            block: 0,
+            bytes: self.s.block_bytes,
+            writer: Some(writer),
+            redundancy: Redundancy::Replicate { r: 3, f: 1 },
+            time_s: ctx.now(),
+        };
+        let view = View { cluster: self.c, live: &self.live, host_used: &self.fs.host_used, balance_threshold: 0.1 };
+        let hs = match place_checked(self.policy.as_mut(), &req, &view, &mut self.rng) {
+            Ok(hs) => hs,
+            Err(e) => {
+                self.error = Some(StorageError::invalid("placement", e));
+                return;
+            }
+        };
+        self.fs.store(req.file, req.bytes, hs.clone(), req.redundancy);
+        // The network hops: the writer's own DataNode is reached over the
+        // loopback.
+        let mut hops: Vec<(Vec<LinkId>, HostId)> = Vec::new();
+        let mut prev = writer;
+        for &h in hs.iter().filter(|&&h| h != writer) {
+            let mut p = Vec::new();
+            self.c.net_path(prev, h, &mut p);
+            hops.push((p, h));
+            prev = h;
+        }
+        let flows: Vec<(Vec<LinkId>, Vec<HostId>)> = match self.s.pipeline {
+            PipelineModel::Hops => hops.into_iter().map(|(p, h)| (p, vec![h])).collect(),
+            PipelineModel::Chain => {
+                let mut p: Vec<LinkId> = hops.iter().flat_map(|x| x.0.iter().copied()).collect();
+                p.sort_unstable();
+                p.dedup();
+                vec![(p, hops.iter().map(|x| x.1).collect())]
+            }
+        };
+        self.blocks.push(HdfsBlock { writer: w, file, start_s: ctx.now(), finish_s: f64::NAN, replicas: hs });
+        self.left.push(flows.len());
+        let last = *self.blocks[bi].replicas.last().unwrap_or(&writer);
+        for (k, (path, into)) in flows.into_iter().enumerate() {
+            let id = BLOCK_BASE + bi as u64 * HOPS + k as u64;
+            let spec = FlowSpec::new(id, writer, last, self.s.block_bytes, ctx.now(), Route::Explicit(path));
+            if let Err(e) = ctx.add_flow(spec) {
+                self.error = Some(e.into());
+                return;
+            }
+            self.tracked.push(Tracked { id, into, counted: 0.0, over: false });
+        }
+        if self.left[bi] == 0 {
+            // Every replica on the writer (not with 3 replicas in 2 racks).
+            self.blocks[bi].finish_s = ctx.now();
+            self.schedule_write(ctx, w, ctx.now());
+        }
+    }
+
+    fn phase(&mut self, ctx: &mut Ctx<'_, '_>, k: usize) {
+        for id in std::mem::take(&mut self.bg_ids) {
+            self.count(ctx, id);
+            let _ = ctx.cancel_flow(id);
+        }
+        let Some((_, hot)) = self.s.phases.get(k) else { return };
+        if ctx.now() >= self.s.bg_end_s {
+            return;
+        }
+        let per = self.s.bg_rate_bps / self.s.bg_flows.max(1) as f64;
+        for &h in hot {
+            for _ in 0..self.s.bg_flows {
+                let id = self.next_bg;
+                self.next_bg += 1;
+                let path = self.c.hosts[h as usize].down.clone();
+                // The sender is outside the cluster (its link is not
+                // shaped): the route is the downlink alone; the source named
+                // is another DataNode, since the engine completes a flow to
+                // itself at once.
+                let src = (h + 1) % self.c.hosts.len() as HostId;
+                let spec =
+                    FlowSpec::new(id, src, h, ENDLESS_BYTES, ctx.now(), Route::Explicit(path)).with_rate_cap(per);
+                if let Err(e) = ctx.add_flow(spec) {
+                    self.error = Some(e.into());
+                    return;
+                }
+                self.bg_ids.push(id);
+                self.tracked.push(Tracked { id, into: vec![h], counted: 0.0, over: false });
+            }
+        }
+    }
+
+    /// Counts a flow's bytes delivered since the last count into its
+    /// DataNodes' accumulators, and marks it over when it is not running.
+    fn count(&mut self, ctx: &Ctx<'_, '_>, id: u64) {
+        if let Some(t) = self.tracked.iter_mut().find(|t| t.id == id) {
+            let sent = ctx.flow_bytes_sent(id).unwrap_or(t.counted);
+            for &h in &t.into {
+                self.acc[h as usize] += sent - t.counted;
+            }
+            t.counted = sent;
+            t.over = true;
+        }
+    }
+
+    fn report(&mut self, ctx: &mut Ctx<'_, '_>) {
+        let now = ctx.now();
+        for t in &mut self.tracked {
+            let sent = ctx.flow_bytes_sent(t.id).unwrap_or(t.counted);
+            for &h in &t.into {
+                self.acc[h as usize] += sent - t.counted;
+            }
+            t.counted = sent;
+        }
+        self.tracked.retain(|t| !t.over);
+        let dt = now - self.last_report;
+        self.last_report = now;
+        for r in self.rates.iter_mut() {
+            *r = Some(0.0);
+        }
+        for rack in &self.c.racks {
+            let mut sum = 0.0;
+            for &h in &rack.hosts {
+                let bps = if dt > 0.0 { self.acc[h as usize] * 8.0 / dt } else { 0.0 };
+                for &l in &self.c.hosts[h as usize].down {
+                    self.rates[l as usize] = Some(bps / self.c.hosts[h as usize].down.len() as f64);
+                }
+                sum += bps;
+                self.acc[h as usize] = 0.0;
+            }
+            for &l in &rack.down {
+                self.rates[l as usize] = Some(sum / rack.down.len() as f64);
+            }
+        }
+        self.policy.observe(now, &self.rates);
+    }
+}
+
+impl Controller for Driver<'_> {
+    fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+        if flow.id < BLOCK_BASE {
+            return;
+        }
+        self.count(ctx, flow.id);
+        let bi = ((flow.id - BLOCK_BASE) / HOPS) as usize;
+        self.left[bi] -= 1;
+        if self.left[bi] == 0 {
+            self.blocks[bi].finish_s = ctx.now();
+            let w = self.blocks[bi].writer;
+            self.schedule_write(ctx, w, ctx.now());
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+        let idx = (token & ((1 << K_SHIFT) - 1)) as usize;
+        match token >> K_SHIFT {
+            K_REPORT => {
+                self.report(ctx);
+                // Reports go on while anything runs.
+                if self.left.iter().any(|&n| n > 0) || !self.bg_ids.is_empty() || ctx.now() < self.s.writes_start_s {
+                    let _ = ctx.schedule_timer(ctx.now() + self.s.report_s, K_REPORT << K_SHIFT);
+                }
+            }
+            K_PHASE => self.phase(ctx, idx),
+            K_WRITE => self.write(ctx, idx),
+            _ => {}
+        }
+    }
+}
+
+/// Runs the bench's workload under `policy` (`uniform`, `sinbad`, `ccp`);
+/// `seed` drives the policy's random draws. Blocks in start order.
+pub fn run_hdfs_bench(s: &HdfsBenchSpec, policy: &str, seed: u64) -> Result<Vec<HdfsBlock>, StorageError> {
+    check(s)?;
+    let c = hdfs_cluster(s);
+    let cfg = PolicyConfig { delta_s: s.report_s, ..s.policy_cfg.clone() };
+    let mut pol = make_policy(policy, &cfg)?;
+    pol.bind(&c);
+    let nh = c.hosts.len();
+    let horizon = s.writes_start_s + s.writes_duration_s + s.bg_end_s + 3600.0;
+    let mut sim = Simulation::new(
+        Network::new(c.link_bps.clone()),
+        None,
+        SimConfig { end_s: Some(horizon), telemetry: false, ..SimConfig::default() },
+    );
+    for (k, (t, _)) in s.phases.iter().enumerate() {
+        if *t < s.bg_end_s {
+            sim.schedule_timer(*t, (K_PHASE << K_SHIFT) | k as u64)?;
+        }
+    }
+    // The background stops: a phase past the last one.
+    sim.schedule_timer(s.bg_end_s, (K_PHASE << K_SHIFT) | s.phases.len() as u64)?;
+    sim.schedule_timer(s.report_s, K_REPORT << K_SHIFT)?;
+    let mut d = Driver {
+        s,
+        c: &c,
+        policy: pol,
+        fs: FileSystem::new(nh),
+        live: vec![true; nh],
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        blocks: Vec::new(),
+        left: Vec::new(),
+        next_file: vec![0; s.writers.len()],
+        bg_ids: Vec::new(),
+        next_bg: 0,
+        tracked: Vec::new(),
+        acc: vec![0.0; nh],
+        rates: vec![None; c.link_bps.len()],
+        last_report: 0.0,
+        error: None,
+    };
+    for (w, wr) in s.writers.iter().enumerate() {
+        if let Some(&think) = wr.thinks.first() {
+            if think <= s.writes_duration_s {
+                sim.schedule_timer(s.writes_start_s + think, (K_WRITE << K_SHIFT) | w as u64)?;
+            }
+        }
+    }
+    sim.run_with(&mut d);
+    if let Some(e) = d.error {
+        return Err(e);
+    }
+    Ok(d.blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 4 racks x 2 DataNodes at 50 Mbit/s, 8 MiB blocks, one writer.
+    fn spec(phases: Vec<(f64, Vec<HostId>)>, thinks: Vec<f64>) -> HdfsBenchSpec {
+        HdfsBenchSpec {
+            racks: 4,
+            hosts_per_rack: 2,
+            host_bps: 50e6,
+            classes: vec![UplinkClass::High, UplinkClass::High, UplinkClass::Medium, UplinkClass::Low],
+            block_bytes: 8.0 * 1048576.0,
+            phases,
+            bg_end_s: 1000.0,
+            bg_rate_bps: 0.85 * 50e6,
+            bg_flows: 4,
+            writes_start_s: 0.0,
+            writes_duration_s: 60.0,
+            writers: vec![HdfsWriter { host: 0, thinks }],
+            report_s: 1.0,
+            policy_cfg: PolicyConfig { threshold_bytes: 4.0 * 1048576.0, ..PolicyConfig::default() },
+            pipeline: PipelineModel::Hops,
+        }
+    }
+
+    const BITS: f64 = 8.0 * 1048576.0 * 8.0; // 67,108,864 bits per block
+
+    #[test]
+    fn one_block_on_idle_links_takes_the_line_rate_time() {
+        // Writer on DataNode 0; both remote hops alone on 50 Mbit/s links:
+        // 67,108,864 bits / 50e6 bits/s = 1.34217728 s.
+        let b = run_hdfs_bench(&spec(vec![], vec![0.5]), "uniform", 1).unwrap();
+        assert_eq!(b.len(), 1);
+        assert!((b[0].write_s() - BITS / 50e6).abs() < 1e-9, "{}", b[0].write_s());
+        assert!((b[0].start_s - 0.5).abs() < 1e-12);
+        assert_eq!(b[0].replicas[0], 0);
+        // Two replicas in one remote rack.
+        let r = |h: HostId| h / 2;
+        assert_ne!(r(b[0].replicas[1]), 0);
+        assert_eq!(r(b[0].replicas[1]), r(b[0].replicas[2]));
+    }
+
+    #[test]
+    fn pipeline_through_a_hot_datanode_by_hand() {
+        // `ccp` from a writer on DataNode 0 (rack 0): its only High remote
+        // rack is rack 1 (DataNodes 2, 3), in random order. DataNode 2 hot
+        // (4 flows paced at 10.625 Mbit/s each). The hop into DataNode 2
+        // shares its 50 Mbit/s with the four: max-min gives 10 Mbit/s each
+        // (10 < 10.625), so it takes 67,108,864 / 10e6 = 6.7108864 s; the
+        // other hop runs at 50 Mbit/s (1.342 s). The block: 6.7108864 s,
+        // whichever of 2 and 3 comes first in the pipeline. `Chain`: one
+        // flow at the bottleneck's 10 Mbit/s, the same time.
+        for pipeline in [PipelineModel::Hops, PipelineModel::Chain] {
+            let mut s = spec(vec![(0.0, vec![2])], vec![5.0]);
+            s.pipeline = pipeline;
+            let b = run_hdfs_bench(&s, "ccp", 3).unwrap();
+            assert_eq!(b.len(), 1);
+            let mut rest = b[0].replicas[1..].to_vec();
+            rest.sort_unstable();
+            assert_eq!(rest, vec![2, 3]);
+            assert!((b[0].write_s() - BITS / 10e6).abs() < 1e-6, "{pipeline:?}: {}", b[0].write_s());
+        }
+    }
+
+    #[test]
+    fn two_hops_into_one_hot_datanode_share_it() {
+        // Two writers (DataNodes 0 and 6: racks 0 and 3) start together
+        // under `ccp`; both go to rack 1 (the writer in rack 0 has only
+        // rack 1 as a High remote rack; the writer in rack 3 picks rack 0
+        // or 1 at random: the seed is chosen below so that it picks rack
+        // 1, and the test checks it). DataNodes 2 and 3 are each hot. Into
+        // each: 4 paced flows and 2 hops: max-min 50 / 6 = 8.33 Mbit/s
+        // each (below the 10.625 cap), so every hop takes 67,108,864 /
+        // (50e6 / 6) = 8.05306368 s.
+        let mut s = spec(vec![(0.0, vec![2, 3])], vec![]);
+        s.writers = vec![HdfsWriter { host: 0, thinks: vec![1.0] }, HdfsWriter { host: 6, thinks: vec![1.0] }];
+        let mut checked = 0;
+        for seed in 0..20 {
+            let b = run_hdfs_bench(&s, "ccp", seed).unwrap();
+            assert_eq!(b.len(), 2);
+            if b.iter().all(|x| x.replicas[1] / 2 == 1) {
+                for x in &b {
+                    assert!((x.write_s() - BITS / (50e6 / 6.0)).abs() < 1e-6, "{}", x.write_s());
+                }
+                checked += 1;
+            }
+        }
+        // P(rack 1) = 1/2 per seed: 20 seeds all missing it has 1e-6 odds.
+        assert!(checked > 0);
+    }
+
+    #[test]
+    fn closed_loop_writer_waits_for_its_block() {
+        // Idle links: block i starts at the previous one's end plus its
+        // think: 0.5, 0.5 + 1.342 + 2 = 3.842, then 3.842 + 1.342 + 0.25.
+        let b = run_hdfs_bench(&spec(vec![], vec![0.5, 2.0, 0.25]), "uniform", 1).unwrap();
+        let t = BITS / 50e6;
+        let starts: Vec<f64> = b.iter().map(|x| x.start_s).collect();
+        let want = [0.5, 0.5 + t + 2.0, 0.5 + 2.0 * t + 2.25];
+        for (a, w) in starts.iter().zip(want) {
+            assert!((a - w).abs() < 1e-9, "{starts:?}");
+        }
+        // A start past the duration is not made.
+        let mut s = spec(vec![], vec![0.5, 100.0]);
+        s.writes_duration_s = 60.0;
+        assert_eq!(run_hdfs_bench(&s, "uniform", 1).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn sinbad_avoids_the_hot_rack_after_reports() {
+        // DataNodes 2 and 3 (rack 1) and 4 (rack 2) hot from t = 0; a
+        // writer on DataNode 0 writes at t = 20 s, after 20 reports: the
+        // EWMA of rack 1 is 85 Mbit/s of 100 (rack 2: 42.5), so Sinbad
+        // picks rack 3 (DataNodes 6, 7), idle: 1.342 s. `uniform` over
+        // seeds lands on racks 1 or 2 too.
+        let s = spec(vec![(0.0, vec![2, 3, 4])], vec![20.0]);
+        for seed in 0..10 {
+            let b = run_hdfs_bench(&s, "sinbad", seed).unwrap();
+            assert_eq!(b[0].replicas[1] / 2, 3, "seed {seed}: {:?}", b[0].replicas);
+            assert!((b[0].write_s() - BITS / 50e6).abs() < 1e-9);
+        }
+        let racks: std::collections::BTreeSet<u32> =
+            (0..30).map(|seed| run_hdfs_bench(&s, "uniform", seed).unwrap()[0].replicas[1] / 2).collect();
+        assert_eq!(racks.into_iter().collect::<Vec<_>>(), vec![1, 2, 3]);
+    }
+}

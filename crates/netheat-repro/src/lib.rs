@@ -1,0 +1,54 @@
+//! Paper reproductions: the experiment points of `netheat reproduce`.
+//!
+//! The policy crates hold the policies (`netheat-flowsched`'s schedulers,
+//! `netheat-storage`'s replica placements, `netheat-subways`' load
+//! balancers, `netheat-sched`'s placement policies, `netheat-packet`'s
+//! transports); this crate holds the experiments of the papers they
+//! reproduce, one module per paper: a datacenter, a workload and a policy
+//! in, records out.
+//!
+//! * [`baraat`]: Baraat's task workloads and one experiment point
+//!   (Dogar et al., SIGCOMM 2014);
+//! * [`sinbad`]: the Sinbad point, block writes against a background
+//!   precalculated from the shuffles of the Facebook coflow trace
+//!   (Chowdhury et al., SIGCOMM 2013);
+//! * [`ccp`]: the CCP point, chunk reads and writes on racks of mixed
+//!   uplink classes;
+//! * [`hdfs`]: the prediction of the emulated HDFS bench (`make
+//!   bench-hdfs`'s cluster, background and writers);
+//! * [`cloudburst`]: the CloudBurst incast point on the packet engine;
+//! * [`memcache`]: the Subways memcache experiment on the packet engine;
+//! * [`subways`]: the Subways shuffle jobs (CoNEXT'15 §8);
+//! * [`utp`]: the Borg-like cluster of the hotspot paper's UTP, run on the
+//!   flow engine.
+//!
+//! Every storage point ([`sinbad`], [`ccp`], [`hdfs`]) runs the baseline
+//! (`uniform`) and the policy under test on the same generated workload
+//! (same seed: identical files, writers and background flows), so
+//! per-block comparisons are paired. Percentiles are
+//! [`netheat_core::stats::quantile`], netheat's one definition.
+//!
+//! Errors are those of the policy crate each experiment runs
+//! ([`netheat_flowsched::FlowschedError`],
+//! [`netheat_storage::StorageError`], [`netheat_packet::PacketError`],
+//! [`netheat_subways::SubwaysError`], [`netheat_sched::SchedError`]).
+#![warn(missing_docs)]
+
+pub mod baraat;
+pub mod ccp;
+pub mod cloudburst;
+pub mod hdfs;
+pub mod memcache;
+pub mod sinbad;
+pub mod subways;
+pub mod utp;
+
+/// `Ok` when `v` is positive and finite, else an invalid-parameter error
+/// naming `key`.
+fn positive(key: &str, v: f64) -> Result<(), netheat_storage::StorageError> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(netheat_storage::StorageError::invalid(key, format!("must be positive, got {v}")))
+    }
+}

@@ -1,0 +1,40 @@
+//! The scheduler's own parameters and their defaults, shared by every run
+//! that places tasks with a [`crate::PlacementPolicy`]: the scenario
+//! layer's `[placement]` and the UTP cluster experiment of `netheat-repro`
+//! (`utp::ClusterParams`, whose defaults for these keys are these).
+
+use crate::policy::Objective;
+
+/// What the scheduler itself is configured with: how many candidates it
+/// samples, its objectives, how it samples ToR utilization and decides a
+/// ToR is hot, and its migration budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedulerParams {
+    /// Migrations allowed per job per detection window.
+    pub budget_per_window: u32,
+    /// Candidates sampled per placement.
+    pub candidates: usize,
+    /// The scheduler's own objectives, most important first.
+    pub objectives: Vec<Objective>,
+    /// Utilization sampling period, seconds.
+    pub tick_s: f64,
+    /// Hot detection window, seconds.
+    pub detect_s: f64,
+    /// Utilization above which a ToR is hot.
+    pub hot_threshold: f64,
+}
+
+impl Default for SchedulerParams {
+    fn default() -> Self {
+        Self {
+            budget_per_window: 2,
+            candidates: 32,
+            // Borg-like (§5.1): spreading, bin packing, and the low-priority
+            // load balance across servers that UTP tweaks.
+            objectives: vec![Objective::SpreadJob, Objective::BinPack, Objective::CpuBalance],
+            tick_s: 30.0,
+            detect_s: 300.0,
+            hot_threshold: 0.75,
+        }
+    }
+}
