@@ -162,12 +162,6 @@ impl PyAdvisor {
             .map_err(|e| to_py(py, e))
     }
 
-    /// The extender's 0-10 score per host (those of `extender_json`, without
-    /// the reasons), for the scheduler's prioritize call.
-    fn extender_scores(&self, py: Python<'_>, now_s: f64, hosts: Vec<u32>, demand_bps: f64) -> PyResult<Vec<u32>> {
-        py.allow_threads(|| self.lock().extender_scores(now_s, &hosts, demand_bps)).map_err(|e| to_py(py, e))
-    }
-
     /// `POST /scheduler/filter`: an `ExtenderArgs` body to the
     /// `ExtenderFilterResult` JSON, and the warning to log about nodes that
     /// map to no host (`None`: all map).

@@ -46,10 +46,6 @@ class AdvisorLike(Protocol):
 
     def migrate_json(self, now_s: float, request_json: str | bytes) -> str: ...
 
-    def extender_json(self, now_s: float, hosts: list[int], demand_bps: float) -> str: ...
-
-    def extender_scores(self, now_s: float, hosts: list[int], demand_bps: float) -> list[int]: ...
-
     def extender_filter_json(
         self,
         now_s: float,

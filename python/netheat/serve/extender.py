@@ -38,9 +38,6 @@ from netheat.serve.advisor import AdvisorLike
 
 log = logging.getLogger("netheat.serve")
 
-MAX_EXTENDER_PRIORITY = 10
-"""``MaxExtenderPriority`` of the extender API: scores are 0..10."""
-
 DEFAULT_DEMAND_ANNOTATION = "netheat.io/network-demand"
 
 
