@@ -133,7 +133,7 @@ def same_tables(a: Path, b: Path, names: list[str], float_rtol: float = 0.0) -> 
 
 
 def test_two_experiment_runs_on_one_directory(tmp_path: Path) -> None:
-    exp = long_experiment(tmp_path, "1000s")
+    exp = long_experiment(tmp_path, "100s")
     first = start_run(exp, tmp_path, workers=1, capture=True)
     try:
         wait_for(
@@ -142,8 +142,14 @@ def test_two_experiment_runs_on_one_directory(tmp_path: Path) -> None:
                 and str(first.pid) in (tmp_path / "out" / ".netheat.lock").read_text()
             )
         )
+        # Stopped, the first run still holds the directory however long the
+        # second takes to start, without a long simulation to keep it busy.
+        first.send_signal(signal.SIGSTOP)
         t0 = time.monotonic()
-        second = run(cli("experiment", "run", str(exp), "--out", "out", "--workers", "1"), tmp_path)
+        try:
+            second = run(cli("experiment", "run", str(exp), "--out", "out", "--workers", "1"), tmp_path)
+        finally:
+            first.send_signal(signal.SIGCONT)
         assert time.monotonic() - t0 < 30
         assert second.returncode == 2, second.stderr
         assert f"pid {first.pid}" in second.stderr and "in use" in second.stderr

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from netheat.metrics import quantile
+
 COUNTER_MAX = 2.0**64
 """Where 64-bit counters (``ifHCOutOctets``, node_exporter's byte counters) wrap."""
 
@@ -96,7 +98,7 @@ def scrape_interval(ts: FloatArray) -> float | None:
         return None
     d = np.diff(ts)
     d = d[d > 0]
-    return float(np.percentile(d, 25)) if len(d) else None
+    return quantile(d, 0.25) if len(d) else None
 
 
 def increments(
