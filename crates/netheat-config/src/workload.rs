@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use netheat_core::budget::{self, format_count, format_number, BYTES_PER_FLOW, BYTES_PER_TASK_STEP};
 use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
-use netheat_workloads::apps::cfs::{CfsWrite, UniformRackAware};
+use netheat_workloads::apps::cfs::CfsWrite;
 use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
 use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
 use netheat_workloads::apps::memcache::Memcache;
@@ -978,7 +978,7 @@ impl Wcx<'_> {
                 Box::new(move |r| {
                     use rand::Rng;
                     let writer = r.gen_range(0..n);
-                    cw.task(topo, writer, size, &mut UniformRackAware, r).map(|w| w.dag)
+                    cw.task(topo, writer, size, r).map(|w| w.dag)
                 })
             }
             AppKind::ComputeJob => {

@@ -161,7 +161,7 @@ impl Cluster {
     ///   devices (HDD, SSD; [`disk_write_bps`]); its capacity is theirs in
     ///   bytes. When any host has a disk, hosts without one (compute racks)
     ///   store nothing, the rule of the CFS writes'
-    ///   `netheat_workloads::apps::cfs::UniformRackAware`. When no host has
+    ///   `netheat_workloads::apps::cfs::uniform_rack_aware`. When no host has
     ///   one, every host stores in memory (no disk cap), up to its RAM
     ///   devices' capacity, else its memory.
     ///

@@ -1,7 +1,7 @@
 //! Cluster-file-system file writes through replication pipelines.
 //!
 //! A file is split into blocks of `block_bytes` (the last one shorter).
-//! Each block goes to `replicas` hosts chosen by a [`Placement`] (spanning
+//! Each block goes to `replicas` hosts chosen by [`uniform_rack_aware`] (spanning
 //! at least `fault_tolerance + 1` racks) and is written through a chain
 //! `writer → r1 → r2 → ... → r_k`. The chain streams: all its hops run at
 //! once, each flow capped by the write throughput of its destination's
@@ -19,58 +19,44 @@ use crate::dag::{StepId, TaskDag};
 use crate::storage::disk_write_bps;
 use crate::GenError;
 
-/// Where the replicas of a block go. The policy crate will provide real
-/// policies; [`UniformRackAware`] is the simple default.
-pub trait Placement {
-    /// `replicas` distinct hosts other than `writer`, spanning at least
-    /// `min_racks` racks, in pipeline order.
-    fn place(
-        &mut self,
-        topo: &Topology,
-        writer: HostId,
-        replicas: usize,
-        min_racks: usize,
-        rng: &mut dyn RngCore,
-    ) -> Result<Vec<HostId>, GenError>;
-}
-
-/// Uniform rack-aware placement: among candidate hosts (those with a
-/// persistent disk if any host has one, else all hosts; never the writer),
-/// `min_racks` distinct racks uniformly with one uniform host in each, then
-/// the remaining replicas uniformly among the unused candidates.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct UniformRackAware;
-
-impl Placement for UniformRackAware {
-    fn place(
-        &mut self,
-        topo: &Topology,
-        writer: HostId,
-        replicas: usize,
-        min_racks: usize,
-        rng: &mut dyn RngCore,
-    ) -> Result<Vec<HostId>, GenError> {
-        let n = topo.hosts().len() as HostId;
-        let disks: Vec<HostId> = (0..n).filter(|&h| disk_write_bps(topo, h).is_some()).collect();
-        let pool: Vec<HostId> = if disks.is_empty() { (0..n).collect() } else { disks };
-        let pool: Vec<HostId> = pool.into_iter().filter(|&h| h != writer).collect();
-        let mut racks: Vec<u32> = pool.iter().map(|&h| rack_of(topo, h)).collect();
-        racks.dedup();
-        let chosen = choose(rng, &racks, min_racks).ok_or_else(|| {
-            GenError::NotEnoughHosts(format!("{min_racks} racks wanted, candidates span {}", racks.len()))
-        })?;
-        let mut out: Vec<HostId> = Vec::with_capacity(replicas);
-        for r in chosen {
-            let in_rack: Vec<HostId> = pool.iter().copied().filter(|&h| rack_of(topo, h) == r).collect();
-            out.push(in_rack[rng.gen_range(0..in_rack.len())]);
-        }
-        let rest: Vec<HostId> = pool.iter().copied().filter(|h| !out.contains(h)).collect();
-        let more = choose(rng, &rest, replicas.saturating_sub(out.len())).ok_or_else(|| {
-            GenError::NotEnoughHosts(format!("{replicas} replicas wanted, {} candidate hosts", pool.len()))
-        })?;
-        out.extend(more);
-        Ok(out)
+/// The generator's own replica hosts for a block, uniform and rack-aware:
+/// among candidate hosts (those with a persistent disk if any host has one,
+/// else all hosts; never the writer), `min_racks` distinct racks uniformly
+/// with one uniform host in each, then the remaining replicas uniformly
+/// among the unused candidates; `replicas` hosts in pipeline order.
+///
+/// This is not a replica placement *policy*: those (uniform, CCP, Sinbad)
+/// implement `netheat_storage::ReplicaPlacement`, the one trait of that
+/// decision, and a scenario's `storage.policy` re-places every block when
+/// its pipeline starts. This choice stands only in a workload run without
+/// a storage policy.
+pub fn uniform_rack_aware(
+    topo: &Topology,
+    writer: HostId,
+    replicas: usize,
+    min_racks: usize,
+    rng: &mut dyn RngCore,
+) -> Result<Vec<HostId>, GenError> {
+    let n = topo.hosts().len() as HostId;
+    let disks: Vec<HostId> = (0..n).filter(|&h| disk_write_bps(topo, h).is_some()).collect();
+    let pool: Vec<HostId> = if disks.is_empty() { (0..n).collect() } else { disks };
+    let pool: Vec<HostId> = pool.into_iter().filter(|&h| h != writer).collect();
+    let mut racks: Vec<u32> = pool.iter().map(|&h| rack_of(topo, h)).collect();
+    racks.dedup();
+    let chosen = choose(rng, &racks, min_racks).ok_or_else(|| {
+        GenError::NotEnoughHosts(format!("{min_racks} racks wanted, candidates span {}", racks.len()))
+    })?;
+    let mut out: Vec<HostId> = Vec::with_capacity(replicas);
+    for r in chosen {
+        let in_rack: Vec<HostId> = pool.iter().copied().filter(|&h| rack_of(topo, h) == r).collect();
+        out.push(in_rack[rng.gen_range(0..in_rack.len())]);
     }
+    let rest: Vec<HostId> = pool.iter().copied().filter(|h| !out.contains(h)).collect();
+    let more = choose(rng, &rest, replicas.saturating_sub(out.len())).ok_or_else(|| {
+        GenError::NotEnoughHosts(format!("{replicas} replicas wanted, {} candidate hosts", pool.len()))
+    })?;
+    out.extend(more);
+    Ok(out)
 }
 
 /// Parameters of file writes.
@@ -104,15 +90,32 @@ pub struct FileWrite {
 }
 
 impl CfsWrite {
-    /// Writes `file_bytes` from `writer`, placing each block with `placement`.
+    /// Writes `file_bytes` from `writer`, each block to the hosts of
+    /// [`uniform_rack_aware`].
     pub fn task(
         &self,
         topo: &Topology,
         writer: HostId,
         file_bytes: f64,
-        placement: &mut dyn Placement,
         rng: &mut dyn RngCore,
     ) -> Result<FileWrite, GenError> {
+        self.task_with(topo, writer, file_bytes, uniform_rack_aware, rng)
+    }
+
+    /// Writes `file_bytes` from `writer`, each block to the hosts
+    /// `choose(topo, writer, replicas, min_racks, rng)` returns (tests fix
+    /// the chains this way).
+    pub fn task_with<F>(
+        &self,
+        topo: &Topology,
+        writer: HostId,
+        file_bytes: f64,
+        mut choose: F,
+        rng: &mut dyn RngCore,
+    ) -> Result<FileWrite, GenError>
+    where
+        F: FnMut(&Topology, HostId, usize, usize, &mut dyn RngCore) -> Result<Vec<HostId>, GenError>,
+    {
         check_host(topo, "writer", writer)?;
         if !(self.block_bytes.is_finite() && self.block_bytes > 0.0) {
             return Err(GenError::param("block_bytes", format!("{} must be > 0", self.block_bytes)));
@@ -138,7 +141,7 @@ impl CfsWrite {
         while left > 0.0 {
             let b = left.min(self.block_bytes);
             left -= b;
-            let hosts = placement.place(topo, writer, self.replicas, self.fault_tolerance + 1, rng)?;
+            let hosts = choose(topo, writer, self.replicas, self.fault_tolerance + 1, rng)?;
             let mut hops = Vec::with_capacity(hosts.len());
             let mut from = writer;
             for &to in &hosts {

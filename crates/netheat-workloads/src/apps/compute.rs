@@ -1,7 +1,7 @@
 //! Long-running compute jobs with drifting network demand.
 //!
 //! A job has `tasks` tasks, each requesting `cores_per_task` cores and
-//! `memory_per_task_bytes`, placed by a [`TaskPlacement`]. Its historical
+//! `memory_per_task_bytes`, placed by [`RandomPlacement`]. Its historical
 //! network estimate is `cores_per_task · x` bits/s per task, with `x` drawn
 //! once per job from `bw_per_core` (a heavy-tailed distribution of bits/s
 //! per core, so some jobs need more than 10x the median). The actual demand
@@ -21,31 +21,25 @@ use crate::dag::{JobTasks, TaskDag};
 use crate::sizes::{std_normal, SizeDist};
 use crate::GenError;
 
-/// Where the tasks of a job run. The scheduler will provide real policies;
-/// [`RandomPlacement`] is the simple default.
-pub trait TaskPlacement {
-    /// `tasks` distinct hosts that can take `cores` cores and
-    /// `memory_bytes` each (and reserves them).
-    fn place(
-        &mut self,
-        topo: &Topology,
-        tasks: usize,
-        cores: u32,
-        memory_bytes: f64,
-        rng: &mut dyn RngCore,
-    ) -> Result<Vec<HostId>, GenError>;
-}
-
-/// Uniform placement over hosts with enough free cores and memory; keeps
-/// track of what it has handed out (nothing is ever released).
+/// The generator's own task hosts: uniform over hosts with enough free
+/// cores and memory, keeping track of what it has handed out (nothing is
+/// ever released).
+///
+/// This is not a task placement *policy*: those (bandwidth-oblivious, UTP,
+/// reactive-only) implement `netheat_sched::PlacementPolicy`, the one trait
+/// of that decision, and a scenario's `placement.policy` chooses every
+/// task's host again when its job starts (from the [`JobTasks`] the DAG
+/// carries). These hosts stand only in a run without a placement policy.
 #[derive(Debug, Clone, Default)]
 pub struct RandomPlacement {
     used_cores: Vec<u32>,
     used_mem: Vec<f64>,
 }
 
-impl TaskPlacement for RandomPlacement {
-    fn place(
+impl RandomPlacement {
+    /// `tasks` distinct hosts that can take `cores` cores and
+    /// `memory_bytes` each (and reserves them).
+    pub fn place(
         &mut self,
         topo: &Topology,
         tasks: usize,
@@ -122,13 +116,8 @@ pub struct Job {
 }
 
 impl ComputeJobs {
-    /// Draws and places one job.
-    pub fn job(
-        &self,
-        topo: &Topology,
-        placement: &mut dyn TaskPlacement,
-        rng: &mut dyn RngCore,
-    ) -> Result<Job, GenError> {
+    /// The parameters' own checks.
+    fn check(&self) -> Result<(), GenError> {
         self.bw_per_core.validate()?;
         if !(self.duration_s.is_finite() && self.duration_s > 0.0) {
             return Err(GenError::param("duration_s", format!("{} must be > 0", self.duration_s)));
@@ -139,7 +128,28 @@ impl ComputeJobs {
         if self.tasks > 0 && self.peers >= self.tasks {
             return Err(GenError::param("peers", format!("{} peers need more than {} tasks", self.peers, self.tasks)));
         }
+        Ok(())
+    }
+
+    /// Draws one job and places its tasks with `placement`.
+    pub fn job(
+        &self,
+        topo: &Topology,
+        placement: &mut RandomPlacement,
+        rng: &mut dyn RngCore,
+    ) -> Result<Job, GenError> {
+        self.check()?;
         let hosts = placement.place(topo, self.tasks, self.cores_per_task, self.memory_per_task_bytes, rng)?;
+        self.job_on(hosts, rng)
+    }
+
+    /// Draws one job whose tasks run on `hosts` (one per task, in task
+    /// order).
+    pub fn job_on(&self, hosts: Vec<HostId>, rng: &mut dyn RngCore) -> Result<Job, GenError> {
+        self.check()?;
+        if hosts.len() != self.tasks {
+            return Err(GenError::param("hosts", format!("{} hosts for {} tasks", hosts.len(), self.tasks)));
+        }
         let estimate_bps = f64::from(self.cores_per_task) * self.bw_per_core.sample(rng);
         let s = self.drift_sigma;
         let actual_bps: Vec<f64> =

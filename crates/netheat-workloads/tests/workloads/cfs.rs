@@ -1,10 +1,8 @@
 //! Cluster-file-system writes through capped replication pipelines.
 
-use netheat_core::HostId;
 use netheat_topology::{StorageDevice, StorageKind, Topology};
-use netheat_workloads::apps::cfs::{CfsWrite, Placement, UniformRackAware};
+use netheat_workloads::apps::cfs::CfsWrite;
 use netheat_workloads::GenError;
-use rand::RngCore;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -24,7 +22,7 @@ fn three_replica_pipeline_runs_at_disk_speed() {
     let topo = topo();
     let w = CfsWrite { block_bytes: 10e6, ..CfsWrite::default() };
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let fw = w.task(&topo, 0, 25e6, &mut UniformRackAware, &mut rng).unwrap();
+    let fw = w.task(&topo, 0, 25e6, &mut rng).unwrap();
     assert_eq!(fw.blocks.len(), 3);
     for b in &fw.blocks {
         let mut hs = b.clone();
@@ -41,29 +39,13 @@ fn three_replica_pipeline_runs_at_disk_speed() {
     assert_close(rec.duration_s(), 0.2, 1e-12);
 }
 
-/// Always the same chain.
-struct Fixed(Vec<HostId>);
-
-impl Placement for Fixed {
-    fn place(
-        &mut self,
-        _: &Topology,
-        _: HostId,
-        _: usize,
-        _: usize,
-        _: &mut dyn RngCore,
-    ) -> Result<Vec<HostId>, GenError> {
-        Ok(self.0.clone())
-    }
-}
-
 #[test]
 fn the_slowest_disk_of_the_chain_sets_the_pace() {
     // Rack 1 disks write at 0.5 Gbps.
     let topo = two_tier_with_storage(2, 10.0 * G, 10.0 * G, vec![vec![hdd(G)], vec![hdd(0.5 * G)]]);
     let w = CfsWrite { block_bytes: 256.0 * 1024.0 * 1024.0, ..CfsWrite::default() };
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let fw = w.task(&topo, 0, 100e6, &mut Fixed(vec![1, 2, 3]), &mut rng).unwrap();
+    let fw = w.task_with(&topo, 0, 100e6, |_, _, _, _, _| Ok(vec![1, 2, 3]), &mut rng).unwrap();
     let rec = &run_tasks(&topo, vec![(0.0, fw.dag)])[0];
     // One 100 MB block; the hop into host 1 finishes at 0.8 s, those into
     // rack 1 at 1.6 s.
@@ -76,7 +58,7 @@ fn placement_needs_enough_racks() {
     let topo = topo();
     let w = CfsWrite { fault_tolerance: 2, ..CfsWrite::default() };
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    assert!(matches!(w.task(&topo, 0, 1e6, &mut UniformRackAware, &mut rng), Err(GenError::NotEnoughHosts(_))));
+    assert!(matches!(w.task(&topo, 0, 1e6, &mut rng), Err(GenError::NotEnoughHosts(_))));
     let w = CfsWrite { replicas: 4, ..CfsWrite::default() };
-    assert!(w.task(&topo, 0, 1e6, &mut UniformRackAware, &mut rng).is_err());
+    assert!(w.task(&topo, 0, 1e6, &mut rng).is_err());
 }

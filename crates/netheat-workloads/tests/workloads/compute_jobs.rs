@@ -1,22 +1,11 @@
 //! Long-running compute jobs: rate-capped flows, heavy-tailed demand, drift.
 
-use netheat_core::HostId;
-use netheat_topology::Topology;
-use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement, TaskPlacement};
+use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
 use netheat_workloads::{GenError, SizeDist};
-use rand::RngCore;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::{assert_close, run_tasks, two_tier, G};
-
-struct Fixed(Vec<HostId>);
-
-impl TaskPlacement for Fixed {
-    fn place(&mut self, _: &Topology, _: usize, _: u32, _: f64, _: &mut dyn RngCore) -> Result<Vec<HostId>, GenError> {
-        Ok(self.0.clone())
-    }
-}
 
 #[test]
 fn capped_flows_last_the_job_duration() {
@@ -30,7 +19,7 @@ fn capped_flows_last_the_job_duration() {
         peers: 1,
         ..ComputeJobs::default()
     };
-    let job = jobs.job(&topo, &mut Fixed(vec![0, 1, 2]), &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+    let job = jobs.job_on(vec![0, 1, 2], &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
     assert_eq!(job.estimate_bps, 2e8);
     assert_eq!(job.actual_bps, vec![2e8; 3]);
     assert_eq!(job.dag.num_flows(), 3);
