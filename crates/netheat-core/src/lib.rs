@@ -6,10 +6,12 @@
 //! the engine and the policies ask a topology for paths without depending on
 //! how the topology is built. [`budget`] holds the memory budget every
 //! reader checks its estimates against; [`stats`] holds the one quantile
-//! definition every reported percentile uses.
+//! definition every reported percentile uses; [`registry!`] writes the
+//! tag registries of the policy crates.
 #![warn(missing_docs)]
 
 pub mod budget;
+pub mod registry;
 pub mod routing;
 pub mod stats;
 pub mod units;

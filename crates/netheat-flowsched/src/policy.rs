@@ -61,19 +61,24 @@ pub trait FlowScheduler: Send {
     }
 }
 
-/// Known policy tags.
-pub const POLICIES: [&str; 5] = ["fair-share", "sff", "stf", "fifo", "fifo-lm"];
-
-/// The policy behind a tag. `heavy_threshold` is used by `fifo-lm` only.
-pub fn policy_by_tag(tag: &str, heavy_threshold: f64) -> Result<Box<dyn FlowScheduler>, FlowschedError> {
-    Ok(match tag {
+netheat_core::registry! {
+    /// Known policy tags.
+    pub const POLICIES;
+    /// The scheduler of a tag (`None`: unknown). `heavy_threshold` is used by
+    /// `fifo-lm` only.
+    fn build(heavy_threshold: f64) -> Box<dyn FlowScheduler> {
         "fair-share" => Box::new(FairShare),
         "sff" => Box::new(Sff),
         "stf" => Box::new(Stf),
         "fifo" => Box::new(Fifo),
         "fifo-lm" => Box::new(FifoLm::new(heavy_threshold)),
-        _ => return Err(FlowschedError::UnknownPolicy { tag: tag.to_string(), known: POLICIES.join(", ") }),
-    })
+    }
+}
+
+/// The policy behind a tag. `heavy_threshold` is used by `fifo-lm` only.
+pub fn policy_by_tag(tag: &str, heavy_threshold: f64) -> Result<Box<dyn FlowScheduler>, FlowschedError> {
+    build(tag, heavy_threshold)
+        .ok_or_else(|| FlowschedError::UnknownPolicy { tag: tag.to_string(), known: POLICIES.join(", ") })
 }
 
 /// Class of a size on a 1% geometric grid (0 for sizes up to 1 byte).

@@ -135,19 +135,27 @@ pub trait Transport: Send {
     fn timeouts(&self) -> u32;
 }
 
+netheat_core::registry! {
+    /// Known transport tags (`cloudburst` is `cloudburst-d`, the full
+    /// protocol; `-a`/`-b`/`-c` are its ablations).
+    pub const TRANSPORTS;
+    /// The transport of a tag for one flow (`None`: unknown tag).
+    fn build(cfg: &TransportConfig, bytes: u64, prio: u8, flow_id: u64, sel: PathSel) -> Box<dyn Transport> {
+        "newreno" => Box::new(Tcp::new(cfg, bytes, prio, Cc::NewReno, sel)),
+        "dctcp" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Dctcp, sel)),
+        "dctcp-cbq" => Box::new(Tcp { cb_class: true, ..Tcp::new(cfg, bytes, prio, Cc::Dctcp, sel) }),
+        "pias" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Pias, sel)),
+        "cloudburst" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, true)),
+        "cloudburst-a" => Box::new(CloudBurst::new(cfg, bytes, flow_id, false, false)),
+        "cloudburst-b" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, false)),
+        "cloudburst-c" => Box::new(CloudBurst::new(cfg, bytes, flow_id, false, true)),
+        "cloudburst-d" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, true)),
+    }
+}
+
 /// Known transport tags.
 pub fn transport_tags() -> &'static [&'static str] {
-    &[
-        "newreno",
-        "dctcp",
-        "dctcp-cbq",
-        "pias",
-        "cloudburst",
-        "cloudburst-a",
-        "cloudburst-b",
-        "cloudburst-c",
-        "cloudburst-d",
-    ]
+    TRANSPORTS
 }
 
 /// Builds the transport named `tag`.
@@ -160,21 +168,8 @@ pub fn make_transport(
     path_offset: usize,
 ) -> Result<Box<dyn Transport>, PacketError> {
     let sel = if path_offset == 0 { PathSel::Flow } else { PathSel::Index(path_offset) };
-    Ok(match tag {
-        "newreno" => Box::new(Tcp::new(cfg, bytes, prio, Cc::NewReno, sel)),
-        "dctcp" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Dctcp, sel)),
-        "dctcp-cbq" => {
-            let mut t = Tcp::new(cfg, bytes, prio, Cc::Dctcp, sel);
-            t.cb_class = true;
-            Box::new(t)
-        }
-        "pias" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Pias, sel)),
-        "cloudburst" | "cloudburst-d" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, true)),
-        "cloudburst-a" => Box::new(CloudBurst::new(cfg, bytes, flow_id, false, false)),
-        "cloudburst-b" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, false)),
-        "cloudburst-c" => Box::new(CloudBurst::new(cfg, bytes, flow_id, false, true)),
-        _ => return Err(PacketError::UnknownTransport { tag: tag.into(), known: transport_tags().join(", ") }),
-    })
+    build(tag, cfg, bytes, prio, flow_id, sel)
+        .ok_or_else(|| PacketError::UnknownTransport { tag: tag.into(), known: transport_tags().join(", ") })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

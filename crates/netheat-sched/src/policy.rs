@@ -37,9 +37,6 @@ use rand::Rng;
 
 use crate::SchedError;
 
-/// Registered placement tags.
-pub const POLICIES: &[&str] = &["bandwidth-oblivious", "reactive-only", "utp", "utp-tiebreak"];
-
 /// One objective of the ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Objective {
@@ -182,6 +179,38 @@ impl PlacementPolicy for Policy {
     }
 }
 
+netheat_core::registry! {
+    /// Registered placement tags.
+    pub const POLICIES;
+    /// The policy of a tag with the scheduler's own objectives `base`
+    /// (`None`: unknown tag).
+    fn build(base: &[Objective]) -> Box<dyn PlacementPolicy> {
+        "bandwidth-oblivious" => Policy::boxed("bandwidth-oblivious", base.to_vec(), false),
+        "reactive-only" => Policy::boxed("reactive-only", base.to_vec(), true),
+        "utp" => Policy::boxed("utp", utp_objectives(base), true),
+        "utp-tiebreak" => Policy::boxed("utp-tiebreak", [base, &[Objective::TorUtilization]].concat(), true),
+    }
+}
+
+impl Policy {
+    fn boxed(name: &'static str, objectives: Vec<Objective>, migrates: bool) -> Box<dyn PlacementPolicy> {
+        Box::new(Self { name, objectives, migrates })
+    }
+}
+
+/// UTP's tweak of the scheduler's objectives (§5.1): the load-balance
+/// objective ([`Objective::CpuBalance`]) becomes [`Objective::UtpBalance`]
+/// in place; without one, the tweaked score is the projected ToR alone
+/// ([`Objective::TorUtilization`] appended).
+fn utp_objectives(base: &[Objective]) -> Vec<Objective> {
+    let mut objectives = base.to_vec();
+    match objectives.iter().position(|&o| o == Objective::CpuBalance) {
+        Some(k) => objectives[k] = Objective::UtpBalance,
+        None => objectives.push(Objective::TorUtilization),
+    }
+    objectives
+}
+
 /// The policy `tag` with the scheduler's own objectives `base` (most
 /// important first): `utp` turns the load-balance objective
 /// ([`Objective::CpuBalance`]) into [`Objective::UtpBalance`] in place
@@ -189,24 +218,7 @@ impl PlacementPolicy for Policy {
 /// [`Objective::TorUtilization`] appended); `utp-tiebreak` (ours) always
 /// appends [`Objective::TorUtilization`].
 pub fn placement_policy(tag: &str, base: &[Objective]) -> Result<Box<dyn PlacementPolicy>, SchedError> {
-    let mut objectives = base.to_vec();
-    let (name, migrates) = match tag {
-        "bandwidth-oblivious" => ("bandwidth-oblivious", false),
-        "reactive-only" => ("reactive-only", true),
-        "utp" => {
-            match objectives.iter().position(|&o| o == Objective::CpuBalance) {
-                Some(k) => objectives[k] = Objective::UtpBalance,
-                None => objectives.push(Objective::TorUtilization),
-            }
-            ("utp", true)
-        }
-        "utp-tiebreak" => {
-            objectives.push(Objective::TorUtilization);
-            ("utp-tiebreak", true)
-        }
-        _ => return Err(SchedError::UnknownPolicy { name: tag.to_string(), known: POLICIES.join(", ") }),
-    };
-    Ok(Box::new(Policy { name, objectives, migrates }))
+    build(tag, base).ok_or_else(|| SchedError::UnknownPolicy { name: tag.to_string(), known: POLICIES.join(", ") })
 }
 
 /// A task on a hot ToR, as the migration choice sees it.

@@ -16,9 +16,6 @@ use netheat_core::HostId;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Registered policy tags.
-pub const POLICIES: &[&str] = &["ccp", "ccp-balance", "sinbad", "uniform"];
-
 /// One block to place.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlacementRequest {
@@ -102,12 +99,18 @@ pub trait ReplicaPlacement: Send {
 
 /// Builds a policy from its tag; unknown tags list the known ones.
 pub fn make_policy(tag: &str, cfg: &PolicyConfig) -> Result<Box<dyn ReplicaPlacement>, StorageError> {
-    match tag {
-        "uniform" => Ok(Box::new(Uniform)),
-        "ccp" => Ok(Box::new(Ccp)),
-        "ccp-balance" => Ok(Box::new(CcpBalance)),
-        "sinbad" => Ok(Box::new(Sinbad::new(cfg.clone()))),
-        _ => Err(StorageError::UnknownPolicy { tag: tag.to_string(), known: POLICIES.join(", ") }),
+    build(tag, cfg).ok_or_else(|| StorageError::UnknownPolicy { tag: tag.to_string(), known: POLICIES.join(", ") })
+}
+
+netheat_core::registry! {
+    /// Registered policy tags.
+    pub const POLICIES;
+    /// The policy of a tag (`None`: unknown).
+    fn build(cfg: &PolicyConfig) -> Box<dyn ReplicaPlacement> {
+        "ccp" => Box::new(Ccp),
+        "ccp-balance" => Box::new(CcpBalance),
+        "sinbad" => Box::new(Sinbad::new(cfg.clone())),
+        "uniform" => Box::new(Uniform),
     }
 }
 
