@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from netheat import _netheat
+from netheat.experiments import points
 
 
 def main() -> None:
@@ -27,7 +27,7 @@ def main() -> None:
     print(f"{'simulated_s':>12} {'blocks':>8} {'speedup':>8} {'wall_s':>8} {'target':>8}")
     for d in durations:
         t0 = time.perf_counter()
-        out = _netheat.sinbad_point(duration_s=d, drain_s=600.0)
+        out = points.run("sinbad", {"duration": d, "drain": 600.0}, 1)
         wall = time.perf_counter() - t0
         v = out["values"]
         target = "<180" if d == 3600.0 else ""

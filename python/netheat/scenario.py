@@ -108,7 +108,7 @@ def help_text() -> str:
 
 
 def toml_value(v: Any) -> str:
-    """A Python value as TOML text (strings, numbers, booleans and lists of them)."""
+    """A Python value as TOML text (strings, numbers, booleans, lists of them and tables as inline tables)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int | float):
@@ -119,7 +119,9 @@ def toml_value(v: Any) -> str:
         return json.dumps(v)
     if isinstance(v, list | tuple):
         return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    raise InputError(f"override value {v!r} must be a string, number, boolean or list")
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(x)}" for k, x in v.items()) + "}"
+    raise InputError(f"override value {v!r} must be a string, number, boolean, list or table")
 
 
 @dataclass(frozen=True)
@@ -382,23 +384,29 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
 - **Datacenter**: `[topology] file = "dc.toml"` with any `[topology]` key beside
   `file` overriding the file's, or the datacenter tables of `netheat topo`
   (`[topology]`, `[hosts]`, `[provisioning]`, `[[rack-group]]`, `[[events]]`)
-  inline.
+  inline. `[[events]]` may also come with a file (after the file's own): a
+  ToR down from the start is `events = [{ at = "0s", nodes = ["tor2"],
+  action = "fail" }]`.
 - **Workload**: `[workload] file = "w.toml"`, or `[[workload.traffic]]` and
   `[[workload.app]]` tables inline, with the schema of `netheat workload
   generate` (`kind = "file-write"` writes files through replication pipelines
   for the storage policies; `kind = "compute-job"` runs jobs of tasks with
-  cores, memory and network demand for the placement policies).
+  cores, memory and network demand for the placement policies; `kind =
+  "shuffle-job"` is one shuffle job at time 0 on servers placed by `nodes`,
+  `first-rack`, `placement` (`contiguous`, `two-loops`) and `pattern`
+  (`all-to-all`, `into-last-rack`), `flows-per-pair` flows of
+  `bytes-per-pair` each: the Subways experiments' jobs).
 - **Policies**: the sections below. Keys left out take the policy's own
   default (the papers' values, documented with each policy in
   docs/architecture.md).
 
 Combinations that mean nothing stop with exit 2 naming both keys: a
 `[transport]` on the flow engine, a flow scheduler other than `fair-share`,
-`detour` routing, a storage or placement policy or application tasks on the
-packet engine, a storage policy without `file-write` tasks, a placement
-policy without `compute-job` tasks, and `scheduling.policy = "spc"` with
-`adaptive` or `detour` routing, a storage or placement policy or capacity
-`[[events]]`.
+`detour` or `subways-ecmp` routing, a storage or placement policy or
+application tasks on the packet engine, a storage policy without
+`file-write` tasks, a placement policy without `compute-job` tasks, and
+`scheduling.policy = "spc"` with `adaptive`, `detour` or `subways-ecmp`
+routing, a storage or placement policy or capacity `[[events]]`.
 
 `scheduling.policy = "spc"` runs the tasks through Baraat's Smart Priority
 Class protocol (SIGCOMM'14 §4.3, Algorithms 1 and 2) instead of the flow

@@ -10,9 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from netheat import _netheat
 from netheat.errors import InputError
-from netheat.experiments import load_experiment, run_experiment
+from netheat.experiments import load_experiment, points, run_experiment
 
 # One pod of 2 racks x 10 hosts (1 Gbps, 2:1); every task goes to the single
 # aggregator host, all at t = 0, so its 1 Gbps downlink is the bottleneck.
@@ -20,17 +19,28 @@ SMALL = {"pods": 1, "racks_per_pod": 2, "hosts_per_rack": 10, "aggregators": 1, 
 
 
 def point(policy: str, **kw: object) -> dict[str, Any]:
-    args = {
+    """One ``baraat`` point through ``run_point``: the task columns, plus the value ``flows``."""
+    args: dict[str, Any] = {
         "workload": "bing",
         "policy": policy,
         "load": 0.5,
         "tasks": 5,
-        "seed": 3,
         "fanout": 4,
         **SMALL,
         **kw,
     }
-    return _netheat.baraat_point(**args)  # type: ignore[arg-type]
+    params = {_KEYS.get(k, k.replace("_", "-")): v for k, v in args.items()}
+    if params.get("batch"):
+        params["batch-tasks"] = params["tasks"]
+    out = points.run("baraat", params, 3)
+    cols: dict[str, Any] = {
+        k: np.frombuffer(raw, dtype=np.dtype(dtype)) for k, (dtype, raw) in out["tables"]["tasks"].items()
+    }
+    cols["flows"] = out["values"]["flows"]
+    return cols
+
+
+_KEYS = {"compute_s": "compute"}
 
 
 def test_fifo_serialises_tasks_on_the_aggregator_link() -> None:

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from netheat._netheat import packet_cloudburst_point
 from netheat.metrics import mean, quantile, quantiles
 
 
@@ -49,7 +48,9 @@ def test_agrees_with_numpy_linear() -> None:
 def test_bit_identical_to_netheat_core_stats() -> None:
     # The packet engine reports the mean and p99 of the incast message times
     # through netheat_core::stats, and returns the times themselves.
-    r = packet_cloudburst_point(
+    from test_packet import cloudburst_point
+
+    r = cloudburst_point(
         "dctcp",
         racks=2,
         hosts_per_rack=4,

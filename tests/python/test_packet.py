@@ -8,8 +8,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from netheat._netheat import packet_cloudburst_point
 from netheat.errors import NetheatError
+from netheat.experiments import points
 from netheat.experiments.registry import get_kind
 
 SMALL: dict[str, Any] = dict(
@@ -24,13 +24,33 @@ SMALL: dict[str, Any] = dict(
     incasts=3,
     incast_gap_s=1e-3,
     drain_s=0.05,
-    seed=1,
 )
+
+
+_KEYS = {
+    "host_bps": "host-speed",
+    "uplink_bps": "uplink-speed",
+    "incast_gap_s": "incast-gap",
+    "drain_s": "drain",
+    "duration_s": "duration",
+}
+
+
+def cloudburst_point(variant: str, seed: int = 1, **kw: Any) -> dict[str, Any]:
+    """One ``cloudburst`` point through ``run_point``: its values, ``mct_s`` (finished incast
+    messages), and the ``flows`` and ``ports`` columns."""
+    params = {_KEYS.get(k, k.replace("_", "-")): v for k, v in kw.items()}
+    params["variant"] = variant
+    if "msg-bytes" in params:
+        params["msg-bytes"] = ",".join(str(b) for b in params["msg-bytes"])
+    out = points.run("cloudburst", params, seed)
+    t = {name: points.arrow(cols).to_pydict() for name, cols in out["tables"].items()}
+    return {**out["values"], "mct_s": t["messages"]["mct_s"], "flows": t["flows"], "ports": t["queues"]}
 
 
 def test_incast_messages_complete_no_faster_than_the_receiver_link() -> None:
     for variant in ("dctcp", "cloudburst-d"):
-        r = packet_cloudburst_point(variant, **SMALL)
+        r = cloudburst_point(variant, **SMALL)
         assert r["unfinished"] == 0
         assert len(r["mct_s"]) == 12
         # 4 x 93 KB into one 10 Gbps port: the last message needs >= 4 * 74.4 us.
@@ -51,7 +71,7 @@ def test_incast_messages_complete_no_faster_than_the_receiver_link() -> None:
 
 def test_unknown_variant_is_an_error() -> None:
     with pytest.raises(NetheatError, match="dctcp"):
-        packet_cloudburst_point("bbr", **SMALL)
+        cloudburst_point("bbr", **SMALL)
 
 
 def test_scenario_kind_runs_a_quick_point() -> None:
@@ -64,21 +84,25 @@ def test_scenario_kind_runs_a_quick_point() -> None:
 
 
 def test_memcache_max_rate_type0_is_bounded_by_the_memcache_uplinks(tmp_path: Any) -> None:
-    from netheat._netheat import packet_memcache_max_rate
+    def memcache_max_rate(variant: str, oversubscription: float, seed: int, **kw: Any) -> dict[str, Any]:
+        params = {_KEYS.get(k, k.replace("_", "-")): v for k, v in kw.items()}
+        params.update(variant=variant, oversubscription=oversubscription)
+        values: dict[str, Any] = points.run("memcache", params, seed)["values"]
+        return values
 
     # 8 racks of 2 servers, 2 x 10 Gbps ports, ToRs 10:1: the two memcache
     # ToRs have 4 Gbps of uplink each, and every response (1,540 B) plus
     # the ACK of its request (64 B) crosses one of them.
     bound = 2 * 4e9 / ((1540 + 64) * 8)
     kw: dict[str, Any] = dict(hosts_per_rack=2, duration_s=4e-3)
-    t0 = packet_memcache_max_rate("type0", 10.0, 1, **kw)
+    t0 = memcache_max_rate("type0", 10.0, 1, **kw)
     # The 1 ms target tolerates some loss (5 ms RTO) past saturation.
     assert bound <= t0["max_rate_per_s"] <= 1.3 * bound
     assert t0["mean_latency_s"] <= 1e-3
-    t1 = packet_memcache_max_rate("type1", 10.0, 1, **kw)
+    t1 = memcache_max_rate("type1", 10.0, 1, **kw)
     assert t1["max_rate_per_s"] > 1.8 * t0["max_rate_per_s"]
     with pytest.raises(NetheatError, match="type0, type1, type1-lb, type1-detour"):
-        packet_memcache_max_rate("type3", 10.0, 1, **kw)
+        memcache_max_rate("type3", 10.0, 1, **kw)
     assert get_kind("memcache").figures is not None
 
 

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
-from netheat import _netheat
 from netheat.data import resolve_data_dir
 from netheat.errors import InputError
+from netheat.experiments import points
 from netheat.experiments.registry import get_kind, metrics
 
 needs_data = pytest.mark.skipif(
     not resolve_data_dir().exists, reason="data directory absent (the Sinbad point replays the coflow trace)"
 )
+
+
+_KEYS = {
+    "duration_s": "duration",
+    "drain_s": "drain",
+    "seek_s": "disk-access",
+    "disk_bytes_per_s": "disk-rate",
+    "capacity_bytes": "capacity",
+}
+
+
+def _params(kw: dict[str, Any]) -> dict[str, Any]:
+    return {_KEYS.get(k, k.replace("_", "-")): v for k, v in kw.items()}
 
 
 def small(**kw: Any) -> dict[str, Any]:
@@ -22,7 +36,15 @@ def small(**kw: Any) -> dict[str, Any]:
         racks=12, hosts_per_rack=4, duration_s=300.0, drain_s=300.0, block_requests_per_s=0.5
     )
     args.update(kw)
-    return _netheat.sinbad_point(**args)
+    out = points.run("sinbad", _params(args), 1)
+    blocks = {k: np.frombuffer(raw, dtype=np.dtype(d)) for k, (d, raw) in out["tables"]["blocks"].items()}
+    return {"values": out["values"], **blocks}
+
+
+def ccp(**kw: Any) -> dict[str, float]:
+    """One ``ccp`` point's values (keyword names with underscores, as Python spells them)."""
+    values: dict[str, float] = points.run("ccp", _params(kw), 1)["values"]
+    return values
 
 
 @needs_data
@@ -61,7 +83,7 @@ def test_bad_input_is_an_input_error() -> None:
     with pytest.raises(InputError, match="known: ccp, ccp-balance, sinbad, uniform"):
         small(policy="nope")
     with pytest.raises(InputError, match="`f`"):
-        small(replicas=1, faults=1)
+        small(replicas=1, fault_domains=2)
 
 
 def test_kind_and_metrics_registered() -> None:
@@ -70,7 +92,7 @@ def test_kind_and_metrics_registered() -> None:
 
 
 def test_ccp_point_cuts_network_latency() -> None:
-    v = _netheat.ccp_point(racks=6, hosts_per_rack=4, client_racks=2, prepopulate=2000, ops=5000)
+    v = ccp(racks=6, hosts_per_rack=4, client_racks=2, prepopulate=2000, ops=5000)
     # Low racks get a quarter of a Medium uplink: uniform puts a third of the
     # reads there, CCP none while High/Medium hosts are within the balance
     # threshold, so the p95 network latency must drop.
@@ -80,7 +102,7 @@ def test_ccp_point_cuts_network_latency() -> None:
 
 
 def test_ccp_paper_setting_through_the_binding() -> None:
-    v = _netheat.ccp_point(
+    v = ccp(
         racks=6,
         hosts_per_rack=4,
         client_racks=2,

@@ -1,16 +1,19 @@
-"""The ``subways`` scenario kind, its binding and the ``peak_ratio`` metric."""
+"""Subways shuffle jobs as scenarios (the ``shuffle-job`` workload app under each
+routing policy), the ToR-failure binding and the ``peak_ratio`` metric."""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 import netheat
-from netheat._netheat import subways_shuffle, subways_tor_failure
+from netheat._netheat import subways_tor_failure
 from netheat.errors import ConfigError, NetheatError
 from netheat.experiments import load_experiment, run_experiment
+from netheat.scenario import Scenario
 
 # Two racks of one server with two 10G ports, 5G ToR uplinks (see the Rust tests).
 PAIR = (
@@ -26,19 +29,38 @@ def _topo(tmp_path: Path, name: str, wiring: str) -> Path:
     return p
 
 
+def _scenario(tmp_path: Path, topo: str, job: str = 'nodes = 2\nbytes-per-pair = "1.25GB"\n') -> Path:
+    """A scenario of one shuffle job on datacenter file ``topo`` under vanilla Subways ECMP."""
+    p = tmp_path / "shuffle.toml"
+    p.write_text(
+        f'[topology]\nfile = "{topo}"\n[workload]\n[[workload.app]]\nkind = "shuffle-job"\n{job}'
+        '[routing]\npolicy = "subways-ecmp"\n'
+    )
+    return p
+
+
+def _completion(scn: Scenario) -> float:
+    tct = scn.run().tasks.column("tct_s").to_pylist()
+    assert len(tct) == 1
+    return float(tct[0])
+
+
 def test_shortcut_halves_the_pair_shuffle(tmp_path: Path) -> None:
     # 1.25 GB each way: Type 0 crosses the 5G uplinks (2 s), Type 1 shortcuts a shared ToR at 10G (1 s).
-    t0 = netheat.load_topology(_topo(tmp_path, "t0", "type0"))
-    t1 = netheat.load_topology(_topo(tmp_path, "t1", "type1"))
-    for policy in ("ecmp", "adaptive", "detour"):
-        assert subways_shuffle(t0, 0, 2, 1.25e9, policy, 1)["completion_s"] == pytest.approx(2.0)
-        assert subways_shuffle(t1, 0, 2, 1.25e9, policy, 1)["completion_s"] == pytest.approx(1.0)
+    _topo(tmp_path, "t0", "type0")
+    _topo(tmp_path, "t1", "type1")
+    scn = Scenario.from_toml(_scenario(tmp_path, "t0.toml"))
+    for policy in ("subways-ecmp", "ecmp", "adaptive", "detour"):
+        s = scn.with_overrides({"routing.policy": policy})
+        assert _completion(s) == pytest.approx(2.0)
+        assert _completion(s.with_overrides({"topology.file": "t1.toml"})) == pytest.approx(1.0)
 
 
 def test_unknown_policy_lists_the_known_ones(tmp_path: Path) -> None:
-    t1 = netheat.load_topology(_topo(tmp_path, "t1", "type1"))
-    with pytest.raises(NetheatError, match="adaptive, detour, ecmp"):
-        subways_shuffle(t1, 0, 2, 1e6, "spray", 1)
+    _topo(tmp_path, "t1", "type1")
+    scn = Scenario.from_toml(_scenario(tmp_path, "t1.toml")).with_overrides({"routing.policy": "spray"})
+    with pytest.raises(NetheatError, match="subways-ecmp"):
+        scn.run()
 
 
 def test_tor_failure_type0_vs_type1() -> None:
@@ -53,34 +75,36 @@ def test_tor_failure_type0_vs_type1() -> None:
 def test_experiment_peak_ratio_is_the_hand_computed_speedup(tmp_path: Path) -> None:
     _topo(tmp_path, "t0", "type0")
     _topo(tmp_path, "t1", "type1")
+    _scenario(tmp_path, "t0.toml")
     exp = tmp_path / "exp.toml"
     exp.write_text(
-        '[experiment]\nname = "pair"\nkind = "subways"\n'
-        '[base]\ntopology = "t0.toml"\nbytes-per-pair = "1.25GB"\nnodes = 2\n'
+        '[experiment]\nname = "pair"\nkind = "scenario"\n'
+        '[base]\nscenario = "shuffle.toml"\n'
         '[[variant]]\nname = "type0"\n'
-        '[[variant]]\nname = "type1lb"\ntopology = "t1.toml"\npolicy = "adaptive"\n'
-        "[sweep]\nfirst-rack = [0]\n"
-        '[[metric]]\nname = "peak"\nkind = "peak_ratio"\nof = "completion_s"\n'
+        '[[variant]]\nname = "type1lb"\n"topology.file" = "t1.toml"\n"routing.policy" = "adaptive"\n'
+        '[sweep]\n"workload.app.0.first-rack" = [0]\n'
+        '[[metric]]\nname = "peak"\nkind = "peak_ratio"\nof = "tct_max_s"\n'
         'numerator = "type0"\ndenominator = "type1lb"\npaper = 2.0\n'
     )
     run_experiment(load_experiment(exp), tmp_path / "run", workers=1, progress=False)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["metrics"]["peak"]["ours"] == pytest.approx(2.0)
-    assert "first-rack=0" in summary["metrics"]["peak"]["note"]
+    assert "workload.app.0.first-rack=0" in summary["metrics"]["peak"]["note"]
 
 
 def test_variant_overrides_the_datacenter_file(tmp_path: Path) -> None:
     # The same hand-computed 2x as above, with Type 1 as overrides of the Type 0 file.
     _topo(tmp_path, "t0", "type0")
+    _scenario(tmp_path, "t0.toml")
     exp = tmp_path / "exp.toml"
     head = (
-        '[experiment]\nname = "pair"\nkind = "subways"\n'
-        '[base]\ntopology = "t0.toml"\nbytes-per-pair = "1.25GB"\nnodes = 2\n'
+        '[experiment]\nname = "pair"\nkind = "scenario"\n'
+        '[base]\nscenario = "shuffle.toml"\n'
         '[[variant]]\nname = "type0"\n'
-        '[[variant]]\nname = "type1lb"\npolicy = "adaptive"\n"topology.wiring" = "type1"\n'
+        '[[variant]]\nname = "type1lb"\n"routing.policy" = "adaptive"\n"topology.wiring" = "type1"\n'
     )
     metric = (
-        '[[metric]]\nname = "speedup"\nkind = "ratio"\nof = "completion_s"\n'
+        '[[metric]]\nname = "speedup"\nkind = "ratio"\nof = "tct_max_s"\n'
         'numerator = "type0"\ndenominator = "type1lb"\n'
     )
     exp.write_text(head + '"topology.loop-size" = 2\n' + metric)
@@ -92,21 +116,42 @@ def test_variant_overrides_the_datacenter_file(tmp_path: Path) -> None:
     exp.write_text(head + '"topology.loop-sise" = 2\n' + metric)
     with pytest.raises(ConfigError) as e:
         load_experiment(exp)
-    assert e.value.key == "variant[1].topology.loop-sise" and e.value.line == 14
+    assert e.value.key == "variant[1].topology.loop-sise" and e.value.line == 12
     assert "did you mean `loop-size`" in str(e.value)
     # A value the datacenter rejects: located the same way, before any point runs.
     exp.write_text(head + '[sweep]\n"topology.loop-size" = [2, 0]\n' + metric)
-    with pytest.raises(ConfigError, match=r"key `sweep.topology.loop-size`: .*loop-size.*=0"):
+    with pytest.raises(ConfigError, match=r"sweep.topology.loop-size.*loop-size"):
         load_experiment(exp)
     # Type 1 without its loop size: the override is incomplete, the wiring key says why.
     exp.write_text(head + metric)
     with pytest.raises(ConfigError, match=r"variant\[1\]\.topology\.wiring.*need key `loop-size`"):
         load_experiment(exp)
-    # Only kinds that read a datacenter file take topology overrides.
-    baraat = exp.read_text().replace('kind = "subways"', 'kind = "baraat"')
-    exp.write_text(baraat)
-    with pytest.raises(ConfigError, match="unknown parameter"):
-        load_experiment(exp)
+
+
+def test_a_failed_tor_from_time_0_strands_the_job(tmp_path: Path) -> None:
+    # Type 0, ToR 1 down from the start (a variant's `events`): its server
+    # loses both ports, so both flows of the 2-server job are stranded and
+    # the job never completes; Type 1 (loop of 2) keeps a port on ToR 0 for
+    # each server: 1.25 GB each way through it at 10G, 1 s.
+    _topo(tmp_path, "t0", "type0")
+    _topo(tmp_path, "t1", "type1")
+    _scenario(tmp_path, "t0.toml")
+    exp = tmp_path / "exp.toml"
+    exp.write_text(
+        '[experiment]\nname = "fail"\nkind = "scenario"\n'
+        '[base]\nscenario = "shuffle.toml"\n'
+        'events = [{ at = "0s", nodes = ["tor1"], action = "fail" }]\n'
+        '[[variant]]\nname = "type0"\n'
+        '[[variant]]\nname = "type1lb"\n"topology.file" = "t1.toml"\n"routing.policy" = "adaptive"\n'
+        '[[metric]]\nname = "stranded [type0]"\nkind = "stats.stranded"\nvariant = "type0"\n'
+        '[[metric]]\nname = "completion [type0]"\nkind = "tct_max_s"\nvariant = "type0"\n'
+        '[[metric]]\nname = "completion [type1lb]"\nkind = "tct_max_s"\nvariant = "type1lb"\n'
+    )
+    run_experiment(load_experiment(exp), tmp_path / "run", workers=1, progress=False)
+    m = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    assert m["stranded [type0]"]["ours"] == 2
+    assert m["completion [type0]"]["ours"] is None or math.isnan(m["completion [type0]"]["ours"])
+    assert m["completion [type1lb]"]["ours"] == pytest.approx(1.0)
 
 
 def test_testbed_experiment_respects_its_bottlenecks(tmp_path: Path) -> None:
@@ -123,15 +168,17 @@ def test_testbed_experiment_respects_its_bottlenecks(tmp_path: Path) -> None:
     assert m["tail_fct_type1"]["ours"] < m["tail_fct_type0"]["ours"] / 2
 
 
-def test_two_loops_and_into_last_rack_reach_rust(tmp_path: Path) -> None:
+def test_two_loops_and_into_last_rack(tmp_path: Path) -> None:
     # Two racks of one server (loop of 2): two-loops has no second loop here.
-    t1 = netheat.load_topology(str(_topo(tmp_path, "t1", "type1")))
+    _topo(tmp_path, "t1", "type1")
+    scn = Scenario.from_toml(_scenario(tmp_path, "t1.toml"))
     with pytest.raises(NetheatError, match="two loops"):
-        subways_shuffle(t1, 0, 2, 1e6, "ecmp", 1, placement="two-loops")
-    with pytest.raises(NetheatError, match="unknown placement"):
-        subways_shuffle(t1, 0, 2, 1e6, "ecmp", 1, placement="scattered")
+        scn.with_overrides({"workload.app.0.placement": "two-loops"}).run()
+    with pytest.raises(ConfigError, match="unknown placement `scattered`"):
+        scn.with_overrides({"workload.app.0.placement": "scattered"}).run()
     # Server 0 sends 3 flows of 1.25 GB to server 1 over the shared ToRs:
     # 3.75 GB through its 2 x 10G ports is at least 1.5 s.
-    r = subways_shuffle(t1, 0, 2, 1.25e9, "ecmp", 1, pattern="into-last-rack", flows_per_pair=3)
-    assert r["flows"] == 3
-    assert r["completion_s"] >= 1.5 - 1e-9
+    s = scn.with_overrides({"workload.app.0.pattern": "into-last-rack", "workload.app.0.flows-per-pair": 3})
+    res = s.run()
+    assert res.flows.num_rows == 3
+    assert res.tasks.column("tct_s").to_pylist()[0] >= 1.5 - 1e-9

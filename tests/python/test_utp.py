@@ -5,15 +5,54 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
-import netheat
-from netheat._netheat import utp_cluster
 from netheat.errors import NetheatError
-from netheat.experiments import load_experiment, run_experiment
+from netheat.experiments import load_experiment, points, run_experiment
 from netheat.experiments.reproduce import kind_figures
+
+_KEYS = {"bw_median_per_core": "bw-median-per-core", "warmup_s": "warmup"}
+
+
+def utp_cluster(topology: Path, policy: str, seed: int, hours: float, **kw: float) -> dict[str, Any]:
+    """One ``utp`` point without an incident, through ``run_point``, as the old per-kind binding
+    returned it: values and bookkeeping, ``series`` as tuples, ``queries`` as
+    ``(name, count, nan, p95)`` and ``query_latencies`` as ``(query index, start, latency)``."""
+    params: dict[str, Any] = {
+        "topology": str(topology),
+        "policy": policy,
+        "duration": hours * 3600.0,
+        "incident-every": 0,
+        **{_KEYS[k]: v for k, v in kw.items()},
+    }
+    out = points.run("utp", params, seed)
+    r: dict[str, Any] = {**out["values"], **out["extra"]}
+    t = {name: points.arrow(cols).to_pydict() for name, cols in out["tables"].items()}
+    s = t["series"]
+    r["series"] = list(
+        zip(
+            s["window_start_s"],
+            s["hot_tor_share"],
+            s["p98_tor_util"],
+            s["migrations"],
+            s["warmup"],
+            strict=True,
+        )
+    )
+    names = [k.removeprefix("query_count_") for k in out["extra"] if k.startswith("query_count_")]
+    r["queries"] = [
+        (n, int(out["extra"][f"query_count_{n}"]), math.nan, out["values"][f"query_p95_{n}_s"]) for n in names
+    ]
+    q = t["queries"]
+    r["query_latencies"] = [
+        (names.index(n), start, lat)
+        for n, start, lat in zip(q["query"], q["start_s"], q["latency_s"], strict=True)
+    ]
+    return r
+
 
 DC = (
     '[topology]\nkind = "two-tier"\nracks = 8\nhosts-per-rack = 10\n'
@@ -24,7 +63,7 @@ DC = (
 
 def test_policies_and_errors(tmp_path: Path) -> None:
     (tmp_path / "dc.toml").write_text(DC)
-    topo = netheat.load_topology(tmp_path / "dc.toml")
+    topo = tmp_path / "dc.toml"
     base = utp_cluster(topo, "bandwidth-oblivious", 1, 3.0, bw_median_per_core=20e6, warmup_s=1800.0)
     utp = utp_cluster(topo, "utp", 1, 3.0, bw_median_per_core=20e6, warmup_s=1800.0)
     assert base["migrations"] == 0
@@ -118,7 +157,7 @@ MECH_WARMUP_S = 1800.0
 
 
 def _mech_runs() -> dict[str, dict[str, object]]:
-    topo = netheat.load_topology(MECH_TOPOLOGY)
+    topo = MECH_TOPOLOGY
     return {
         policy: utp_cluster(
             topo, policy, 1, MECH_HOURS, bw_median_per_core=MECH_MEDIAN_BPS, warmup_s=MECH_WARMUP_S

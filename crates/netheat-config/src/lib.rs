@@ -20,5 +20,7 @@ pub mod workload;
 pub use cx::toml_error;
 pub use error::ConfigError;
 
-pub use topology::{load_topology, load_topology_overridden, load_topology_str, OVERRIDE_FILE};
+pub use topology::{
+    load_topology, load_topology_overridden, load_topology_overridden_with_events, load_topology_str, OVERRIDE_FILE,
+};
 pub use workload::{load_workload, load_workload_str, Workload};

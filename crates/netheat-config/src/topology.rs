@@ -32,11 +32,24 @@ pub const OVERRIDE_FILE: &str = "<override>";
 /// column 0 and the key (`topology.loop-size`), so the caller can place it in
 /// its own text; any other error is located in the file.
 pub fn load_topology_overridden(path: &Path, overrides: &toml_edit::Table) -> Result<Topology, ConfigError> {
-    use toml_edit::{DocumentMut, Item, Table};
+    load_topology_overridden_with_events(path, overrides, None)
+}
+
+/// [`load_topology_overridden`] plus capacity events of the caller's
+/// (`events`, an array of tables or of inline tables, as `[[events]]`)
+/// after the file's own: a scenario's `[[events]]` beside `[topology] file`.
+/// An error about one of them has `file` [`OVERRIDE_FILE`] and its key
+/// (`events[0].nodes[0]`), numbered among the caller's events.
+pub fn load_topology_overridden_with_events(
+    path: &Path,
+    overrides: &toml_edit::Table,
+    events: Option<&toml_edit::Item>,
+) -> Result<Topology, ConfigError> {
+    use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
 
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { file: file.clone(), source })?;
-    if overrides.is_empty() {
+    if overrides.is_empty() && events.is_none() {
         return load_topology_str(&text, &file);
     }
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
@@ -55,12 +68,63 @@ pub fn load_topology_overridden(path: &Path, overrides: &toml_edit::Table) -> Re
     for (k, v) in overrides.iter() {
         table.insert(k, v.clone());
     }
+    // The caller's events after the file's: `events[i]` of the derived
+    // document is the caller's `events[i - own]`.
+    let own = doc.get("events").and_then(Item::as_array_of_tables).map_or(0, ArrayOfTables::len);
+    if let Some(extra) = events {
+        let mut all = doc.get("events").and_then(Item::as_array_of_tables).cloned().unwrap_or_default();
+        let tables: Vec<Table> = match extra {
+            Item::ArrayOfTables(a) => a.iter().cloned().collect(),
+            Item::Value(toml_edit::Value::Array(a)) => {
+                let mut v = Vec::new();
+                for (i, x) in a.iter().enumerate() {
+                    let Some(t) = x.as_inline_table() else {
+                        return Err(ConfigError::Invalid {
+                            file: OVERRIDE_FILE.into(),
+                            line: 0,
+                            column: 0,
+                            key: format!("events[{i}]"),
+                            reason: "an event is a table, e.g. { at = \"0s\", nodes = [\"tor2\"], action = \"fail\" }"
+                                .into(),
+                        });
+                    };
+                    v.push(t.clone().into_table());
+                }
+                v
+            }
+            _ => {
+                return Err(ConfigError::Invalid {
+                    file: OVERRIDE_FILE.into(),
+                    line: 0,
+                    column: 0,
+                    key: "events".into(),
+                    reason: "must be an array of tables ([[events]])".into(),
+                })
+            }
+        };
+        for t in tables {
+            all.push(t);
+        }
+        doc.insert("events", Item::ArrayOfTables(all));
+    }
     let derived = doc.to_string();
     load_topology_str(&derived, &file).map_err(|e| {
         let ConfigError::Invalid { key, reason, line, column, .. } = e else { return e };
         let top = key.strip_prefix("topology.").map(|r| r.split(['.', '[']).next().unwrap_or(r));
         if top.is_some_and(|t| overrides.contains_key(t)) {
             return ConfigError::Invalid { file: OVERRIDE_FILE.into(), line: 0, column: 0, key, reason };
+        }
+        if events.is_some() {
+            if let Some((i, rest)) = key
+                .strip_prefix("events[")
+                .and_then(|r| r.split_once(']'))
+                .and_then(|(i, rest)| i.parse::<usize>().ok().map(|i| (i, rest)))
+            {
+                if i >= own {
+                    let key = format!("events[{}]{rest}", i - own);
+                    return ConfigError::Invalid { file: OVERRIDE_FILE.into(), line: 0, column: 0, key, reason };
+                }
+            }
         }
         let (line, column) = if key.is_empty() {
             (line, column)

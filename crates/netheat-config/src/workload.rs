@@ -37,7 +37,7 @@ use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShu
 use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
 use netheat_workloads::apps::memcache::Memcache;
 use netheat_workloads::apps::partition_aggregate::PartitionAggregate;
-use netheat_workloads::apps::shuffle::{DataParallel, Shuffle};
+use netheat_workloads::apps::shuffle::{DataParallel, JobPattern, JobPlacement, Shuffle, ShuffleJob};
 use netheat_workloads::apps::storage_ops::Retrieval;
 use netheat_workloads::apps::{choose, poisson_starts_n, rack_hosts};
 use netheat_workloads::{
@@ -116,6 +116,10 @@ pub enum AppKind {
     /// sending rate-capped flows to peers of its job (hosts chosen by the
     /// scenario's `[placement]` policy when the job starts).
     ComputeJob,
+    /// One shuffle job on given servers, all its flows at time 0 (the
+    /// Subways paper's jobs, CoNEXT'15 §8.2-8.4); completes with its last
+    /// flow.
+    ShuffleJob,
 }
 
 /// `pattern` of a generator.
@@ -264,8 +268,24 @@ pub struct AppTable {
     pub servers: Option<i64>,
     /// `retrieval`: charge device read time of `hdd`, `ssd` or `ram` hosts.
     pub device: Option<String>,
-    /// `shuffle`, `data-parallel`: bytes per ordered pair.
+    /// `shuffle`, `data-parallel`, `shuffle-job`: bytes per ordered pair
+    /// (`shuffle-job`: per flow).
     pub bytes_per_pair: Option<Bytes>,
+    /// `shuffle-job`: servers in the job (at least 2).
+    pub nodes: Option<i64>,
+    /// `shuffle-job`: rack of the job's first server (default 0).
+    pub first_rack: Option<i64>,
+    /// `shuffle-job`: flows from each sender to each receiver (default 1).
+    pub flows_per_pair: Option<i64>,
+    /// `shuffle-job`: `contiguous` (consecutive servers from the first
+    /// server of `first-rack`, the default) or `two-loops` (half in the
+    /// Subways loop of `first-rack` from its position 0, half in the next
+    /// loop; a datacenter without loops uses its clusters).
+    pub placement: Option<String>,
+    /// `shuffle-job`: `all-to-all` (every server to every other, the
+    /// default) or `into-last-rack` (the servers of the job's last rack
+    /// receive from all the others).
+    pub pattern: Option<String>,
     /// `shuffle`: mappers.
     pub mappers: Option<i64>,
     /// `shuffle`: reducers.
@@ -790,6 +810,42 @@ impl Wcx<'_> {
         Ok(mapped)
     }
 
+    /// A `shuffle-job` table: one task at time 0 (no `rate`, `duration` or
+    /// `tasks`).
+    fn shuffle_job(&self, p: &str, a: &AppTable, set: &[(&str, bool)], out: &Workload) -> Result<TaskDag, ConfigError> {
+        let keys = ["nodes", "first-rack", "bytes-per-pair", "flows-per-pair", "placement", "pattern"];
+        self.only(p, "shuffle-job", set, &keys)?;
+        let nodes = a.nodes.ok_or_else(|| self.at(p, "needs `nodes` (servers in the job)"))?;
+        let name = |key: &str, v: Option<&str>, names: &[&str]| -> Result<Option<String>, ConfigError> {
+            match v {
+                Some(x) if !names.contains(&x) => {
+                    Err(self.at(&format!("{p}.{key}"), format!("unknown {key} `{x}`; known: {}", names.join(", "))))
+                }
+                v => Ok(v.map(str::to_string)),
+            }
+        };
+        let placement = name("placement", a.placement.as_deref(), &JobPlacement::NAMES)?;
+        let pattern = name("pattern", a.pattern.as_deref(), &JobPattern::NAMES)?;
+        let first_rack = count(self.cx, &format!("{p}.first-rack"), a.first_rack.unwrap_or(0), 0)?;
+        let job = ShuffleJob {
+            first_rack: u32::try_from(first_rack)
+                .map_err(|_| self.at(&format!("{p}.first-rack"), format!("rack {first_rack} does not exist")))?,
+            nodes: count(self.cx, &format!("{p}.nodes"), nodes, 2)?,
+            bytes_per_pair: a.bytes_per_pair.map_or(15e6, |b| b.0),
+            flows_per_pair: count(self.cx, &format!("{p}.flows-per-pair"), a.flows_per_pair.unwrap_or(1), 1)?,
+            placement: placement.as_deref().and_then(JobPlacement::from_name).unwrap_or_default(),
+            pattern: pattern.as_deref().and_then(JobPattern::from_name).unwrap_or_default(),
+        };
+        // At most nodes x (nodes - 1) pairs: refuse before building a job the budget cannot hold.
+        let flows = job.nodes as f64 * (job.nodes as f64 - 1.0) * job.flows_per_pair as f64;
+        let what = format!("`{p}`: a job of up to {} flows", format_count(flows));
+        self.fits(&format!("{p}.nodes"), what, flows, flows * BYTES_PER_TASK_STEP as f64, out, "make the job smaller")?;
+        job.task(self.topo).map_err(|e| match e {
+            GenError::InvalidParameter { name, reason } => self.at(&format!("{p}.{name}"), reason),
+            other => self.gen(p, other),
+        })
+    }
+
     fn app(&self, i: usize, a: &AppTable, seed: u64, out: &mut Workload) -> Result<Vec<(f64, TaskDag)>, ConfigError> {
         let p = format!("app[{i}]");
         let set = present!(a,
@@ -802,7 +858,8 @@ impl Wcx<'_> {
             file_size => "file-size", block => "block", replicas => "replicas", fault_tolerance => "fault-tolerance",
             tasks_per_job => "tasks-per-job", cores_per_task => "cores-per-task", memory_per_task => "memory-per-task",
             peers => "peers", task_duration => "task-duration", bandwidth_per_core => "bandwidth-per-core",
-            drift_sigma => "drift-sigma",
+            drift_sigma => "drift-sigma", nodes => "nodes", first_rack => "first-rack",
+            flows_per_pair => "flows-per-pair", placement => "placement", pattern => "pattern",
         );
         let limit = match a.tasks {
             Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,
@@ -812,6 +869,9 @@ impl Wcx<'_> {
             self.only(&p, "coflow", &set, &["dataset", "time-scale", "duration", "tasks"])?;
             let mapped = self.coflows(&p, a.dataset.as_deref(), a.time_scale, a.duration, seed, out)?;
             return Ok(mapped.tasks.into_iter().take(limit).map(|(s, _, d)| (s, d)).collect());
+        }
+        if a.kind == AppKind::ShuffleJob {
+            return self.shuffle_job(&p, a, &set, out).map(|dag| vec![(0.0, dag)]);
         }
         let common = ["rate", "duration", "tasks"];
         let rate = self.positive(&format!("{p}.rate"), a.rate, "rate (tasks/s)")?;
@@ -1058,7 +1118,7 @@ impl Wcx<'_> {
                 // `[placement]` policy tracks that and places them again.
                 Box::new(move |r| cj.job(topo, &mut RandomPlacement::default(), r).map(|j| j.dag))
             }
-            AppKind::Coflow => unreachable!("handled above"),
+            AppKind::Coflow | AppKind::ShuffleJob => unreachable!("handled above"),
         };
         // Estimate before drawing anything: tasks times their flows and steps.
         let (flows, steps, task_key) = per_task;

@@ -63,3 +63,22 @@ pub fn data(py: Python<'_>, msg: impl Into<String>) -> PyErr {
         Err(err) => err,
     }
 }
+
+/// An experiment point that cannot run: a bad parameter ->
+/// `netheat.errors.ConfigError` with its `key` (file `<point>`), a bad
+/// datacenter file -> [`config`], else `InputError`, `EngineError` or
+/// `DataError`.
+pub fn point(py: Python<'_>, e: netheat_repro::points::PointError) -> PyErr {
+    use netheat_repro::points::PointError as E;
+    let msg = e.to_string();
+    match e {
+        E::Param { key, reason } => match (msg, "<point>".to_string(), 0usize, 0usize, key, reason).into_pyobject(py) {
+            Ok(t) => raise(py, "ConfigError", t),
+            Err(err) => err,
+        },
+        E::Config(c) => config(py, c),
+        E::Engine(_) => engine(py, msg),
+        E::Data(_) => data(py, msg),
+        E::UnknownKind { .. } | E::Json(_) | E::Input(_) => input(py, msg),
+    }
+}

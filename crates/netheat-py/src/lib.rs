@@ -9,12 +9,9 @@
 mod advisor;
 mod data;
 mod errors;
-mod flowsched;
-mod packet;
+mod points;
 mod scenario;
-mod sched;
 mod simulate;
-mod storage;
 mod subways;
 mod topology;
 
@@ -30,15 +27,12 @@ fn _netheat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::run_simulation, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::scenario_schema, m)?)?;
-    m.add_function(wrap_pyfunction!(flowsched::baraat_point, m)?)?;
-    m.add_function(wrap_pyfunction!(storage::sinbad_point, m)?)?;
-    m.add_function(wrap_pyfunction!(storage::ccp_point, m)?)?;
+    m.add_function(wrap_pyfunction!(points::run_point, m)?)?;
+    m.add_function(wrap_pyfunction!(points::point_check, m)?)?;
+    m.add_function(wrap_pyfunction!(points::point_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(points::point_schema, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::generate_workload, m)?)?;
-    m.add_function(wrap_pyfunction!(subways::subways_shuffle, m)?)?;
-    m.add_function(wrap_pyfunction!(sched::utp_cluster, m)?)?;
     m.add_function(wrap_pyfunction!(subways::subways_tor_failure, m)?)?;
-    m.add_function(wrap_pyfunction!(packet::packet_cloudburst_point, m)?)?;
-    m.add_function(wrap_pyfunction!(packet::packet_memcache_max_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bandwidth, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;

@@ -3,8 +3,11 @@
 //! NewReno (the Subways paper's simulator is packet-level NewReno, §8.1).
 //!
 //! Both engines get the very same paths: each flow's vanilla ECMP path is
-//! drawn once (the sequence `run_shuffle` draws with the same seed) and
-//! given to the packet engine as the flow's only used path.
+//! drawn once, in the order of the `shuffle-job` workload app's flows, from
+//! the seed's stream (the draws a scenario with `routing.policy =
+//! "subways-ecmp"` makes with that seed), and given to the flow engine as
+//! the flow's explicit route and to the packet engine as its only used
+//! path.
 //!
 //! `cargo run --release -p netheat-repro --example packet_crosscheck -- TOPO.toml [nodes...]`
 //!
@@ -16,10 +19,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use netheat_core::Routing;
+use netheat_engine::{Network, Route, SimConfig, Simulation};
 use netheat_packet::{FlowSpec, NetConfig, Simulator, TransportConfig};
-use netheat_repro::subways::{run_shuffle, ShuffleJob};
 use netheat_subways::lb::vanilla_ecmp_path;
-use netheat_subways::{LbParams, Net};
+use netheat_subways::Net;
+use netheat_workloads::apps::shuffle::ShuffleJob;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -53,36 +57,39 @@ fn main() {
     println!("{:>6} {:>12} {:>12} {:>10} {:>9}", "nodes", "flow s", "packet s", "diff %", "wall s");
     for n in sizes {
         let w = Instant::now();
-        let job = ShuffleJob::new(0, n, bytes);
-        let fluid = run_shuffle(&topo, &job, "ecmp", &LbParams::default(), seed).expect("flow engine").completion_s;
+        let pairs = ShuffleJob::new(0, n, bytes).pairs(&topo).expect("job fits");
         let net = Net::new(&topo);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let routing: &dyn Routing = &topo;
+        let mut fluid_sim = Simulation::new(
+            Network::from_routing(routing),
+            Some(routing),
+            SimConfig { window_s: 1e6, seed, ..SimConfig::default() },
+        );
         let mut sim = Simulator::new(&topo, cfg.clone()).expect("packet simulator");
-        let mut id = 0u64;
-        for s in 0..n as u32 {
-            for d in 0..n as u32 {
-                if s == d {
-                    continue;
-                }
-                let p = vanilla_ecmp_path(&net, s, d, &mut rng).expect("live ports");
-                let np = topo.num_paths(s, d);
-                // Select the extra path (index np) from the flow's ECMP index.
-                let ecmp = (splitmix(id ^ cfg.seed.rotate_left(17)) % np as u64) as usize;
-                let spec = FlowSpec {
-                    id,
-                    src: s,
-                    dst: d,
-                    bytes: bytes as u64,
-                    start_s: 0.0,
-                    transport: "newreno".into(),
-                    task_id: -1,
-                    priority: 1,
-                    path_offset: np - ecmp,
-                };
-                sim.add_flow_with_paths(spec, &tcfg, &[p]).expect("flow");
-                id += 1;
-            }
+        for (id, &(s, d)) in pairs.iter().enumerate() {
+            let id = id as u64;
+            let p = vanilla_ecmp_path(&net, s, d, &mut rng).expect("live ports");
+            fluid_sim
+                .add_flow(netheat_engine::FlowSpec::new(id, s, d, bytes, 0.0, Route::Explicit(p.clone())))
+                .expect("flow");
+            let np = topo.num_paths(s, d);
+            // Select the extra path (index np) from the flow's ECMP index.
+            let ecmp = (splitmix(id ^ cfg.seed.rotate_left(17)) % np as u64) as usize;
+            let spec = FlowSpec {
+                id,
+                src: s,
+                dst: d,
+                bytes: bytes as u64,
+                start_s: 0.0,
+                transport: "newreno".into(),
+                task_id: -1,
+                priority: 1,
+                path_offset: np - ecmp,
+            };
+            sim.add_flow_with_paths(spec, &tcfg, &[p]).expect("flow");
         }
+        let fluid = fluid_sim.run().flows.iter().map(|f| f.finish_s).fold(0.0, f64::max);
         let r = sim.run(f64::INFINITY);
         let packet = r.flows.iter().map(|f| f.start_s + f.fct_s).fold(0.0, f64::max);
         let mut fct: Vec<f64> = r.flows.iter().map(|f| f.fct_s).collect();

@@ -4,6 +4,7 @@
 //! `fifo-lm` through the SPC protocol simulator) and return per-task
 //! records.
 
+pub mod point;
 pub mod workload;
 
 pub use workload::{AppKind, Placement, WorkloadKind, WorkloadSpec};

@@ -130,36 +130,10 @@ pub struct CcpSpec {
 }
 
 impl Default for CcpSpec {
+    /// The defaults of the `ccp` kind's parameters ([`CcpParams`], their one
+    /// declaration), seed 1.
     fn default() -> Self {
-        Self {
-            racks: 30,
-            hosts_per_rack: 10,
-            client_racks: 10,
-            host_bps: 10e9,
-            oversub: 4.0,
-            class_factor: [4.0, 1.0, 0.25],
-            uplink_spread: 0.0,
-            load: 0.7,
-            uplink_load: 0.0,
-            read_fraction: 0.7,
-            chunk_min: 100e3,
-            chunk_max: 1e6,
-            prepopulate: 20_000,
-            prepopulate_policy: None,
-            read_written: false,
-            write_fanout: false,
-            ops: 100_000,
-            r: 3,
-            seek_s: 100e-6,
-            disk_bytes_per_s: 1e9,
-            disks_per_host: 1,
-            capacity_bytes: 1e9,
-            balance_threshold: 0.1,
-            rebalance_every_ops: 1000,
-            rebalance_target: 0.08,
-            policy: "ccp".into(),
-            seed: 1,
-        }
+        CcpParams::default().spec(1)
     }
 }
 
@@ -606,3 +580,161 @@ pub fn ccp_point(s: &CcpSpec) -> Result<Vec<(String, f64)>, StorageError> {
     v.push(("ops".into(), p.ops.len() as f64));
     Ok(v)
 }
+
+/// The parameters of a `ccp` point (one definition each).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct CcpParams {
+    /// placement policy compared against uniform: ccp, ccp-balance, sinbad or uniform
+    pub policy: String,
+    /// storage racks (classes cycle High, Medium, Low unless uplink-spread > 0)
+    pub racks: usize,
+    /// hosts per rack
+    pub hosts_per_rack: usize,
+    /// client racks (High uplinks)
+    pub client_racks: usize,
+    /// host link capacity
+    #[serde(with = "crate::points::bandwidth")]
+    #[schemars(schema_with = "crate::points::bandwidth::schema")]
+    pub host_link: f64,
+    /// oversubscription of a Medium rack
+    pub oversubscription: f64,
+    /// High uplink per TB relative to Medium
+    pub high_factor: f64,
+    /// Low uplink per TB relative to Medium
+    pub low_factor: f64,
+    /// largest / smallest uplink per TB over the storage racks, spaced evenly around the guideline (Figure 9:
+    /// 2); classes then come from the datacenter model (0: the factors)
+    pub uplink_spread: f64,
+    /// offered throughput as a fraction of the summed smallest uplinks
+    pub load: f64,
+    /// if > 0: mean utilization of the smallest storage uplink under uniform (reads and write hops leaving
+    /// storage racks); replaces load
+    pub uplink_load: f64,
+    /// fraction of ops that read
+    pub read_fraction: f64,
+    /// smallest chunk
+    #[serde(with = "crate::points::bytes")]
+    #[schemars(schema_with = "crate::points::bytes::schema")]
+    pub chunk_min: f64,
+    /// largest chunk
+    #[serde(with = "crate::points::bytes")]
+    #[schemars(schema_with = "crate::points::bytes::schema")]
+    pub chunk_max: f64,
+    /// chunks stored before the run
+    pub prepopulate: usize,
+    /// policy that placed the chunks stored before the run (empty: the policy under test)
+    pub prepopulate_policy: String,
+    /// reads pick among every chunk stored so far (else the prepopulated ones only)
+    pub read_written: bool,
+    /// writes go from the client to each replica (else a pipeline through the replicas)
+    pub write_fanout: bool,
+    /// chunk reads and writes
+    pub ops: usize,
+    /// replicas, one per rack
+    pub replicas: usize,
+    /// disk positioning time per op (seek + rotation)
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub disk_access: f64,
+    /// disk transfer rate, bytes/s
+    pub disk_rate: f64,
+    /// disks per storage host (a FIFO each)
+    pub disks_per_host: usize,
+    /// storage per host
+    #[serde(with = "crate::points::bytes")]
+    #[schemars(schema_with = "crate::points::bytes::schema")]
+    pub capacity: f64,
+    /// storage-balance threshold (fraction of capacity)
+    pub balance_threshold: f64,
+    /// ops between storage-balance checks of the rebalancer; it acts when a host is past the threshold or
+    /// would be by the next check (its moves are flows; 0: off)
+    pub rebalance_every: usize,
+    /// a triggered rebalancer moves chunks until every host is this close to the mean (fraction of capacity,
+    /// at most the threshold)
+    pub rebalance_target: f64,
+}
+
+impl Default for CcpParams {
+    fn default() -> Self {
+        Self {
+            policy: "ccp".into(),
+            racks: 30,
+            hosts_per_rack: 10,
+            client_racks: 10,
+            host_link: 10e9,
+            oversubscription: 4.0,
+            high_factor: 4.0,
+            low_factor: 0.25,
+            uplink_spread: 0.0,
+            load: 0.7,
+            uplink_load: 0.0,
+            read_fraction: 0.7,
+            chunk_min: 100e3,
+            chunk_max: 1e6,
+            prepopulate: 20000,
+            prepopulate_policy: String::new(),
+            read_written: false,
+            write_fanout: false,
+            ops: 100000,
+            replicas: 3,
+            disk_access: 100e-6,
+            disk_rate: 1e9,
+            disks_per_host: 1,
+            capacity: 1e9,
+            balance_threshold: 0.1,
+            rebalance_every: 1000,
+            rebalance_target: 0.08,
+        }
+    }
+}
+
+impl CcpParams {
+    /// The point these parameters describe, with `seed`.
+    pub fn spec(self, seed: u64) -> CcpSpec {
+        let p = self;
+        CcpSpec {
+            racks: p.racks,
+            hosts_per_rack: p.hosts_per_rack,
+            client_racks: p.client_racks,
+            host_bps: p.host_link,
+            oversub: p.oversubscription,
+            class_factor: [p.high_factor, 1.0, p.low_factor],
+            uplink_spread: p.uplink_spread,
+            load: p.load,
+            uplink_load: p.uplink_load,
+            read_fraction: p.read_fraction,
+            chunk_min: p.chunk_min,
+            chunk_max: p.chunk_max,
+            prepopulate: p.prepopulate,
+            prepopulate_policy: (!p.prepopulate_policy.is_empty()).then_some(p.prepopulate_policy),
+            read_written: p.read_written,
+            write_fanout: p.write_fanout,
+            ops: p.ops,
+            r: p.replicas,
+            seek_s: p.disk_access,
+            disk_bytes_per_s: p.disk_rate,
+            disks_per_host: p.disks_per_host,
+            capacity_bytes: p.capacity,
+            balance_threshold: p.balance_threshold,
+            rebalance_every_ops: p.rebalance_every,
+            rebalance_target: p.rebalance_target,
+            policy: p.policy,
+            seed,
+        }
+    }
+}
+
+/// Runs one `ccp` point (uniform and the policy on the same chunk ops): its values.
+pub fn run(
+    p: CcpParams,
+    _: &crate::points::TopologyOverrides,
+    seed: u64,
+    _: &crate::points::PointEnv,
+) -> Result<crate::points::PointOutput, crate::points::PointError> {
+    let s = p.spec(seed);
+    let values = ccp_point(&s).map_err(crate::sinbad::storage_error)?;
+    Ok(crate::points::PointOutput { values, ..Default::default() })
+}
+
+crate::point_kind!("ccp", CcpParams, run);

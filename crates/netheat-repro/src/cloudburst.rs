@@ -480,3 +480,206 @@ mod tests {
         assert!(m.is_nan() && p99.is_nan());
     }
 }
+
+/// The parameters of a `cloudburst` point (one definition each).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct CloudburstParams {
+    /// transport variant of the incast messages
+    pub variant: String,
+    /// leaf switches
+    pub racks: usize,
+    /// hosts per leaf
+    pub hosts_per_rack: usize,
+    /// spine switches
+    pub spines: usize,
+    /// host link speed
+    #[serde(with = "crate::points::bandwidth")]
+    #[schemars(schema_with = "crate::points::bandwidth::schema")]
+    pub host_speed: f64,
+    /// total uplink capacity per leaf
+    #[serde(with = "crate::points::bandwidth")]
+    #[schemars(schema_with = "crate::points::bandwidth::schema")]
+    pub uplink_speed: f64,
+    /// web-search background load (fraction of host links)
+    pub load: f64,
+    /// senders per incast
+    pub fanin: usize,
+    /// incast message sizes in bytes, cycled
+    pub msg_bytes: String,
+    /// number of incasts
+    pub incasts: usize,
+    /// mean time between incasts
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub incast_gap: f64,
+    /// simulated time after the last incast
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub drain: f64,
+    /// ECN marking threshold in bytes
+    pub ecn_threshold: u64,
+    /// static switch port buffer in bytes (if shared-buffer-per-port = 0)
+    pub port_buffer: u64,
+    /// shared switch buffer per port in bytes (Trident+: 192 KB); 0 = static port buffers
+    pub shared_buffer_per_port: u64,
+    /// dynamic-threshold factor of the shared buffer
+    pub alpha: f64,
+    /// queue of the baselines' incast messages: priority, small-queue or none
+    pub isolation: String,
+    /// CloudBurst re-burst timeout; 0 = derived from the topology (worst-case RTT of a symbol)
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub cloudburst_timeout: f64,
+    /// CloudBurst queue limit in bytes
+    pub cloudburst_queue: u64,
+    /// TCP minimum retransmission timeout
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub rto_min: f64,
+}
+
+impl Default for CloudburstParams {
+    fn default() -> Self {
+        Self {
+            variant: "dctcp".into(),
+            racks: 4,
+            hosts_per_rack: 8,
+            spines: 4,
+            host_speed: 10e9,
+            uplink_speed: 40e9,
+            load: 0.3,
+            fanin: 16,
+            msg_bytes: "5000,93000".into(),
+            incasts: 40,
+            incast_gap: 1e-3,
+            drain: 0.1,
+            ecn_threshold: 30000,
+            port_buffer: 150000,
+            shared_buffer_per_port: 192000,
+            alpha: 1.0,
+            isolation: "priority".into(),
+            cloudburst_timeout: 0.0,
+            cloudburst_queue: 12000,
+            rto_min: 0.005,
+        }
+    }
+}
+
+/// Propagation delay per link of the leaf-spine, s.
+const CLOUDBURST_PROP_DELAY_S: f64 = 1e-6;
+
+/// Runs one `cloudburst` point: MCT values, and the `flows`, `links`
+/// (per-window utilization, `extra` `window_s` and `end_s`), `queues`
+/// (per port) and `messages` (completion time and size of each finished
+/// incast message) tables.
+pub fn run(
+    p: CloudburstParams,
+    _: &crate::points::TopologyOverrides,
+    seed: u64,
+    _: &crate::points::PointEnv,
+) -> Result<crate::points::PointOutput, crate::points::PointError> {
+    use crate::points::{Column, PointError, PointOutput};
+    use netheat_packet::transport::PIAS_WEB_SEARCH_THRESHOLDS;
+    let msg_bytes = p
+        .msg_bytes
+        .split(',')
+        .map(|s| {
+            s.trim().parse::<u64>().map_err(|e| PointError::Param {
+                key: "msg-bytes".into(),
+                reason: format!("{s:?} is not a byte count: {e}"),
+            })
+        })
+        .collect::<Result<Vec<u64>, _>>()?;
+    let isolation = Isolation::parse(&p.isolation).map_err(|e| PointError::Input(e.into()))?;
+    let ip = IncastParams {
+        racks: p.racks,
+        hosts_per_rack: p.hosts_per_rack,
+        spines: p.spines,
+        host_bps: p.host_speed,
+        uplink_bps: p.uplink_speed,
+        load: p.load,
+        fanin: p.fanin,
+        msg_bytes,
+        incasts: p.incasts,
+        incast_gap_s: p.incast_gap,
+        drain_s: p.drain,
+        seed,
+        isolation,
+    };
+    let net = NetConfig {
+        port_buffer_bytes: p.port_buffer,
+        shared_buffer_per_port_bytes: (p.shared_buffer_per_port > 0).then_some(p.shared_buffer_per_port),
+        alpha: p.alpha,
+        ..IncastParams::net_config(p.ecn_threshold, p.cloudburst_queue, CLOUDBURST_PROP_DELAY_S)
+    };
+    let tcfg = TransportConfig {
+        rto_min_s: p.rto_min,
+        cb_timeout_s: if p.cloudburst_timeout != 0.0 { p.cloudburst_timeout } else { ip.reburst_timeout_s(&net) },
+        pias_thresholds: PIAS_WEB_SEARCH_THRESHOLDS.to_vec(),
+        ..Default::default()
+    };
+    let o = run_incast_point(&ip, &p.variant, &net, &tcfg).map_err(|e| PointError::Input(e.into()))?;
+    let (mean, p99) = mean_p99(&o.mct_s);
+    let by = p99_by_size(&o);
+    let values = vec![
+        ("mct_mean_s".to_string(), mean),
+        ("mct_p99_s".to_string(), p99),
+        ("mct_p99_small_s".to_string(), by.first().map_or(f64::NAN, |x| x.1)),
+        ("mct_p99_large_s".to_string(), by.last().map_or(f64::NAN, |x| x.1)),
+        ("cloudburst_timeout_s".to_string(), tcfg.cb_timeout_s),
+        ("unfinished".to_string(), o.unfinished as f64),
+        ("drops".to_string(), o.result.ports.iter().map(|s| s.drops).sum::<u64>() as f64),
+        ("events".to_string(), o.result.events as f64),
+    ];
+    let r = &o.result;
+    let f = &r.flows;
+    let flows = vec![
+        ("flow_id".to_string(), Column::U64(f.iter().map(|x| x.flow_id).collect())),
+        ("src".to_string(), Column::U32(f.iter().map(|x| x.src).collect())),
+        ("dst".to_string(), Column::U32(f.iter().map(|x| x.dst).collect())),
+        ("bytes".to_string(), Column::F64(f.iter().map(|x| x.bytes as f64).collect())),
+        ("start_s".to_string(), Column::F64(f.iter().map(|x| x.start_s).collect())),
+        ("finish_s".to_string(), Column::F64(f.iter().map(|x| x.finish_s).collect())),
+        ("fct_s".to_string(), Column::F64(f.iter().map(|x| x.fct_s).collect())),
+        ("task_id".to_string(), Column::I64(f.iter().map(|x| x.task_id).collect())),
+        ("priority".to_string(), Column::I32(f.iter().map(|x| i32::from(x.priority)).collect())),
+        ("path_id".to_string(), Column::I64(f.iter().map(|x| i64::from(x.path_id)).collect())),
+    ];
+    let q = &r.ports;
+    let queues = vec![
+        ("link".to_string(), Column::I64((0..q.len() as i64).collect())),
+        ("mean_queue_bytes".to_string(), Column::F64(q.iter().map(|x| x.mean_queue_bytes).collect())),
+        ("max_queue_bytes".to_string(), Column::I64(q.iter().map(|x| x.max_queue_bytes as i64).collect())),
+        ("drops".to_string(), Column::I64(q.iter().map(|x| x.drops as i64).collect())),
+        ("marks".to_string(), Column::I64(q.iter().map(|x| x.marks as i64).collect())),
+    ];
+    // Link utilization per window (the packet engine's telemetry), for the
+    // same links table as the flow-level engine.
+    let w = NetConfig::default().window_s;
+    let links = vec![
+        ("link".to_string(), Column::U32(r.links.iter().map(|x| x.link).collect())),
+        ("window".to_string(), Column::U32(r.links.iter().map(|x| (x.window_start_s / w).round() as u32).collect())),
+        ("utilization".to_string(), Column::F64(r.links.iter().map(|x| x.utilization).collect())),
+    ];
+    Ok(PointOutput {
+        values,
+        tables: vec![
+            ("flows".into(), flows),
+            ("links".into(), links),
+            ("queues".into(), queues),
+            // The incast messages that finished (what the MCT values summarise).
+            (
+                "messages".into(),
+                vec![
+                    ("mct_s".into(), Column::F64(o.mct_s.clone())),
+                    ("bytes".into(), Column::U64(o.mct_bytes.clone())),
+                ],
+            ),
+        ],
+        notes: Vec::new(),
+        extra: vec![("window_s".into(), w), ("end_s".into(), r.end_s)],
+    })
+}
+
+crate::point_kind!("cloudburst", CloudburstParams, run);

@@ -18,7 +18,6 @@
 //!   bench-hdfs`'s cluster, background and writers);
 //! * [`cloudburst`]: the CloudBurst incast point on the packet engine;
 //! * [`memcache`]: the Subways memcache experiment on the packet engine;
-//! * [`subways`]: the Subways shuffle jobs (CoNEXT'15 §8);
 //! * [`utp`]: the Borg-like cluster of the hotspot paper's UTP, run on the
 //!   flow engine.
 //!
@@ -32,6 +31,10 @@
 //! ([`netheat_flowsched::FlowschedError`],
 //! [`netheat_storage::StorageError`], [`netheat_packet::PacketError`],
 //! [`netheat_subways::SubwaysError`], [`netheat_sched::SchedError`]).
+//!
+//! [`points`] is the registry of the experiment point kinds (`baraat`,
+//! `sinbad`, `ccp`, `utp`, `cloudburst`, `memcache`): each declares its
+//! parameters once, as a serde struct with a JSON Schema, beside its run.
 #![warn(missing_docs)]
 
 pub mod baraat;
@@ -39,8 +42,8 @@ pub mod ccp;
 pub mod cloudburst;
 pub mod hdfs;
 pub mod memcache;
+pub mod points;
 pub mod sinbad;
-pub mod subways;
 pub mod utp;
 
 /// `Ok` when `v` is positive and finite, else an invalid-parameter error

@@ -326,3 +326,85 @@ mod tests {
         assert!(memcache_point(&p, "type2", 1e5).is_err());
     }
 }
+
+/// The parameters of a `memcache` point (one definition each): the largest
+/// request rate at the latency target for one variant and oversubscription.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct MemcachePointParams {
+    /// wiring and balancing: type0, type1, type1-lb, type1-detour
+    pub variant: String,
+    /// ToR oversubscription (server-facing over uplink capacity)
+    pub oversubscription: f64,
+    /// racks in the loop (memcache racks: 0 and racks/2)
+    pub racks: usize,
+    /// servers per rack
+    pub hosts_per_rack: usize,
+    /// ports per server
+    pub ports: usize,
+    /// port speed
+    #[serde(with = "crate::points::bandwidth")]
+    #[schemars(schema_with = "crate::points::bandwidth::schema")]
+    pub host_speed: f64,
+    /// seconds of arrivals per rate tried (second half measured)
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub duration: f64,
+    /// mean latency target
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub target: f64,
+}
+
+impl Default for MemcachePointParams {
+    fn default() -> Self {
+        let d = MemcacheParams::default();
+        Self {
+            variant: "type0".into(),
+            oversubscription: d.oversubscription,
+            racks: d.racks,
+            hosts_per_rack: d.hosts_per_rack,
+            ports: d.ports,
+            host_speed: d.host_bps,
+            duration: d.duration_s,
+            target: 1e-3,
+        }
+    }
+}
+
+/// The request rate the search starts from, requests/s.
+const MEMCACHE_START_PER_S: f64 = 1e5;
+
+/// Runs one `memcache` point: the max request rate at the latency target
+/// and the latency and events at that rate.
+pub fn run(
+    p: MemcachePointParams,
+    _: &crate::points::TopologyOverrides,
+    seed: u64,
+    _: &crate::points::PointEnv,
+) -> Result<crate::points::PointOutput, crate::points::PointError> {
+    let m = MemcacheParams {
+        racks: p.racks,
+        hosts_per_rack: p.hosts_per_rack,
+        ports: p.ports,
+        host_bps: p.host_speed,
+        oversubscription: p.oversubscription,
+        request_bytes: 50,
+        response_bytes: 1500,
+        duration_s: p.duration,
+        rto_min_s: 0.005,
+        seed,
+        ..MemcacheParams::default()
+    };
+    let (rate, x) = max_rate(&m, &p.variant, p.target, MEMCACHE_START_PER_S)
+        .map_err(|e| crate::points::PointError::Input(e.into()))?;
+    let values = vec![
+        ("max_rate_per_s".to_string(), rate),
+        ("mean_latency_s".to_string(), x.mean_latency_s),
+        ("p99_latency_s".to_string(), x.p99_latency_s),
+        ("events".to_string(), x.events as f64),
+    ];
+    Ok(crate::points::PointOutput { values, ..Default::default() })
+}
+
+crate::point_kind!("memcache", MemcachePointParams, run);

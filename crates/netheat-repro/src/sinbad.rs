@@ -136,32 +136,10 @@ pub struct SinbadSpec {
 }
 
 impl Default for SinbadSpec {
+    /// The defaults of the `sinbad` kind's parameters ([`SinbadParams`],
+    /// their one declaration), seed 1.
     fn default() -> Self {
-        Self {
-            racks: 150,
-            hosts_per_rack: 20,
-            host_bps: 1e9,
-            oversub: 10.0,
-            disk_write_bps: Some(50e6 * 8.0),
-            block_bytes: 256.0 * 1048576.0,
-            r: 3,
-            f: 1,
-            duration_s: 3600.0,
-            drain_s: 600.0,
-            block_requests_per_s: 4.0,
-            mean_file_blocks: 1.47,
-            shuffle_scale: 1.0,
-            max_mapper_racks: 6,
-            policy_cfg: PolicyConfig::default(),
-            q_s: 10.0,
-            also_q_s: Vec::new(),
-            optimistic: true,
-            report_loss: 0.0,
-            capacity_bytes: 4e12,
-            balance_threshold: 0.1,
-            policy: "sinbad".into(),
-            seed: 1,
-        }
+        SinbadParams::default().spec(1).expect("the default parameters describe a point")
     }
 }
 
@@ -873,3 +851,184 @@ pub fn sinbad_point(s: &SinbadSpec, trace: &CoflowTrace) -> Result<PointOut, Sto
     v.extend(also);
     Ok(PointOut { values: v, uniform_s: tu, policy_s: tp, bytes: by })
 }
+
+/// The parameters of a `sinbad` point (one definition each; see the module
+/// docs for the setup).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct SinbadParams {
+    /// placement policy compared against uniform: sinbad, ccp, ccp-balance or uniform
+    pub policy: String,
+    /// racks
+    pub racks: usize,
+    /// hosts per rack
+    pub hosts_per_rack: usize,
+    /// host link capacity
+    #[serde(with = "crate::points::bandwidth")]
+    #[schemars(schema_with = "crate::points::bandwidth::schema")]
+    pub host_link: f64,
+    /// core-to-rack oversubscription
+    pub oversubscription: f64,
+    /// disk write throughput
+    #[serde(with = "crate::points::bandwidth")]
+    #[schemars(schema_with = "crate::points::bandwidth::schema")]
+    pub disk_write: f64,
+    /// no disk cap (writes to memory)
+    pub in_memory: bool,
+    /// block size
+    #[serde(with = "crate::points::bytes")]
+    #[schemars(schema_with = "crate::points::bytes::schema")]
+    pub block_size: f64,
+    /// replicas per block
+    pub replicas: usize,
+    /// racks the replicas span
+    pub fault_domains: usize,
+    /// simulated time of arrivals
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub duration: f64,
+    /// extra time for writes to finish
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub drain: f64,
+    /// block write requests per second (Sinbad section 7.2: 4 large blocks per second)
+    pub block_requests_per_s: f64,
+    /// mean blocks per file, geometric on 1, 2, ... (1.47 from section 4.3's 32% full-size blocks)
+    pub mean_file_blocks: f64,
+    /// scale of the replayed shuffle bytes (the background)
+    pub shuffle_scale: f64,
+    /// background simulation: aggregated mapper flows per reducer rack (weighted)
+    pub max_mapper_racks: usize,
+    /// Sinbad report interval Delta
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub delta: f64,
+    /// Sinbad EWMA weight
+    pub alpha: f64,
+    /// blocks below this use the default policy
+    #[serde(with = "crate::points::bytes")]
+    #[schemars(schema_with = "crate::points::bytes::schema")]
+    pub threshold: f64,
+    /// decision interval of the policy run, OPT' order (0: immediate; paper's simulation: 10 s)
+    #[serde(with = "crate::points::duration")]
+    #[schemars(schema_with = "crate::points::duration::schema")]
+    pub q: f64,
+    /// more decision intervals run against the same uniform baseline, e.g. '0s,1s' (values
+    /// block_write_speedup_q0, ..._q1)
+    pub also_q: String,
+    /// also run the policy at q with no bottleneck at sources (block_write_speedup_optimistic)
+    pub optimistic: bool,
+    /// probability a host report is missing
+    pub report_loss: f64,
+    /// storage-balance threshold (fraction of capacity)
+    pub balance_threshold: f64,
+}
+
+impl Default for SinbadParams {
+    fn default() -> Self {
+        Self {
+            policy: "sinbad".into(),
+            racks: 150,
+            hosts_per_rack: 20,
+            host_link: 1e9,
+            oversubscription: 10.0,
+            disk_write: 400e6,
+            in_memory: false,
+            block_size: 256.0 * 1024.0 * 1024.0,
+            replicas: 3,
+            fault_domains: 2,
+            duration: 3600.0,
+            drain: 600.0,
+            block_requests_per_s: 4.0,
+            mean_file_blocks: 1.47,
+            shuffle_scale: 1.0,
+            max_mapper_racks: 6,
+            delta: 1.0,
+            alpha: 0.2,
+            threshold: 10e6,
+            q: 10.0,
+            also_q: String::new(),
+            optimistic: true,
+            report_loss: 0.0,
+            balance_threshold: 0.1,
+        }
+    }
+}
+
+impl SinbadParams {
+    /// The point these parameters describe, with `seed` (`also-q` parsed).
+    pub fn spec(self, seed: u64) -> Result<SinbadSpec, crate::points::PointError> {
+        use crate::points::PointError;
+        let p = self;
+        let also_q_s = p
+            .also_q
+            .split(',')
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+            .map(|q| {
+                netheat_core::parse_duration(q)
+                    .map_err(|e| PointError::Param { key: "also-q".into(), reason: format!("invalid duration: {e}") })
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        Ok(SinbadSpec {
+            racks: p.racks,
+            hosts_per_rack: p.hosts_per_rack,
+            host_bps: p.host_link,
+            oversub: p.oversubscription,
+            disk_write_bps: (!p.in_memory).then_some(p.disk_write),
+            block_bytes: p.block_size,
+            r: p.replicas,
+            f: p.fault_domains.saturating_sub(1),
+            duration_s: p.duration,
+            drain_s: p.drain,
+            block_requests_per_s: p.block_requests_per_s,
+            mean_file_blocks: p.mean_file_blocks,
+            shuffle_scale: p.shuffle_scale,
+            max_mapper_racks: p.max_mapper_racks,
+            policy_cfg: PolicyConfig { delta_s: p.delta, alpha: p.alpha, threshold_bytes: p.threshold },
+            q_s: p.q,
+            also_q_s,
+            optimistic: p.optimistic,
+            report_loss: p.report_loss,
+            capacity_bytes: SINBAD_CAPACITY_BYTES,
+            balance_threshold: p.balance_threshold,
+            policy: p.policy,
+            seed,
+        })
+    }
+}
+
+/// Storage per host of a `sinbad` point, bytes (4 TB: far from full in an
+/// hour of writes, so placement is never refused for space).
+const SINBAD_CAPACITY_BYTES: f64 = 4e12;
+/// The trace whose shuffles become the background.
+const SINBAD_TRACE: &str = "coflow-fb2010";
+
+pub(crate) fn storage_error(e: StorageError) -> crate::points::PointError {
+    match e {
+        StorageError::Engine(e) => crate::points::PointError::Engine(e.into()),
+        other => crate::points::PointError::Input(other.into()),
+    }
+}
+
+/// Runs one `sinbad` point: the summary values and the paired `blocks` table.
+pub fn run(
+    p: SinbadParams,
+    _: &crate::points::TopologyOverrides,
+    seed: u64,
+    env: &crate::points::PointEnv,
+) -> Result<crate::points::PointOutput, crate::points::PointError> {
+    use crate::points::{Column, PointError, PointOutput};
+    let s = p.spec(seed)?;
+    validate_sinbad(&s).map_err(storage_error)?;
+    let t = netheat_data::load_coflows(&env.data_dir(None), SINBAD_TRACE).map_err(|e| PointError::Data(e.into()))?;
+    let r = sinbad_point(&s, &t).map_err(storage_error)?;
+    let blocks = vec![
+        ("uniform_s".to_string(), Column::F64(r.uniform_s)),
+        ("policy_s".to_string(), Column::F64(r.policy_s)),
+        ("bytes".to_string(), Column::F64(r.bytes)),
+    ];
+    Ok(PointOutput { values: r.values, tables: vec![("blocks".to_string(), blocks)], ..Default::default() })
+}
+
+crate::point_kind!("sinbad", SinbadParams, run);

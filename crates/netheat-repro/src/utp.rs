@@ -55,8 +55,7 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use netheat_sched::policy::{
-    pick_migrations, placement_policy, projected_tor, sample_servers, Candidate, MigrationCandidate, Objective,
-    PlacementPolicy,
+    pick_migrations, placement_policy, projected_tor, sample_servers, Candidate, MigrationCandidate, PlacementPolicy,
 };
 use netheat_sched::tors::{tor_capacity_bps, HotTors};
 use netheat_sched::{SchedError, SchedulerParams};
@@ -65,19 +64,28 @@ use netheat_workloads::storage::WriteModel;
 use netheat_workloads::DagRunner;
 
 /// One kind of analytical query run alongside the tasks.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct QueryType {
     /// Name in the results (`small`, `large`, ...).
     pub name: String,
     /// Workers (and storage servers, and half as many shuffle servers).
     pub workers: usize,
     /// Input partition per worker, bytes.
+    #[serde(with = "netheat_config::units::si::bytes")]
+    #[schemars(schema_with = "netheat_config::units::si::bytes::schema")]
     pub partition_bytes: f64,
     /// Intermediate data per worker, bytes.
+    #[serde(with = "netheat_config::units::si::bytes")]
+    #[schemars(schema_with = "netheat_config::units::si::bytes::schema")]
     pub intermediate_bytes: f64,
     /// Output per worker, bytes.
+    #[serde(with = "netheat_config::units::si::bytes")]
+    #[schemars(schema_with = "netheat_config::units::si::bytes::schema")]
     pub output_bytes: f64,
     /// Compute per stage, seconds.
+    #[serde(rename = "compute", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub compute_s: f64,
     /// Cores each worker task asks the scheduler for (the compute stages
     /// are single-threaded delays: 1).
@@ -95,10 +103,16 @@ pub struct Incident {
     pub factor: f64,
 }
 
-/// Parameters of a cluster run.
-#[derive(Debug, Clone, PartialEq)]
+/// Parameters of a cluster run. Read by serde (the `utp` experiment point)
+/// with kebab-case keys; unit-bearing keys take a number in SI units or a
+/// unit string; the scheduler's own keys are netheat-sched's
+/// [`SchedulerParams`], embedded.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case", default)]
 pub struct ClusterParams {
     /// Simulated time, seconds.
+    #[serde(rename = "duration", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub duration_s: f64,
     /// Target share of all cores requested by running tasks.
     pub cpu_load: f64,
@@ -107,10 +121,16 @@ pub struct ClusterParams {
     /// Cores per task (uniform in `1..=cores_max`).
     pub cores_max: u32,
     /// Memory per core requested, bytes.
+    #[serde(with = "netheat_config::units::si::bytes")]
+    #[schemars(schema_with = "netheat_config::units::si::bytes::schema")]
     pub memory_per_core: f64,
     /// Mean task duration, seconds (exponential).
+    #[serde(rename = "task-mean", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub task_mean_s: f64,
     /// Median network demand per core, bits/s.
+    #[serde(with = "netheat_config::units::si::bandwidth")]
+    #[schemars(schema_with = "netheat_config::units::si::bandwidth::schema")]
     pub bw_median_per_core: f64,
     /// Sigma of ln(demand per core) across jobs.
     pub bw_sigma: f64,
@@ -130,27 +150,27 @@ pub struct ClusterParams {
     pub drift_share: f64,
     /// Share of latency-sensitive jobs (never migrated).
     pub latency_sensitive_share: f64,
-    /// Migrations allowed per job per detection window.
-    pub budget_per_window: u32,
-    /// Candidates sampled per placement.
-    pub candidates: usize,
-    /// The scheduler's own objectives, most important first.
-    pub objectives: Vec<Objective>,
-    /// Utilization sampling period, seconds.
-    pub tick_s: f64,
-    /// Hot detection window, seconds.
-    pub detect_s: f64,
-    /// Utilization above which a ToR is hot.
-    pub hot_threshold: f64,
+    /// The scheduler's own parameters (budget, candidates, objectives,
+    /// sampling, hot threshold).
+    #[serde(flatten)]
+    pub sched: SchedulerParams,
     /// Telemetry window of the outputs, seconds.
+    #[serde(rename = "window", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub window_s: f64,
     /// Metrics ignore windows before this time (warm-up), seconds.
+    #[serde(rename = "warmup", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub warmup_s: f64,
-    /// Optional uplink incident.
+    /// Optional uplink incident (the `utp` point sets it from its
+    /// `incident-every` and `incident-factor`).
+    #[serde(skip)]
     pub incident: Option<Incident>,
     /// Analytical query kinds, one of each launched every `query_period_s`.
     pub queries: Vec<QueryType>,
     /// Period of query launches, seconds.
+    #[serde(rename = "query-period", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub query_period_s: f64,
     /// What a migration costs, seconds: the hotspot paper gives no cost
     /// (§5.1 only says migrations must stay within availability budgets),
@@ -160,6 +180,8 @@ pub struct ClusterParams {
     /// latency (Verma et al., "Large-scale cluster management at Google
     /// with Borg", EuroSys 2015, §3.2: a median of about 25 s, most of it
     /// package installation), the cost of starting a task anew.
+    #[serde(rename = "restart-delay", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub restart_delay_s: f64,
 }
 
@@ -167,7 +189,6 @@ impl Default for ClusterParams {
     /// The scheduler's own keys (budget, candidates, objectives, sampling,
     /// hot threshold) are netheat-sched's [`SchedulerParams::default`].
     fn default() -> Self {
-        let s = SchedulerParams::default();
         Self {
             duration_s: 6.0 * 3600.0,
             cpu_load: 0.6,
@@ -185,12 +206,7 @@ impl Default for ClusterParams {
             drift_sigma: 0.3,
             drift_share: 0.1,
             latency_sensitive_share: 0.3,
-            budget_per_window: s.budget_per_window,
-            candidates: s.candidates,
-            objectives: s.objectives,
-            tick_s: s.tick_s,
-            detect_s: s.detect_s,
-            hot_threshold: s.hot_threshold,
+            sched: SchedulerParams::default(),
             window_s: 300.0,
             warmup_s: 3600.0,
             incident: None,
@@ -447,7 +463,7 @@ impl Sched<'_> {
                 && free_mem[s as usize] >= ask.mem
                 && avoid_rack != Some(topo.hosts()[s as usize].rack)
         };
-        let sample = sample_servers(&mut self.rng, n, self.p.candidates, fits);
+        let sample = sample_servers(&mut self.rng, n, self.p.sched.candidates, fits);
         if sample.is_empty() {
             return None;
         }
@@ -488,7 +504,7 @@ impl Sched<'_> {
             self.res.net_intensive_placements += 1;
             // Hot as the paper defines a hotspot: 5-minute average above
             // the threshold (§3.1).
-            if self.tors.avg(rack) > self.p.hot_threshold {
+            if self.tors.avg(rack) > self.p.sched.hot_threshold {
                 self.res.net_intensive_on_hot += 1;
             }
         }
@@ -615,7 +631,7 @@ impl Sched<'_> {
                             task: i,
                             rate_bps: rate,
                             latency_sensitive: job.latency_sensitive,
-                            budget_left: job.migrations_this_window < self.p.budget_per_window,
+                            budget_left: job.migrations_this_window < self.p.sched.budget_per_window,
                         });
                     }
                 }
@@ -624,9 +640,9 @@ impl Sched<'_> {
                 // (the hotspot measure) is what the migrations remove.
                 let rate = self.tors.avg(t) * cap;
                 let mut moved = 0;
-                for i in pick_migrations(&cands, rate, cap, self.p.hot_threshold) {
+                for i in pick_migrations(&cands, rate, cap, self.p.sched.hot_threshold) {
                     let j = self.tasks[i].job;
-                    if self.jobs[j].migrations_this_window >= self.p.budget_per_window {
+                    if self.jobs[j].migrations_this_window >= self.p.sched.budget_per_window {
                         continue;
                     }
                     self.stop(ctx, i);
@@ -800,13 +816,13 @@ impl Controller for Sched<'_> {
             }
         } else if token == T_TICK {
             self.tick(ctx);
-            if now + self.p.tick_s < self.p.duration_s {
-                let _ = ctx.schedule_timer(now + self.p.tick_s, T_TICK);
+            if now + self.p.sched.tick_s < self.p.duration_s {
+                let _ = ctx.schedule_timer(now + self.p.sched.tick_s, T_TICK);
             }
         } else if token == T_DETECT {
             self.detect(ctx);
-            if now + self.p.detect_s < self.p.duration_s {
-                let _ = ctx.schedule_timer(now + self.p.detect_s, T_DETECT);
+            if now + self.p.sched.detect_s < self.p.duration_s {
+                let _ = ctx.schedule_timer(now + self.p.sched.detect_s, T_DETECT);
             }
         }
     }
@@ -830,17 +846,17 @@ fn check(p: &ClusterParams) -> Result<(), SchedError> {
     pos("duration_s", p.duration_s)?;
     pos("cpu_load", p.cpu_load)?;
     pos("task_mean_s", p.task_mean_s)?;
-    pos("tick_s", p.tick_s)?;
-    pos("detect_s", p.detect_s)?;
+    pos("tick_s", p.sched.tick_s)?;
+    pos("detect_s", p.sched.detect_s)?;
     pos("window_s", p.window_s)?;
-    pos("hot_threshold", p.hot_threshold)?;
+    pos("hot_threshold", p.sched.hot_threshold)?;
     if !(p.restart_delay_s.is_finite() && p.restart_delay_s >= 0.0) {
         return Err(SchedError::param("restart_delay_s", format!("{} must be >= 0", p.restart_delay_s)));
     }
     if p.queries.iter().any(|q| q.worker_cores == 0) {
         return Err(SchedError::param("queries.worker_cores", "must be at least 1"));
     }
-    if p.tasks_max == 0 || p.cores_max == 0 || p.candidates == 0 {
+    if p.tasks_max == 0 || p.cores_max == 0 || p.sched.candidates == 0 {
         return Err(SchedError::param("tasks_max/cores_max/candidates", "must be at least 1"));
     }
     for (n, v) in [
@@ -866,7 +882,7 @@ fn check(p: &ClusterParams) -> Result<(), SchedError> {
 /// and `p`, so policies compared with one seed see the same jobs.
 pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) -> Result<ClusterResult, SchedError> {
     check(p)?;
-    let policy = placement_policy(policy, &p.objectives)?;
+    let policy = placement_policy(policy, &p.sched.objectives)?;
     if let Some(inc) = &p.incident {
         if let Some(t) = inc.tors.iter().find(|&&t| t as usize >= topo.tors().len()) {
             return Err(SchedError::param("incident.tors", format!("ToR {t} does not exist")));
@@ -945,8 +961,8 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
     for (j, &st) in starts.iter().enumerate() {
         sim.schedule_timer(st, T_JOB + j as u64)?;
     }
-    sim.schedule_timer(p.tick_s / 2.0, T_TICK)?;
-    sim.schedule_timer(p.detect_s, T_DETECT)?;
+    sim.schedule_timer(p.sched.tick_s / 2.0, T_TICK)?;
+    sim.schedule_timer(p.sched.detect_s, T_DETECT)?;
     if !p.queries.is_empty() {
         sim.schedule_timer(p.query_period_s, T_QUERY)?;
     }
@@ -975,7 +991,7 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
         free_mem: hosts.iter().map(|h| h.memory_bytes).collect(),
         server_tasks: vec![Vec::new(); hosts.len()],
         next_flow: 0,
-        tors: HotTors::new(ntor, p.hot_threshold, p.tick_s, p.detect_s),
+        tors: HotTors::new(ntor, p.sched.hot_threshold, p.sched.tick_s, p.sched.detect_s),
         pending: Vec::new(),
         intensive_cut,
         res: ClusterResult {
@@ -1082,7 +1098,7 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
                 cell_cap_s += cap_s;
             }
         }
-        let hot = utils.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / ntor.max(1) as f64;
+        let hot = utils.iter().filter(|&&u| u > p.sched.hot_threshold).count() as f64 / ntor.max(1) as f64;
         let p98 = stats::quantile(&utils, 0.98);
         res.series.push(WindowStats {
             start_s: t0,
@@ -1096,8 +1112,126 @@ pub fn run_cluster(topo: &Topology, policy: &str, p: &ClusterParams, seed: u64) 
         }
     }
     let nall = all.len().max(1) as f64;
-    res.hot_tor_share = all.iter().filter(|&&u| u > p.hot_threshold).count() as f64 / nall;
+    res.hot_tor_share = all.iter().filter(|&&u| u > p.sched.hot_threshold).count() as f64 / nall;
     res.p98_tor_util = stats::quantile(&all, 0.98);
     res.cell_util = if cell_cap_s > 0.0 { cell_bytes * 8.0 / cell_cap_s } else { f64::NAN };
     Ok(res)
 }
+
+/// The parameters of a `utp` point: the datacenter file, the policy, the
+/// uplink incident, and every key of [`ClusterParams`] (embedded).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case", default)]
+pub struct UtpParams {
+    /// datacenter TOML file (hosts need cores and memory)
+    #[schemars(schema_with = "crate::points::path_schema")]
+    pub topology: std::path::PathBuf,
+    /// placement policy: bandwidth-oblivious, reactive-only, utp
+    pub policy: String,
+    /// every k-th ToR loses uplink capacity halfway (0: none)
+    pub incident_every: usize,
+    /// uplink capacity those ToRs keep
+    pub incident_factor: f64,
+    /// The cluster run's own keys.
+    #[serde(flatten)]
+    pub cluster: ClusterParams,
+}
+
+impl Default for UtpParams {
+    fn default() -> Self {
+        Self {
+            topology: std::path::PathBuf::new(),
+            policy: "bandwidth-oblivious".into(),
+            incident_every: 10,
+            incident_factor: 0.5,
+            cluster: ClusterParams::default(),
+        }
+    }
+}
+
+/// Runs one `utp` point: the cluster values, the `series` (per window) and
+/// `queries` (per finished query) tables, and notes on fallbacks and
+/// pending tasks.
+pub fn run(
+    p: UtpParams,
+    overrides: &crate::points::TopologyOverrides,
+    seed: u64,
+    _: &crate::points::PointEnv,
+) -> Result<crate::points::PointOutput, crate::points::PointError> {
+    use crate::points::{Column, PointError, PointOutput};
+    if p.topology.as_os_str().is_empty() {
+        return Err(PointError::Param { key: "topology".into(), reason: "a datacenter file is required".into() });
+    }
+    let topo = netheat_config::load_topology_overridden(&p.topology, overrides)?;
+    let every = p.incident_every;
+    let tors: Vec<u32> = if every > 0 { (0..topo.racks().len() as u32).step_by(every).collect() } else { Vec::new() };
+    let cp = ClusterParams {
+        incident: (!tors.is_empty()).then(|| Incident {
+            at_s: p.cluster.duration_s / 2.0,
+            tors,
+            factor: p.incident_factor,
+        }),
+        ..p.cluster
+    };
+    let r = run_cluster(&topo, &p.policy, &cp, seed).map_err(|e| match e {
+        e @ (SchedError::Engine(_) | SchedError::Query(_)) => PointError::Engine(e.into()),
+        other => PointError::Input(other.into()),
+    })?;
+    let placed = r.net_intensive_placements.max(1);
+    let mut values = vec![
+        ("hot_tor_share".to_string(), r.hot_tor_share),
+        ("p98_tor_util".to_string(), r.p98_tor_util),
+        ("cell_util".to_string(), r.cell_util),
+        ("migrations".to_string(), r.migrations as f64),
+        ("servers_used".to_string(), r.servers_used),
+        ("max_tasks_per_rack".to_string(), r.max_tasks_per_rack),
+        ("cpu_imbalance".to_string(), r.cpu_imbalance),
+        ("pending".to_string(), r.pending as f64),
+        ("estimate_fallbacks".to_string(), r.estimate_fallbacks as f64),
+        ("net_intensive_on_hot_share".to_string(), r.net_intensive_on_hot as f64 / placed as f64),
+    ];
+    for (name, _, _, p95) in &r.queries {
+        values.push((format!("query_p95_{name}_s"), *p95));
+    }
+    let w = &r.series;
+    let series = vec![
+        ("window_start_s".to_string(), Column::F64(w.iter().map(|x| x.start_s).collect())),
+        ("hot_tor_share".to_string(), Column::F64(w.iter().map(|x| x.hot_share).collect())),
+        ("p98_tor_util".to_string(), Column::F64(w.iter().map(|x| x.p98_util).collect())),
+        ("migrations".to_string(), Column::I64(w.iter().map(|x| x.migrations as i64).collect())),
+        ("warmup".to_string(), Column::Bool(w.iter().map(|x| x.warmup).collect())),
+    ];
+    let lat = &r.query_latencies;
+    let queries = vec![
+        ("query".to_string(), Column::Str(lat.iter().map(|&(k, _, _)| r.queries[k].0.clone()).collect())),
+        ("start_s".to_string(), Column::F64(lat.iter().map(|x| x.1).collect())),
+        ("latency_s".to_string(), Column::F64(lat.iter().map(|x| x.2).collect())),
+    ];
+    let mut notes = Vec::new();
+    if r.estimate_fallbacks > 0 {
+        notes.push(format!(
+            "{} placements had no network-demand estimate and used the task's observed usage instead",
+            r.estimate_fallbacks
+        ));
+    }
+    if r.pending > 0 {
+        notes.push(format!("{} tasks still pending at the end: {}", r.pending, r.pending_reason));
+    }
+    Ok(PointOutput {
+        values,
+        tables: vec![("series".into(), series), ("queries".into(), queries)],
+        notes,
+        // For tests and callers that check the run's bookkeeping (not values).
+        extra: [
+            ("placements".to_string(), r.placements as f64),
+            ("net_intensive_placements".to_string(), r.net_intensive_placements as f64),
+            ("net_intensive_on_hot".to_string(), r.net_intensive_on_hot as f64),
+            ("events".to_string(), r.events as f64),
+        ]
+        .into_iter()
+        .chain(r.queries.iter().map(|(name, n, _, _)| (format!("query_count_{name}"), *n as f64)))
+        .collect(),
+    })
+}
+
+crate::point_kind!("utp", UtpParams, run, required = ["topology"]);

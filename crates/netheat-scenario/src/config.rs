@@ -92,11 +92,20 @@ pub enum EngineKind {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RoutingSection {
     /// `ecmp` (static per-flow hash over shortest paths, weighted by port
-    /// speed), `adaptive` (ports and paths drawn by residual capacity,
-    /// running flows re-drawn every period) or `detour` (adaptive plus
-    /// detours through neighbouring racks' ToRs when every ToR of a server
-    /// is hot). On the packet engine, `adaptive` is per-packet choice of the
-    /// least-queued path and `detour` is refused.
+    /// speed: a shortcut through a ToR both servers have ports on is always
+    /// taken), `subways-ecmp` (vanilla ECMP of the Subways paper, CoNEXT'15
+    /// §4.2-4.3: a server has one rule with one option per ToR it is wired
+    /// to, drawn per flow by port speed, so shortcuts are not always taken;
+    /// a fabric route is drawn uniformly), `adaptive` (ports and paths drawn
+    /// by residual capacity, running flows re-drawn every period) or
+    /// `detour` (adaptive plus detours through neighbouring racks' ToRs when
+    /// every ToR of a server is hot). The controller of `adaptive` and
+    /// `detour` reads each link's average rate over the period just ended
+    /// (§8.1: counters read every period). A ToR whose every link fails at
+    /// time 0 (`[[events]]`) is down for these policies from the start: they
+    /// never use its ports; later capacity events are seen only through the
+    /// rates. On the packet engine, `adaptive` is per-packet choice of the
+    /// least-queued path, and `subways-ecmp` and `detour` are refused.
     #[serde(default)]
     pub policy: RoutingPolicy,
     /// Controller period: utilization samples and re-binding.
@@ -121,9 +130,11 @@ pub struct RoutingSection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RoutingPolicy {
-    /// Static per-flow hash.
+    /// Static per-flow hash over shortest paths.
     #[default]
     Ecmp,
+    /// Vanilla Subways ECMP: one rule per server with an option per ToR.
+    SubwaysEcmp,
     /// Residual-capacity port and path choice, re-drawn every period.
     Adaptive,
     /// Adaptive plus detours through neighbouring racks.
@@ -131,10 +142,12 @@ pub enum RoutingPolicy {
 }
 
 impl RoutingPolicy {
-    /// The tag of the policy in `netheat_subways::POLICIES`.
+    /// The tag of the policy (`netheat_subways::POLICIES` but `ecmp`, which
+    /// is the engine's own hash).
     pub fn tag(self) -> &'static str {
         match self {
             Self::Ecmp => "ecmp",
+            Self::SubwaysEcmp => "subways-ecmp",
             Self::Adaptive => "adaptive",
             Self::Detour => "detour",
         }
@@ -557,7 +570,9 @@ pub struct Sections {
     /// `[[rack-group]]` of an inline datacenter.
     #[schemars(with = "Option<serde_json::Value>")]
     pub rack_group: Option<toml::Value>,
-    /// `[[events]]` of an inline datacenter.
+    /// `[[events]]` of an inline datacenter, or capacity events added after
+    /// those of `topology.file` (e.g. a ToR down from the start:
+    /// `events = [{ at = "0s", nodes = ["tor2"], action = "fail" }]`).
     #[schemars(with = "Option<serde_json::Value>")]
     pub events: Option<toml::Value>,
     /// The workload: `file = "w.toml"`, or `[[workload.traffic]]` and

@@ -118,7 +118,10 @@ impl ScenarioDoc {
         let norm = normalize(key);
         self.overrides.iter().rev().find(|(k, _)| {
             let k = normalize(k);
-            norm == k || norm.starts_with(&format!("{k}.")) || k.starts_with(&format!("{norm}."))
+            norm == k
+                || norm.starts_with(&format!("{k}."))
+                || norm.starts_with(&format!("{k}["))
+                || k.starts_with(&format!("{norm}."))
         })
     }
 
@@ -197,7 +200,8 @@ impl ScenarioDoc {
             let Some(rel) = file.as_str() else {
                 return Err(self.at("topology.file", "must be a path string"));
             };
-            for other in DC_TABLES.iter().skip(1) {
+            // Capacity events may come with a datacenter file (after its own).
+            for other in DC_TABLES.iter().skip(1).filter(|t| **t != "events") {
                 if doc.contains_key(other) {
                     return Err(self.at(
                         other,
@@ -211,13 +215,16 @@ impl ScenarioDoc {
             for (k, v) in t.iter().filter(|(k, _)| *k != "file") {
                 overrides.insert(k, v.clone());
             }
-            let topo = netheat_config::load_topology_overridden(&path, &overrides).map_err(|e| match e {
-                ConfigError::Io { .. } => self.at("topology.file", format!("cannot read `{shown}`")),
-                ConfigError::Invalid { file, key, reason, .. } if file == netheat_config::OVERRIDE_FILE => {
-                    self.at(&key, reason)
-                }
-                other => other,
-            })?;
+            let events = doc.get("events");
+            let topo = netheat_config::load_topology_overridden_with_events(&path, &overrides, events).map_err(
+                |e| match e {
+                    ConfigError::Io { .. } => self.at("topology.file", format!("cannot read `{shown}`")),
+                    ConfigError::Invalid { file, key, reason, .. } if file == netheat_config::OVERRIDE_FILE => {
+                        self.at(&key, reason)
+                    }
+                    other => other,
+                },
+            )?;
             return Ok((topo, shown));
         }
         let mut dc = DocumentMut::new();

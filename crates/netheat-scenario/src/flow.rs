@@ -14,13 +14,13 @@
 //! straight into the engine instead, with the same route and class they
 //! would have been given: the scenario layer then costs nothing per flow.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use netheat_core::{HostId, LinkId, Routing};
 use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
 use netheat_flowsched::policy::{size_class, ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
 use netheat_subways::lb::ActiveFlow;
-use netheat_subways::{LoadBalancer, Net};
+use netheat_subways::{LoadBalancer, Net, WindowMeter};
 use netheat_topology::Topology;
 use netheat_workloads::{DagRunner, FlowHooks, FlowRow, RunBudget, StepId, TaskDag};
 use rand_chacha::rand_core::SeedableRng;
@@ -201,6 +201,14 @@ pub struct Decisions<'n, 't> {
     rng: ChaCha8Rng,
     /// Running flows routed by the load balancer.
     active: BTreeMap<u64, ActiveFlow>,
+    /// Bytes per link over the load balancer's current period.
+    meter: WindowMeter,
+    /// When that period started, seconds.
+    period_start_s: f64,
+    /// When the load balancer first moved a flow onto a detour.
+    first_detour_s: Option<f64>,
+    /// Running flows the load balancer left to the engine (no live port).
+    cut_off: BTreeSet<u64>,
     sched: Box<dyn FlowScheduler>,
     ids: TaskIdAllocator,
     tasks: HashMap<u64, TaskSched>,
@@ -262,7 +270,10 @@ impl Decisions<'_, '_> {
         if let Some(p) = self.placement.as_mut() {
             p.flow_done(flow.finish_s, flow.id);
         }
-        self.active.remove(&flow.id);
+        if let Some(f) = self.active.remove(&flow.id) {
+            self.meter.finish(f.id, &f.path, flow.bytes);
+        }
+        self.cut_off.remove(&flow.id);
         if let Some(tid) = self.flow_task.remove(&flow.id) {
             if let Some(t) = self.tasks.get_mut(&tid) {
                 t.flows.retain(|&(f, _)| f != flow.id);
@@ -277,10 +288,21 @@ impl Decisions<'_, '_> {
             let Some(lb) = self.lb.as_mut() else { return };
             if !self.active.is_empty() {
                 let active: Vec<ActiveFlow> = self.active.values().cloned().collect();
+                // Each link's average rate over the period, from the flows'
+                // byte counters (what switch counters read every period give).
+                for f in &active {
+                    self.meter.record(f.id, &f.path, ctx.flow_bytes_sent(f.id).unwrap_or(0.0));
+                }
+                let window = self.meter.close((now - self.period_start_s).max(1e-12));
+                self.period_start_s = now;
+                let before = lb.detours();
                 let moves = {
-                    let rate = |l: LinkId| ctx.link_rate_bps(l);
+                    let rate = |l: LinkId| window[l as usize];
                     lb.on_period(self.net, now, &rate, &active, &mut self.rng)
                 };
+                if lb.detours() > before && self.first_detour_s.is_none() {
+                    self.first_detour_s = Some(now);
+                }
                 for (id, path) in moves {
                     match ctx.rebind_explicit(id, path.clone()) {
                         Ok(()) => {
@@ -296,10 +318,12 @@ impl Decisions<'_, '_> {
                 }
             }
             // Keep sampling while anything can still send.
-            // (Stranded flows, at rate 0 with no path, do not count: they
+            // (Stranded flows, at rate 0 with no path, and flows the policy
+            // left to the engine for want of a live port, do not count: they
             // would keep an otherwise finished run alive forever.)
             let moving = self.active.keys().any(|&f| ctx.flow_rate_bps(f).is_some_and(|r| r > 0.0));
-            let busy = moving || self.started < self.total_tasks || (self.running > 0 && self.active.is_empty());
+            let between_steps = self.running > 0 && self.active.is_empty() && self.cut_off.is_empty();
+            let busy = moving || self.started < self.total_tasks || between_steps;
             if let (Some(p), true) = (lb.period_s(), busy) {
                 if let Err(e) = ctx.schedule_timer(now + p, TOKEN_LB) {
                     self.error.get_or_insert(e.to_string());
@@ -435,7 +459,14 @@ impl Decisions<'_, '_> {
     /// task `task_id` about to start.
     fn route_and_class(&mut self, task_id: u64, mut spec: FlowSpec) -> FlowSpec {
         if let Some(lb) = self.lb.as_mut() {
-            if spec.src != spec.dst {
+            // A flow whose source or destination has no live port (a failed
+            // ToR) keeps the engine's route, which strands it; the policy
+            // neither routes nor re-binds it.
+            let cut_off = self.net.ports(spec.src).is_empty() || self.net.ports(spec.dst).is_empty();
+            if cut_off {
+                self.cut_off.insert(spec.id);
+            }
+            if spec.src != spec.dst && !cut_off {
                 spec.route = lb.route(self.net, spec.src, spec.dst, &mut self.rng);
                 let path = match &spec.route {
                     Route::Explicit(p) => p.clone(),
@@ -461,7 +492,10 @@ impl Decisions<'_, '_> {
                 self.error.get_or_insert(e.to_string());
                 continue;
             }
-            self.active.remove(&rw.old);
+            if let Some(f) = self.active.remove(&rw.old) {
+                self.meter.finish(f.id, &f.path, rw.sent);
+            }
+            self.cut_off.remove(&rw.old);
             if let Some(tid) = self.flow_task.remove(&rw.old) {
                 if let Some(t) = self.tasks.get_mut(&tid) {
                     t.flows.retain(|&(f, _)| f != rw.old);
@@ -555,6 +589,34 @@ pub(crate) fn open_loop_tasks(flows: &[FlowRow]) -> Vec<OpenTask> {
         .collect()
 }
 
+/// ToRs whose every link (uplinks, downlinks and the server ports on them)
+/// is at capacity 0 once the capacity events at time 0 are applied: down
+/// for the routing policies from the start.
+pub(crate) fn tors_down_at_start(topo: &Topology) -> Vec<u32> {
+    let mut cap: HashMap<LinkId, f64> = HashMap::new();
+    for e in topo.events().iter().filter(|e| e.time_s == 0.0) {
+        cap.insert(e.link, e.capacity_bps);
+    }
+    if cap.is_empty() {
+        return Vec::new();
+    }
+    let mut ports: Vec<Vec<LinkId>> = vec![Vec::new(); topo.tors().len()];
+    for h in topo.hosts() {
+        for p in &h.ports {
+            if let Some(v) = ports.get_mut(p.tor as usize) {
+                v.extend([p.up, p.down]);
+            }
+        }
+    }
+    let down = |l: &LinkId| cap.get(l).is_some_and(|&c| c == 0.0);
+    (0..topo.tors().len() as u32)
+        .filter(|&t| {
+            let tor = &topo.tors()[t as usize];
+            tor.up.iter().chain(&tor.down).chain(&ports[t as usize]).all(down)
+        })
+        .collect()
+}
+
 /// Whether open-loop flows need the runner (a decision depends on the run).
 fn dynamic(r: &FlowRun<'_>) -> bool {
     r.routing != RoutingPolicy::Ecmp || !matches!(r.scheduling, SchedulingPolicy::FairShare | SchedulingPolicy::Sff)
@@ -565,7 +627,7 @@ fn dynamic(r: &FlowRun<'_>) -> bool {
 pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<ScenarioResult, ScenarioError> {
     let topo = r.topo;
     let routing: &dyn Routing = topo;
-    let net = Net::new(topo);
+    let net = Net::with_failed_tors(topo, &tors_down_at_start(topo));
     let lb = match r.routing {
         RoutingPolicy::Ecmp => None,
         p => Some(netheat_subways::load_balancer(p.tag(), &r.lb)?),
@@ -633,8 +695,14 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     let decide = Decisions {
         net: &net,
         lb,
-        rng: ChaCha8Rng::seed_from_u64(r.seed ^ 0x5ce7_a210),
+        // The routing policy's draws: the seed's own stream, as the
+        // Subways shuffle runs have always drawn them.
+        rng: ChaCha8Rng::seed_from_u64(r.seed),
         active: BTreeMap::new(),
+        meter: WindowMeter::new(topo.links().len()),
+        period_start_s: 0.0,
+        first_detour_s: None,
+        cut_off: BTreeSet::new(),
         sched,
         ids: TaskIdAllocator::new(r.lbs),
         tasks: HashMap::new(),
@@ -773,6 +841,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     out.stat("windows", if res.end_s > 0.0 { (res.end_s / r.window_s).ceil() } else { 0.0 });
     out.stat("rebinds", decide.rebinds as f64);
     out.stat("detours", decide.lb.as_ref().map_or(0, |l| l.detours()) as f64);
+    if let Some(t) = decide.first_detour_s {
+        out.stat("first_detour_s", t);
+    }
     out.stat("class_changes", decide.class_changes as f64);
     out.stat("reroutes", st.reroutes as f64);
     Ok(out)

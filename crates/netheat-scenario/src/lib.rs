@@ -166,10 +166,17 @@ impl Scenario {
                         ));
                     }
                 }
-                if s.routing.as_ref().is_some_and(|r| r.policy == RoutingPolicy::Detour) {
+                if let Some(r) = s
+                    .routing
+                    .as_ref()
+                    .filter(|r| matches!(r.policy, RoutingPolicy::Detour | RoutingPolicy::SubwaysEcmp))
+                {
                     return Err(at(
                         "routing.policy",
-                        "`detour` runs on `scenario.engine = \"flow\"`; the packet engine offers `ecmp` and per-packet `adaptive`".into(),
+                        format!(
+                            "`{}` runs on `scenario.engine = \"flow\"`; the packet engine offers `ecmp` and per-packet `adaptive`",
+                            r.policy.tag()
+                        ),
                     ));
                 }
                 if s.storage.is_some() {

@@ -8,17 +8,27 @@ use crate::policy::Objective;
 /// What the scheduler itself is configured with: how many candidates it
 /// samples, its objectives, how it samples ToR utilization and decides a
 /// ToR is hot, and its migration budget.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Read (by serde, e.g. the UTP experiment point of `netheat-repro`) with
+/// kebab-case keys; `tick` and `detect` are durations (seconds or a unit
+/// string such as `"5min"`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case", default)]
 pub struct SchedulerParams {
     /// Migrations allowed per job per detection window.
     pub budget_per_window: u32,
     /// Candidates sampled per placement.
     pub candidates: usize,
-    /// The scheduler's own objectives, most important first.
+    /// The scheduler's own objectives, most important first: spread-job, bin-pack, cpu-balance,
+    /// utp-balance, tor-utilization.
     pub objectives: Vec<Objective>,
     /// Utilization sampling period, seconds.
+    #[serde(rename = "tick", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub tick_s: f64,
     /// Hot detection window, seconds.
+    #[serde(rename = "detect", with = "netheat_config::units::si::duration")]
+    #[schemars(schema_with = "netheat_config::units::si::duration::schema")]
     pub detect_s: f64,
     /// Utilization above which a ToR is hot.
     pub hot_threshold: f64,

@@ -37,8 +37,9 @@ use rand::Rng;
 
 use crate::SchedError;
 
-/// One objective of the ranking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One objective of the ranking (serde: `spread-job`, `bin-pack`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum Objective {
     /// Fewer tasks of the same job already in the candidate's rack first.
     SpreadJob,

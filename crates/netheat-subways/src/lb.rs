@@ -5,7 +5,7 @@
 //! the fabric routes between the two ToRs; when both ports sit on the same
 //! ToR the flow crosses only that ToR (a *shortcut*, 2 links).
 //!
-//! * `ecmp`: vanilla Type 1/2 ECMP of the Subways paper (CoNEXT'15 §4.2,
+//! * `subways-ecmp`: vanilla Type 1/2 ECMP of the Subways paper (CoNEXT'15 §4.2,
 //!   §4.3). The server has one rule with `p` options, one per ToR: the
 //!   source port is drawn per flow in proportion to port speed (2/7 and 5/7
 //!   for 10G + 25G, §4.3). In Type 0 and Type 1 the chosen ToR delivers
@@ -15,9 +15,6 @@
 //!   source, so a shortcut is taken only when both draws land on the same
 //!   ToR. Shortcuts are therefore *not* always taken; a fabric route is
 //!   drawn uniformly. With a failed ToR, the same rule over live ports.
-//! * `ecmp-shortest` (ours, the old behaviour, kept as a labelled option):
-//!   the engine's static hash over shortest paths only, so a shortcut is
-//!   always taken when one exists.
 //! * `adaptive` (Type 1LB/2LB, §5.2): a per-loop controller reads link
 //!   counters every `t_rebind` (10 ms, §8.1) into an EWMA of utilization.
 //!   New flows take a shortcut when one exists (uniformly), else pick the
@@ -65,12 +62,15 @@
 //!   [`LbParams::group_fairness`] for the precise rule.
 //!
 //! Policies implement [`LoadBalancer`] and are created by tag with
-//! [`load_balancer`]; an unknown tag lists the known ones. The `rate`
-//! passed to [`LoadBalancer::on_period`] is each link's average rate over
-//! the period just ended (`netheat-repro`'s `subways` measures it from flow
-//! byte counters), as packet counters would give.
+//! [`load_balancer`]; an unknown tag lists the known ones. ECMP over
+//! shortest paths only (a shortcut is always taken when one exists) is not
+//! a policy here: it is the flow engine's static hash (`Route::Ecmp`), a
+//! scenario's `routing.policy = "ecmp"`. The `rate` passed to
+//! [`LoadBalancer::on_period`] is each link's average rate over the period
+//! just ended, as packet counters read every `t_rebind` would give (§8.1);
+//! [`WindowMeter`] measures it from the flows' byte counters.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use netheat_core::{HostId, LinkId};
 use netheat_engine::Route;
@@ -79,9 +79,6 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::SubwaysError;
-
-/// Registered load-balancing tags.
-pub const POLICIES: &[&str] = &["adaptive", "detour", "ecmp", "ecmp-shortest"];
 
 /// Parameters of the adaptive and detour policies (the paper's defaults).
 #[derive(Debug, Clone, PartialEq)]
@@ -222,15 +219,67 @@ pub trait LoadBalancer {
     }
 }
 
+/// Bytes carried by each link over the current controller period, from the
+/// flows' byte counters: what [`LoadBalancer::on_period`] reads as each
+/// link's rate (exact in the fluid engine, where paths change only at
+/// period boundaries).
+#[derive(Debug, Clone, Default)]
+pub struct WindowMeter {
+    /// Bytes per link since the period started.
+    bytes: Vec<f64>,
+    /// Byte counter of each flow at its last record.
+    last: HashMap<u64, f64>,
+}
+
+impl WindowMeter {
+    /// A meter over `links` links.
+    pub fn new(links: usize) -> Self {
+        Self { bytes: vec![0.0; links], last: HashMap::new() }
+    }
+
+    /// Flow `id` on `path` has sent `sent` bytes in total so far: the
+    /// bytes since its last record count on every link of `path`.
+    pub fn record(&mut self, id: u64, path: &[LinkId], sent: f64) {
+        let last = self.last.entry(id).or_insert(0.0);
+        let d = (sent - *last).max(0.0);
+        *last = sent;
+        for &l in path {
+            if let Some(b) = self.bytes.get_mut(l as usize) {
+                *b += d;
+            }
+        }
+    }
+
+    /// Flow `id` finished with `bytes` in total on `path`: records its last
+    /// bytes and forgets it.
+    pub fn finish(&mut self, id: u64, path: &[LinkId], bytes: f64) {
+        self.record(id, path, bytes);
+        self.last.remove(&id);
+    }
+
+    /// Average rate (bits/s) of each link over a period of `period_s`,
+    /// then starts a new period.
+    pub fn close(&mut self, period_s: f64) -> Vec<f64> {
+        let out = self.bytes.iter().map(|b| b * 8.0 / period_s).collect();
+        self.bytes.iter_mut().for_each(|b| *b = 0.0);
+        out
+    }
+}
+
 /// Creates the policy `tag` (one of [`POLICIES`]).
 pub fn load_balancer(tag: &str, params: &LbParams) -> Result<Box<dyn LoadBalancer>, SubwaysError> {
     params.validate()?;
-    match tag {
-        "ecmp" => Ok(Box::new(Ecmp)),
-        "ecmp-shortest" => Ok(Box::new(EcmpShortest)),
-        "adaptive" => Ok(Box::new(Adaptive::new(params.clone(), false))),
-        "detour" => Ok(Box::new(Adaptive::new(params.clone(), true))),
-        _ => Err(SubwaysError::UnknownPolicy { name: tag.to_string(), known: POLICIES.join(", ") }),
+    build(tag, params).ok_or_else(|| SubwaysError::UnknownPolicy { name: tag.to_string(), known: POLICIES.join(", ") })
+}
+
+netheat_core::registry! {
+    /// Registered load-balancing tags.
+    pub const POLICIES;
+    /// The policy of a tag (`None`: unknown).
+    fn build(params: &LbParams) -> Box<dyn LoadBalancer> {
+        "adaptive" => Box::new(Adaptive::new(params.clone(), false)),
+        "detour" => Box::new(Adaptive::new(params.clone(), true)),
+        "subways-ecmp" => Box::new(Ecmp),
     }
 }
 
@@ -246,25 +295,29 @@ pub struct Net<'a> {
     bridges: BTreeMap<(u32, u32), Vec<HostId>>,
     /// ToR adjacency (ToRs sharing a server), sorted.
     neighbours: Vec<Vec<u32>>,
-    /// A failed ToR: its ports and routes are never used.
-    failed: Option<u32>,
+    /// Failed ToRs, sorted: their ports and routes are never used.
+    failed: Vec<u32>,
 }
 
 impl<'a> Net<'a> {
     /// Precomputes capacities and the ToR graph of `topo`.
     pub fn new(topo: &'a Topology) -> Self {
-        Self::with_failed_tor(topo, None)
+        Self::with_failed_tors(topo, &[])
     }
 
-    /// Like [`Net::new`] with ToR `failed` down: policies route around it.
-    pub fn with_failed_tor(topo: &'a Topology, failed: Option<u32>) -> Self {
+    /// Like [`Net::new`] with the ToRs `failed` down: policies route around
+    /// them.
+    pub fn with_failed_tors(topo: &'a Topology, failed: &[u32]) -> Self {
+        let mut failed = failed.to_vec();
+        failed.sort_unstable();
+        failed.dedup();
         let links = topo.links();
         let cap = |v: &[LinkId]| v.iter().map(|l| links[*l as usize].capacity_bps).sum::<f64>();
         let tor_up_bps = topo.tors().iter().map(|t| cap(&t.up)).collect();
         let tor_down_bps = topo.tors().iter().map(|t| cap(&t.down)).collect();
         let mut bridges: BTreeMap<(u32, u32), Vec<HostId>> = BTreeMap::new();
         for (h, host) in topo.hosts().iter().enumerate() {
-            let tors: Vec<u32> = topo.host_tors(h as HostId).into_iter().filter(|&t| Some(t) != failed).collect();
+            let tors: Vec<u32> = topo.host_tors(h as HostId).into_iter().filter(|t| !failed.contains(t)).collect();
             for &a in &tors {
                 for &b in &tors {
                     if a != b {
@@ -280,16 +333,21 @@ impl<'a> Net<'a> {
         }
         let mut tor_up_bps: Vec<f64> = tor_up_bps;
         let mut tor_down_bps: Vec<f64> = tor_down_bps;
-        if let Some(t) = failed {
+        for &t in &failed {
             tor_up_bps[t as usize] = 0.0;
             tor_down_bps[t as usize] = 0.0;
         }
         Self { topo, tor_up_bps, tor_down_bps, bridges, neighbours, failed }
     }
 
-    /// The live ports of host `h` (not on the failed ToR).
+    /// The live ports of host `h` (not on a failed ToR).
     pub fn ports(&self, h: HostId) -> Vec<Port> {
-        self.topo.hosts()[h as usize].ports.iter().copied().filter(|p| Some(p.tor) != self.failed).collect()
+        self.topo.hosts()[h as usize].ports.iter().copied().filter(|p| !self.failed.contains(&p.tor)).collect()
+    }
+
+    /// The failed ToRs, sorted.
+    pub fn failed_tors(&self) -> &[u32] {
+        &self.failed
     }
 
     /// The links of the direct path through ports `sp` and `dp` and fabric route `i`.
@@ -357,50 +415,13 @@ pub fn vanilla_ecmp_path(net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaC
 
 impl LoadBalancer for Ecmp {
     fn name(&self) -> &'static str {
-        "ecmp"
+        "subways-ecmp"
     }
     fn route(&mut self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Route {
         match vanilla_ecmp_path(net, src, dst, rng) {
             Some(p) => Route::Explicit(p),
             None => Route::Ecmp, // no live port: the engine strands it
         }
-    }
-}
-
-/// Ours (the former `ecmp`): the engine hashes each flow onto one shortest
-/// path, so shortcuts are always taken when they exist.
-struct EcmpShortest;
-
-impl LoadBalancer for EcmpShortest {
-    fn name(&self) -> &'static str {
-        "ecmp-shortest"
-    }
-    fn route(&mut self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Route {
-        if net.failed.is_none() {
-            return Route::Ecmp;
-        }
-        // After a ToR failure routing reconverges: a static choice among the
-        // live shortest paths (shortcuts first), weighted by port speeds.
-        let short = net.shortcuts(src, dst);
-        if !short.is_empty() {
-            return Route::Explicit(short[rng.gen_range(0..short.len())].clone());
-        }
-        let mut paths = Vec::new();
-        let mut w = Vec::new();
-        for sp in net.ports(src) {
-            for dp in net.ports(dst) {
-                let n = net.topo.tor_routes(sp.tor, dp.tor);
-                for i in 0..n {
-                    paths.push((sp, dp, i));
-                    w.push(sp.speed_bps * dp.speed_bps / n as f64);
-                }
-            }
-        }
-        if paths.is_empty() {
-            return Route::Ecmp; // no live port: the engine strands it
-        }
-        let (sp, dp, i) = paths[pick(&w, rng)];
-        Route::Explicit(net.direct(&sp, &dp, i))
     }
 }
 

@@ -1,6 +1,7 @@
 """The ``cloudburst`` scenario kind: packet-level incast under background load.
 
-A point runs the packet-level engine (``crates/netheat-repro``'s ``cloudburst.rs``) on a
+A point runs the packet-level engine (``crates/netheat-repro``'s ``cloudburst.rs``, which
+also declares the parameters) on a
 leaf-spine with web-search background traffic and repeated incasts of small
 messages, for one transport variant (``dctcp``, ``pias``,
 ``dctcp-replication``, ``mptcp``, ``cloudburst-a`` .. ``cloudburst-d``), in
@@ -21,13 +22,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
-from netheat._netheat import Topology, packet_cloudburst_point
+from netheat._netheat import Topology
+from netheat.experiments import points
 from netheat.experiments.registry import (
     MetricKind,
-    Param,
     PointResult,
     ScenarioKind,
     register_kind,
@@ -36,33 +36,9 @@ from netheat.experiments.registry import (
 
 
 def run_cloudburst(params: dict[str, Any], seed: int) -> PointResult:
-    """Run one ``cloudburst`` point and report MCT statistics."""
-    sizes = [int(s) for s in str(params["msg-bytes"]).split(",")]
-    r = packet_cloudburst_point(
-        str(params["variant"]),
-        int(params["racks"]),
-        int(params["hosts-per-rack"]),
-        int(params["spines"]),
-        float(params["host-speed"]),
-        float(params["uplink-speed"]),
-        float(params["load"]),
-        int(params["fanin"]),
-        sizes,
-        int(params["incasts"]),
-        float(params["incast-gap"]),
-        float(params["drain"]),
-        seed,
-        int(params["ecn-threshold"]),
-        int(params["port-buffer"]),
-        int(params["cloudburst-queue"]),
-        float(params["rto-min"]),
-        1e-6,
-        str(params["isolation"]),
-        int(params["shared-buffer-per-port"]),
-        float(params["alpha"]),
-        float(params["cloudburst-timeout"]) or None,
-    )
-    return PointResult(values=_values(r), tables=_tables(params, r))
+    """Run one ``cloudburst`` point (in Rust) and finish its tables."""
+    r = points.run("cloudburst", params, seed)
+    return PointResult(values={k: float(v) for k, v in r["values"].items()}, tables=_tables(params, r))
 
 
 def topology(params: dict[str, Any]) -> Topology:
@@ -81,62 +57,21 @@ def topology(params: dict[str, Any]) -> Topology:
     )
 
 
-def _col(values: list[Any] | bytes, dtype: str) -> tuple[str, bytes]:
-    # PyO3 hands a Vec<u8> (priorities) over as bytes.
-    arr = np.frombuffer(values, dtype=np.uint8) if isinstance(values, bytes) else np.asarray(values)
-    return dtype, arr.astype(np.dtype(dtype)).tobytes()
-
-
 def _tables(params: dict[str, Any], r: dict[str, Any]) -> dict[str, pa.Table]:
     """``flows`` and ``links`` as the flow-level engine writes them, plus per-port ``queues``."""
     from netheat.simulate import _flows_table, links_table
 
-    f = r["flows"]
-    flows = _flows_table(
-        {
-            "flow_id": _col(f["flow_id"], "<u8"),
-            "src": _col(f["src"], "<u4"),
-            "dst": _col(f["dst"], "<u4"),
-            "bytes": _col(f["bytes"], "<f8"),
-            "start_s": _col(f["start_s"], "<f8"),
-            "finish_s": _col(f["finish_s"], "<f8"),
-            "fct_s": _col(f["fct_s"], "<f8"),
-            "task_id": _col(f["task_id"], "<i8"),
-            "priority": _col(f["priority"], "<i4"),
-            "path_id": _col(f["path_id"], "<i8"),
-        }
-    )
-    lk = r["links"]
-    window_s = float(r["window_s"])
+    t = r["tables"]
+    flows = _flows_table(t["flows"])
+    window_s = float(r["extra"]["window_s"])
     links = links_table(
         topology(params),
-        {
-            "link": _col(lk["link"], "<u4"),
-            "window": _col(lk["window"], "<u4"),
-            "utilization": _col(lk["utilization"], "<f8"),
-        },
+        t["links"],
         window_s,
-        max(1, math.ceil(float(r["end_s"]) / window_s - 1e-9)),
+        max(1, math.ceil(float(r["extra"]["end_s"]) / window_s - 1e-9)),
     )
-    queues = pa.table({k: pa.array(v) for k, v in r["ports"].items()})
+    queues = points.arrow(t["queues"])
     return {"flows": flows, "links": links, "queues": queues}
-
-
-def _values(r: dict[str, Any]) -> dict[str, float]:
-    by_size = {int(b): float(q) for b, q in r["mct_p99_by_size"].items()}
-    sizes = sorted(by_size)
-    nan = float("nan")
-    values = {
-        "mct_mean_s": float(r["mct_mean_s"]),
-        "mct_p99_s": float(r["mct_p99_s"]),
-        "mct_p99_small_s": by_size[sizes[0]] if sizes else nan,
-        "mct_p99_large_s": by_size[sizes[-1]] if sizes else nan,
-        "cloudburst_timeout_s": float(r["cb_timeout_s"]),
-        "unfinished": float(r["unfinished"]),
-        "drops": float(r["drops"]),
-        "events": float(r["events"]),
-    }
-    return values
 
 
 for _m in (
@@ -155,48 +90,8 @@ CLOUDBURST = register_kind(
     ScenarioKind(
         name="cloudburst",
         run_point=run_cloudburst,
-        params=(
-            Param("variant", "str", "dctcp", "transport variant of the incast messages"),
-            Param("racks", "int", 4, "leaf switches"),
-            Param("hosts-per-rack", "int", 8, "hosts per leaf"),
-            Param("spines", "int", 4, "spine switches"),
-            Param("host-speed", "bandwidth", 10e9, "host link speed"),
-            Param("uplink-speed", "bandwidth", 40e9, "total uplink capacity per leaf"),
-            Param("load", "float", 0.3, "web-search background load (fraction of host links)"),
-            Param("fanin", "int", 16, "senders per incast"),
-            Param("msg-bytes", "str", "5000,93000", "incast message sizes in bytes, cycled"),
-            Param("incasts", "int", 40, "number of incasts"),
-            Param("incast-gap", "duration", 1e-3, "mean time between incasts"),
-            Param("drain", "duration", 0.1, "simulated time after the last incast"),
-            Param("ecn-threshold", "int", 30000, "ECN marking threshold in bytes"),
-            Param(
-                "port-buffer",
-                "int",
-                150000,
-                "static switch port buffer in bytes (if shared-buffer-per-port = 0)",
-            ),
-            Param(
-                "shared-buffer-per-port",
-                "int",
-                192000,
-                "shared switch buffer per port in bytes (Trident+: 192 KB); 0 = static port buffers",
-            ),
-            Param("alpha", "float", 1.0, "dynamic-threshold factor of the shared buffer"),
-            Param(
-                "isolation",
-                "str",
-                "priority",
-                "queue of the baselines' incast messages: priority, small-queue or none",
-            ),
-            Param(
-                "cloudburst-timeout",
-                "duration",
-                0.0,
-                "CloudBurst re-burst timeout; 0 = derived from the topology (worst-case RTT of a symbol)",
-            ),
-            Param("cloudburst-queue", "int", 12000, "CloudBurst queue limit in bytes"),
-            Param("rto-min", "duration", 0.005, "TCP minimum retransmission timeout"),
-        ),
+        params=points.params("cloudburst"),
+        check=points.check("cloudburst"),
         values=(
             "mct_mean_s",
             "mct_p99_s",

@@ -37,6 +37,7 @@ key it came from (``variant[1].routing.polcy``, ``sweep.topology.loop-size``).
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import math
@@ -194,6 +195,10 @@ def convert_param(p: Param, value: Any, base_dir: Path) -> Any:
         if not isinstance(value, str):
             raise ValueError(f"expected a string, got {value!r}")
         return value
+    if t == "list":
+        if not isinstance(value, list):
+            raise ValueError(f"expected a list, got {value!r}")
+        return value
     parse = {"duration": parse_duration, "bytes": parse_bytes, "bandwidth": parse_bandwidth}[t]
     if isinstance(value, bool):
         raise ValueError(f"expected a {t}, got {value!r}")
@@ -208,6 +213,12 @@ def convert_param(p: Param, value: Any, base_dir: Path) -> Any:
 
 
 _EXAMPLES = {"duration": "30s", "bytes": "10MB", "bandwidth": "10Gbps"}
+
+
+def _did_you_mean(key: str, valid: list[str]) -> str:
+    """``"; did you mean 'x'?"`` naming the valid key closest to ``key``, or ``""``."""
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def resolve_params(kind: ScenarioKind, raw: dict[str, Any], base_dir: Path) -> dict[str, Any]:
@@ -335,13 +346,15 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
             elif not kind.accepts(k):
                 raise ctx.error(
                     f"{section_of[k]}.{k}",
-                    f"unknown parameter {k!r} of scenario kind {kind.name!r}; valid: {known(valid)}",
+                    f"unknown parameter {k!r} of scenario kind {kind.name!r}{_did_you_mean(k, valid)}; "
+                    f"valid: {known(valid)}",
                 )
         for k in sweep_raw:
             if not kind.accepts(k):
                 raise ctx.error(
                     f"sweep.{k}",
-                    f"unknown parameter {k!r} of scenario kind {kind.name!r}; valid: {known(valid)}",
+                    f"unknown parameter {k!r} of scenario kind {kind.name!r}{_did_you_mean(k, valid)}; "
+                    f"valid: {known(valid)}",
                 )
         for p in kind.params:
             if p.name in params and p.name not in sweep_raw:

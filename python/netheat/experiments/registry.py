@@ -44,8 +44,9 @@ import pyarrow as pa
 
 from netheat.errors import ConfigError
 
-PARAM_TYPES = ("path", "float", "int", "bool", "str", "duration", "bytes", "bandwidth")
-"""Parameter types: ``duration``/``bytes``/``bandwidth`` accept unit strings and become floats."""
+PARAM_TYPES = ("path", "float", "int", "bool", "str", "duration", "bytes", "bandwidth", "list")
+"""Parameter types: ``duration``/``bytes``/``bandwidth`` accept unit strings and become floats;
+``list`` is a TOML array passed on as written (the Rust kinds check its items)."""
 
 
 @dataclass
@@ -245,9 +246,6 @@ def _load_builtins() -> None:
         from netheat.experiments import baraat  # registers "baraat"
 
         del baraat
-        from netheat.experiments import subways  # registers "subways"
-
-        del subways
         from netheat.experiments import utp  # registers "utp"
 
         del utp

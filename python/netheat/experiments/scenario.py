@@ -15,6 +15,9 @@ Values per point (the kind's own metric scope, see
 
 - ``fct_mean_s``, ``fct_p50_s``, ``fct_p99_s`` over finished flows and
   ``unfinished_flows``;
+- ``tct_max_s``: the completion time of the task that finished last, NaN
+  when a task did not finish (or there is none): a single job's completion
+  time (the ``shuffle-job`` app of the Subways experiments);
 - ``tct_mean_s``, ``tct_p50_s``, ``tct_p99_s`` over finished tasks, and the
   same per task kind as ``<kind>.tct_p99_s`` (``partition-aggregate``,
   ``file-write``, ``trace``...; a kind that did not run has no value, so its
@@ -128,6 +131,7 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     values = _tails("fct", fct)
     values["unfinished_flows"] = float(np.count_nonzero(np.isnan(fct)))
     tct = _times(res.tasks.column("tct_s"))
+    values["tct_max_s"] = float(np.max(tct)) if tct.size and not np.isnan(tct).any() else float("nan")
     values.update(_tails("tct", tct))
     kinds = np.asarray(res.tasks.column("kind").to_pylist(), dtype=object)
     for kind in sorted(set(kinds.tolist())):
@@ -156,6 +160,12 @@ SCOPE = MetricScope(
         MetricKind("fct_p50_s", "s", "median flow completion time of the finished flows"),
         MetricKind("fct_p99_s", "s", "99th percentile flow completion time of the finished flows"),
         MetricKind("unfinished_flows", "flows", "flows still running when the run stopped"),
+        MetricKind(
+            "tct_max_s",
+            "s",
+            "completion time of the task that finished last, NaN when a task did not finish "
+            "(a single job's completion time)",
+        ),
         MetricKind("tct_mean_s", "s", "mean task completion time of the finished tasks (every kind)"),
         MetricKind("tct_p50_s", "s", "median task completion time of the finished tasks (every kind)"),
         MetricKind(

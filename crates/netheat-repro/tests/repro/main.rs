@@ -4,7 +4,6 @@ mod baraat;
 mod cell_util;
 mod cloudburst;
 mod storage;
-mod subways;
 mod utp;
 
 use netheat_topology::Topology;

@@ -2,7 +2,7 @@
 //! the Borg-like cluster model under each placement policy.
 
 use netheat_repro::utp::{run_cluster, ClusterParams, Incident, QueryType};
-use netheat_sched::Objective;
+use netheat_sched::{Objective, SchedulerParams};
 
 fn small() -> netheat_topology::Topology {
     netheat_config::load_topology_str(
@@ -86,7 +86,10 @@ fn one_hot_rack() -> (netheat_topology::Topology, ClusterParams) {
         bw_median_per_core: 5e6,
         // Spreading, then the load-balance objective UTP tweaks (no bin
         // packing: it would sometimes outrank the tweak, §5.1 "Results").
-        objectives: vec![Objective::SpreadJob, Objective::CpuBalance],
+        sched: SchedulerParams {
+            objectives: vec![Objective::SpreadJob, Objective::CpuBalance],
+            ..SchedulerParams::default()
+        },
         incident: Some(Incident { at_s: 0.0, tors: vec![0], factor: 0.01 }),
         queries: vec![QueryType {
             name: "q".into(),

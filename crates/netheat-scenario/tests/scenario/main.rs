@@ -7,7 +7,9 @@ use std::path::Path;
 use netheat_data::DataDir;
 use netheat_scenario::{Scenario, ScenarioError, ScenarioResult};
 
+mod registries;
 mod spc;
+mod subways;
 
 fn run(text: &str) -> Result<ScenarioResult, ScenarioError> {
     let dir = std::env::temp_dir();

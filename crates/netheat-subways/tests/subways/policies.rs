@@ -305,3 +305,21 @@ fn detours_never_pass_through_another_hot_tor() {
     }
     assert!(detoured > 0);
 }
+
+#[test]
+fn window_meter_averages_over_the_period() {
+    // A flow that sent 6.25 MB on links 1 and 3 during a 10 ms period
+    // averaged 5 Gbps on each, whatever its instantaneous rate at the end.
+    let mut m = netheat_subways::WindowMeter::new(4);
+    m.record(7, &[1, 3], 0.0);
+    m.record(7, &[1, 3], 6.25e6);
+    let r = m.close(0.01);
+    assert_eq!(r, vec![0.0, 5e9, 0.0, 5e9]);
+    assert_eq!(m.close(0.01), vec![0.0; 4]);
+    // Its last 1.25 MB when it finishes: 1 Gbps over the next 10 ms; then it is forgotten,
+    // and a new flow with the same id counts from 0.
+    m.finish(7, &[1, 3], 7.5e6);
+    assert_eq!(m.close(0.01), vec![0.0, 1e9, 0.0, 1e9]);
+    m.record(7, &[2], 1.25e6);
+    assert_eq!(m.close(0.01), vec![0.0, 0.0, 1e9, 0.0]);
+}
