@@ -72,19 +72,27 @@ def test_tor_failure_type0_vs_type1() -> None:
     assert f1["disconnected"] == [] and len(f1["degraded"]) == 30
 
 
-def test_experiment_peak_ratio_is_the_hand_computed_speedup(tmp_path: Path) -> None:
+def _type0_vs_type1lb(tmp_path: Path, base: str, tail: str) -> Path:
+    """An experiment over the shuffle scenario: Type 0 against Type 1 (loop of 2) with adaptive balancing."""
     _topo(tmp_path, "t0", "type0")
     _topo(tmp_path, "t1", "type1")
     _scenario(tmp_path, "t0.toml")
     exp = tmp_path / "exp.toml"
     exp.write_text(
         '[experiment]\nname = "pair"\nkind = "scenario"\n'
-        '[base]\nscenario = "shuffle.toml"\n'
-        '[[variant]]\nname = "type0"\n'
-        '[[variant]]\nname = "type1lb"\n"topology.file" = "t1.toml"\n"routing.policy" = "adaptive"\n'
+        '[base]\nscenario = "shuffle.toml"\n' + base + '[[variant]]\nname = "type0"\n'
+        '[[variant]]\nname = "type1lb"\n"topology.file" = "t1.toml"\n"routing.policy" = "adaptive"\n' + tail
+    )
+    return exp
+
+
+def test_experiment_peak_ratio_is_the_hand_computed_speedup(tmp_path: Path) -> None:
+    exp = _type0_vs_type1lb(
+        tmp_path,
+        "",
         '[sweep]\n"workload.app.0.first-rack" = [0]\n'
         '[[metric]]\nname = "peak"\nkind = "peak_ratio"\nof = "tct_max_s"\n'
-        'numerator = "type0"\ndenominator = "type1lb"\npaper = 2.0\n'
+        'numerator = "type0"\ndenominator = "type1lb"\npaper = 2.0\n',
     )
     run_experiment(load_experiment(exp), tmp_path / "run", workers=1, progress=False)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
@@ -133,19 +141,12 @@ def test_a_failed_tor_from_time_0_strands_the_job(tmp_path: Path) -> None:
     # loses both ports, so both flows of the 2-server job are stranded and
     # the job never completes; Type 1 (loop of 2) keeps a port on ToR 0 for
     # each server: 1.25 GB each way through it at 10G, 1 s.
-    _topo(tmp_path, "t0", "type0")
-    _topo(tmp_path, "t1", "type1")
-    _scenario(tmp_path, "t0.toml")
-    exp = tmp_path / "exp.toml"
-    exp.write_text(
-        '[experiment]\nname = "fail"\nkind = "scenario"\n'
-        '[base]\nscenario = "shuffle.toml"\n'
-        'events = [{ at = "0s", nodes = ["tor1"], action = "fail" }]\n'
-        '[[variant]]\nname = "type0"\n'
-        '[[variant]]\nname = "type1lb"\n"topology.file" = "t1.toml"\n"routing.policy" = "adaptive"\n'
+    exp = _type0_vs_type1lb(
+        tmp_path,
+        'events = [{ at = "0s", nodes = ["tor1"], action = "fail" }]\n',
         '[[metric]]\nname = "stranded [type0]"\nkind = "stats.stranded"\nvariant = "type0"\n'
         '[[metric]]\nname = "completion [type0]"\nkind = "tct_max_s"\nvariant = "type0"\n'
-        '[[metric]]\nname = "completion [type1lb]"\nkind = "tct_max_s"\nvariant = "type1lb"\n'
+        '[[metric]]\nname = "completion [type1lb]"\nkind = "tct_max_s"\nvariant = "type1lb"\n',
     )
     run_experiment(load_experiment(exp), tmp_path / "run", workers=1, progress=False)
     m = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
