@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from netheat import _netheat
+from netheat._columns import column
 from netheat.errors import DataError
 from netheat.units import fmt_bytes
 
@@ -48,11 +49,6 @@ def _roots() -> list[str]:
 
 def _arg(data_dir: PathArg) -> str | None:
     return None if data_dir is None else os.fspath(data_dir)
-
-
-def _array(spec: tuple[str, bytes]) -> np.ndarray[Any, Any]:
-    dtype, raw = spec
-    return np.frombuffer(raw, dtype=np.dtype(dtype)).copy()
 
 
 @dataclass(frozen=True)
@@ -120,7 +116,7 @@ def check(names: list[str] | None = None, data_dir: PathArg = None) -> list[dict
 def load_cdf(name: str, data_dir: PathArg = None) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """A flow-size CDF: ``(sizes_bytes, cum_prob)`` float64 arrays, ending at probability 1."""
     sizes, probs = _netheat.data_load_cdf(name, _arg(data_dir), _roots())
-    return _array(sizes), _array(probs)
+    return column(sizes), column(probs)
 
 
 def load_coflows(name: str = "coflow-fb2010", data_dir: PathArg = None) -> pa.Table:
@@ -167,7 +163,7 @@ def load_traffic_matrix(name: str, data_dir: PathArg = None) -> TrafficMatrix:
     """A Meta rack-to-rack traffic matrix (``tm-cluster-a``, ``tm-cluster-b``, ...)."""
     d = _netheat.data_load_traffic_matrix(name, _arg(data_dir), _roots())
     n = int(d["n_racks"])
-    matrix = _array(d["matrix"]).reshape(n, n)
+    matrix = column(d["matrix"]).reshape(n, n)
     pods = {str(p): [int(r) for r in racks] for p, racks in zip(d["pod_names"], d["pod_racks"], strict=True)}
     rack_pod = np.asarray(d["rack_pod"], dtype=np.uint32)
     return TrafficMatrix(matrix, [str(x) for x in d["rack_names"]], pods, rack_pod)

@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from netheat import __version__
+from netheat._columns import arrow_column
 from netheat._netheat import Topology, run_scenario, scenario_schema
 from netheat.errors import InputError
 from netheat.metrics import quantile
@@ -176,13 +177,6 @@ class Scenario:
         return ScenarioResult.from_raw(raw, self)
 
 
-def _array(spec: Any) -> Any:
-    if isinstance(spec, tuple):
-        dtype, raw = spec
-        return np.frombuffer(raw, dtype=np.dtype(dtype))
-    return pa.array(spec, pa.string())
-
-
 @dataclass
 class ScenarioResult:
     """The tables, statistics and notes of one run."""
@@ -202,7 +196,7 @@ class ScenarioResult:
         for name, cols in raw["tables"].items():
             if name == "links":
                 continue
-            arrays = {k: _array(v) for k, v in cols.items()}
+            arrays = {k: arrow_column(v) for k, v in cols.items()}
             if name == "flows":
                 path = arrays["path_id"]
                 arrays["path_id"] = pa.array(path, mask=path < 0)

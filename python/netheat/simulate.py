@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from netheat import __version__
+from netheat._columns import column
 from netheat._netheat import Topology, parse_duration, run_simulation
 from netheat.errors import InputError
 from netheat.metrics import quantile, quantiles
@@ -33,11 +34,6 @@ FLOW_COLUMNS = "flow_id, src, dst, bytes, start_s, finish_s, fct_s, task_id, pri
 LINK_COLUMNS = (
     "link, layer, direction, src_node, dst_node, capacity_bps, window_start_s, window_end_s, utilization"
 )
-
-
-def _array(spec: tuple[str, bytes]) -> np.ndarray[Any, Any]:
-    dtype, raw = spec
-    return np.frombuffer(raw, dtype=np.dtype(dtype))
 
 
 TASK_COLUMNS = "task_id, kind, table, start_s, finish_s, tct_s, flows, bytes"
@@ -122,32 +118,32 @@ def _json_num(x: Any) -> Any:
 def _tasks_table(cols: dict[str, Any]) -> pa.Table:
     return pa.table(
         {
-            "task_id": _array(cols["task_id"]),
+            "task_id": column(cols["task_id"]),
             "kind": pa.array(cols["kind"], pa.string()),
-            "table": _array(cols["table"]),
-            "start_s": _array(cols["start_s"]),
-            "finish_s": _array(cols["finish_s"]),
-            "tct_s": _array(cols["tct_s"]),
-            "flows": _array(cols["flows"]),
-            "bytes": _array(cols["bytes"]),
+            "table": column(cols["table"]),
+            "start_s": column(cols["start_s"]),
+            "finish_s": column(cols["finish_s"]),
+            "tct_s": column(cols["tct_s"]),
+            "flows": column(cols["flows"]),
+            "bytes": column(cols["bytes"]),
         }
     )
 
 
 def _flows_table(cols: dict[str, Any]) -> pa.Table:
-    task = _array(cols["task_id"])
-    path = _array(cols["path_id"])
+    task = column(cols["task_id"])
+    path = column(cols["path_id"])
     return pa.table(
         {
-            "flow_id": _array(cols["flow_id"]),
-            "src": _array(cols["src"]),
-            "dst": _array(cols["dst"]),
-            "bytes": _array(cols["bytes"]),
-            "start_s": _array(cols["start_s"]),
-            "finish_s": _array(cols["finish_s"]),
-            "fct_s": _array(cols["fct_s"]),
+            "flow_id": column(cols["flow_id"]),
+            "src": column(cols["src"]),
+            "dst": column(cols["dst"]),
+            "bytes": column(cols["bytes"]),
+            "start_s": column(cols["start_s"]),
+            "finish_s": column(cols["finish_s"]),
+            "fct_s": column(cols["fct_s"]),
             "task_id": pa.array(task, mask=task < 0),
-            "priority": _array(cols["priority"]),
+            "priority": column(cols["priority"]),
             "path_id": pa.array(path, mask=path < 0),
         }
     )
@@ -202,11 +198,11 @@ class _LinkWindows:
         self.names = topo.nodes()["name"]
         self.n_links = len(links["id"])
         self.nominal = np.asarray(links["capacity_bps"], dtype=np.float64)
-        link = _array(cols["link"])
+        link = column(cols["link"])
         order = np.argsort(link, kind="stable")
         self.link = link[order]
-        self.window = _array(cols["window"])[order]
-        self.util = _array(cols["utilization"])[order]
+        self.window = column(cols["window"])[order]
+        self.util = column(cols["utilization"])[order]
         self.capacity = capacity_seconds(topo, n_windows, window_s) if n_windows else {}
 
     @property

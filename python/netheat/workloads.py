@@ -23,10 +23,10 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from netheat import __version__
+from netheat._columns import column
 from netheat._netheat import Topology, generate_workload
 from netheat.data import _arg, _roots
 from netheat.output import add_force, atomic_write, output_file
-from netheat.simulate import _array
 
 
 def generate(
@@ -41,16 +41,16 @@ def generate(
     """
     raw = generate_workload(topology, os.fspath(workload), seed, _arg(data_dir), _roots())
     cols = raw["flows"]
-    task = _array(cols["task_id"])
+    task = column(cols["task_id"])
     table = pa.table(
         {
-            "start_s": _array(cols["start_s"]),
-            "src": _array(cols["src"]),
-            "dst": _array(cols["dst"]),
-            "bytes": _array(cols["bytes"]),
-            "flow_id": _array(cols["flow_id"]),
+            "start_s": column(cols["start_s"]),
+            "src": column(cols["src"]),
+            "dst": column(cols["dst"]),
+            "bytes": column(cols["bytes"]),
+            "flow_id": column(cols["flow_id"]),
             "task_id": pa.array(task, mask=task < 0),
-            "priority": _array(cols["priority"]),
+            "priority": column(cols["priority"]),
         }
     )
     return table, int(raw["tasks"]), list(raw["notes"])

@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from netheat._columns import arrow_table
 from netheat.errors import NetheatError
 from netheat.experiments import points
 from netheat.experiments.registry import get_kind
@@ -44,7 +45,7 @@ def cloudburst_point(variant: str, seed: int = 1, **kw: Any) -> dict[str, Any]:
     if "msg-bytes" in params:
         params["msg-bytes"] = ",".join(str(b) for b in params["msg-bytes"])
     out = points.run("cloudburst", params, seed)
-    t = {name: points.arrow(cols).to_pydict() for name, cols in out["tables"].items()}
+    t = {name: arrow_table(cols).to_pydict() for name, cols in out["tables"].items()}
     return {**out["values"], "mct_s": t["messages"]["mct_s"], "flows": t["flows"], "ports": t["queues"]}
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from netheat._columns import arrow_table
 from netheat.errors import NetheatError
 from netheat.experiments import load_experiment, points, run_experiment
 from netheat.experiments.reproduce import kind_figures
@@ -30,7 +31,7 @@ def utp_cluster(topology: Path, policy: str, seed: int, hours: float, **kw: floa
     }
     out = points.run("utp", params, seed)
     r: dict[str, Any] = {**out["values"], **out["extra"]}
-    t = {name: points.arrow(cols).to_pydict() for name, cols in out["tables"].items()}
+    t = {name: arrow_table(cols).to_pydict() for name, cols in out["tables"].items()}
     s = t["series"]
     r["series"] = list(
         zip(

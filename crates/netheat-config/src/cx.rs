@@ -94,14 +94,20 @@ impl<'a> Cx<'a> {
 /// (`, expected one of `a`, `b``), if one is close enough to be a typo:
 /// at most a third of its letters edited (and at least one allowed).
 fn closest(field: &str, tail: &str) -> Option<String> {
-    let names: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
-    let limit = (field.chars().count() / 3).max(1);
-    names
+    closest_name(field, tail.split('`').skip(1).step_by(2)).map(str::to_string)
+}
+
+/// The name among `valid` closest to `key`, if one is close enough to be a
+/// typo: at most a third of its letters edited (and at least one allowed).
+/// Every "did you mean" of netheat's Rust side uses this rule.
+pub fn closest_name<'a>(key: &str, valid: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (key.chars().count() / 3).max(1);
+    valid
         .into_iter()
-        .map(|n| (edit_distance(field, n), n))
+        .map(|n| (edit_distance(key, n), n))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, _)| d)
-        .map(|(_, n)| n.to_string())
+        .map(|(_, n)| n)
 }
 
 /// Levenshtein distance between two short strings.

@@ -17,7 +17,7 @@ pub mod topology;
 pub mod units;
 pub mod workload;
 
-pub use cx::toml_error;
+pub use cx::{closest_name, toml_error};
 pub use error::ConfigError;
 
 pub use topology::{

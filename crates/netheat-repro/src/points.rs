@@ -233,30 +233,6 @@ pub fn parse<P: DeserializeOwned>(v: Value) -> Result<P, PointError> {
     }
 }
 
-/// The valid key closest to `key` (Levenshtein distance), if any is close.
-pub fn closest<'a>(key: &str, valid: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    fn dist(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, &cb) in b.iter().enumerate() {
-                let cur = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-                prev = cur;
-            }
-        }
-        row[b.len()]
-    }
-    valid
-        .into_iter()
-        .map(|v| (dist(key, v), v))
-        .filter(|(d, v)| *d <= (v.len().max(key.len()) / 2).max(1))
-        .min()
-        .map(|(_, v)| v)
-}
-
 /// Splits a point's parameters into the kind's own keys and its
 /// `topology.<key>` overrides (for kinds with a `topology` key); an unknown
 /// key is an error naming the closest valid one.
@@ -276,7 +252,7 @@ pub fn check_keys(kind: &PointKind, params: Value) -> Result<(Value, TopologyOve
                 .ok_or_else(|| PointError::Param { key: k.clone(), reason: format!("{v} is not a TOML value") })?;
             overrides.insert(key, toml_edit::Item::Value(value));
         } else {
-            let hint = closest(&k, keys.iter().map(String::as_str))
+            let hint = netheat_config::closest_name(&k, keys.iter().map(String::as_str))
                 .map(|c| format!("; did you mean `{c}`?"))
                 .unwrap_or_default();
             return Err(PointError::Param {
@@ -413,7 +389,8 @@ mod tests {
 
     #[test]
     fn closest_names_a_near_key() {
-        assert_eq!(closest("host-lnik", ["host-link", "hosts-per-rack", "load"]), Some("host-link"));
-        assert_eq!(closest("zzzzzzzz", ["load"]), None);
+        use netheat_config::closest_name;
+        assert_eq!(closest_name("host-lnik", ["host-link", "hosts-per-rack", "load"]), Some("host-link"));
+        assert_eq!(closest_name("zzzzzzzz", ["load"]), None);
     }
 }

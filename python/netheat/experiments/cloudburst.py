@@ -24,6 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from netheat._columns import arrow_table
 from netheat._netheat import Topology
 from netheat.experiments import points
 from netheat.experiments.registry import (
@@ -70,7 +71,7 @@ def _tables(params: dict[str, Any], r: dict[str, Any]) -> dict[str, pa.Table]:
         window_s,
         max(1, math.ceil(float(r["extra"]["end_s"]) / window_s - 1e-9)),
     )
-    queues = points.arrow(t["queues"])
+    queues = arrow_table(t["queues"])
     return {"flows": flows, "links": links, "queues": queues}
 
 

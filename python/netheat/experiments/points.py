@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from netheat import _netheat
+from netheat._columns import arrow_table
 from netheat.data import _roots
 from netheat.experiments.registry import CheckPoint, Param, PointResult, RunPoint
 
@@ -82,22 +80,10 @@ def run(kind: str, p: dict[str, Any], seed: int) -> dict[str, Any]:
     return _netheat.run_point(kind, json.dumps(p), seed, _roots())
 
 
-def arrow(columns: dict[str, Any]) -> pa.Table:
-    """An Arrow table from Rust columns: ``(numpy dtype, little-endian bytes)`` or a list of strings."""
-    out: dict[str, pa.Array] = {}
-    for name, col in columns.items():
-        if isinstance(col, list):
-            out[name] = pa.array(col, pa.string())
-        else:
-            dtype, raw = col
-            out[name] = pa.array(np.frombuffer(raw, dtype=np.dtype(dtype)))
-    return pa.table(out)
-
-
 def result(out: dict[str, Any]) -> PointResult:
-    """A :class:`PointResult` from :func:`run`'s output (every table converted by :func:`arrow`)."""
+    """A :class:`PointResult` from :func:`run`'s output (tables through ``arrow_table``)."""
     return PointResult(
-        tables={k: arrow(t) for k, t in out["tables"].items()},
+        tables={k: arrow_table(t) for k, t in out["tables"].items()},
         values={k: float(v) for k, v in out["values"].items()},
         notes=list(out["notes"]),
     )
