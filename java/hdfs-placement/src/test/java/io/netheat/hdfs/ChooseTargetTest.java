@@ -481,7 +481,8 @@ class ChooseTargetTest {
     NetheatBlockPlacementPolicy p = sinbad(loads);
     for (int rep = 0; rep < 3; rep++) {
       double ts = nowSeconds();
-      StringBuilder b = new StringBuilder("host,utilization,timestamp\n");
+      // The tag keeps two reports written within one millisecond distinct (same digest = old).
+      StringBuilder b = new StringBuilder("# report " + rep + "\nhost,utilization,timestamp\n");
       for (int r = 0; r < RACKS; r++) {
         for (int i = 0; i < PER_RACK; i++) {
           String h = "r" + r + "h" + i;
