@@ -115,15 +115,17 @@ pub struct TaskRequest {
     pub limit: Option<usize>,
 }
 
-/// One ranked host.
+/// One ranked host (names borrowed from the advisor's datacenter: an
+/// answer is serialized at once, and a hundred of them per request are
+/// cheaper without two copies each).
 #[derive(Debug, Clone, Serialize)]
-pub struct RankedHost {
+pub struct RankedHost<'a> {
     /// Its name.
-    pub host: String,
+    pub host: &'a str,
     /// Its id.
     pub id: u32,
     /// Its ToR.
-    pub tor: String,
+    pub tor: &'a str,
     /// Outbound utilization of its ToR (missing uplinks count as full).
     pub tor_util: f64,
     /// `tor_util` plus the task's demand over the ToR's uplink capacity.
@@ -131,21 +133,21 @@ pub struct RankedHost {
     /// The quantised key per objective (lower is better, compared in order).
     pub keys: ObjectiveKeys,
     /// Why it ranks where it does.
-    pub reason: String,
+    pub reason: crate::TaskReason<'a>,
 }
 
 /// A host left out, and why.
 #[derive(Debug, Clone, Serialize)]
-pub struct Excluded {
+pub struct Excluded<'a> {
     /// Its name.
-    pub host: String,
+    pub host: &'a str,
     /// Why.
     pub reason: String,
 }
 
 /// The answer to `place/task`.
 #[derive(Debug, Clone, Serialize)]
-pub struct TaskAnswer {
+pub struct TaskAnswer<'a> {
     /// The policy that ranked.
     pub policy: String,
     /// Whether telemetry was stale (or absent).
@@ -153,11 +155,11 @@ pub struct TaskAnswer {
     /// Why the telemetry-free choice was taken instead, if it was.
     pub fallback: Option<String>,
     /// The best host (`None`: no candidate can take the task).
-    pub chosen: Option<String>,
+    pub chosen: Option<&'a str>,
     /// Candidates best first (at most `limit`).
-    pub ranked: Vec<RankedHost>,
+    pub ranked: Vec<RankedHost<'a>>,
     /// Candidates that cannot take the task.
-    pub excluded: Vec<Excluded>,
+    pub excluded: Vec<Excluded<'a>>,
 }
 
 /// Erasure coding of a block.

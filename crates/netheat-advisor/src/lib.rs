@@ -31,14 +31,13 @@ pub mod api;
 pub mod config;
 pub mod extender;
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use netheat_core::{HostId, LinkId};
 use netheat_scenario::placement::PlacementParams;
 use netheat_scenario::StoragePolicy;
 use netheat_sched::{
-    outbound_utilization, pick_migrations, placement_policy, rank_hosts, MigrationCandidate, Objective,
+    outbound_utilization, pick_migrations, placement_policy, rank_hosts, Candidate, MigrationCandidate, Objective,
     PlacementPolicy, TaskAsk, TorLoad,
 };
 use netheat_storage::placement::{place_checked, rack_eligibility, PlacementRequest, Uniform, View};
@@ -126,6 +125,67 @@ impl TorLoad for Snapshot<'_> {
     }
     fn capacity_bps(&self, tor: usize) -> f64 {
         self.tor(tor).1
+    }
+}
+
+/// Why a host ranks where it does: one clause per objective of the policy,
+/// in its order (`"0 task(s) of the job in its rack; 6 cores free after;
+/// max(CPU 25% after, tor3 at 40% + 1.00 Gbps demand over 100.00 Gbps
+/// uplinks = 41% projected)"`). Written when the answer is serialized;
+/// `to_string()` gives the text.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskReason<'a> {
+    objectives: &'a [Objective],
+    candidate: Candidate,
+    tor: &'a str,
+    tor_util: f64,
+    demand_bps: f64,
+    capacity_bps: f64,
+}
+
+impl std::fmt::Display for TaskReason<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = &self.candidate;
+        for (i, o) in self.objectives.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            match o {
+                Objective::SpreadJob => write!(f, "{} task(s) of the job in its rack", c.job_tasks_in_rack)?,
+                Objective::BinPack => write!(f, "{} cores free after", c.free_cores_after)?,
+                Objective::CpuBalance => write!(f, "CPU {} after", Pct(c.cpu_after))?,
+                Objective::UtpBalance => write!(
+                    f,
+                    "max(CPU {} after, {} at {} + {} demand over {} uplinks = {} projected)",
+                    Pct(c.cpu_after),
+                    self.tor,
+                    Pct(self.tor_util),
+                    Gbps(self.demand_bps),
+                    Gbps(self.capacity_bps),
+                    Pct(c.projected_tor)
+                )?,
+                Objective::TorUtilization => write!(
+                    f,
+                    "{} at {} + {} demand over {} uplinks = {} projected",
+                    self.tor,
+                    Pct(self.tor_util),
+                    Gbps(self.demand_bps),
+                    Gbps(self.capacity_bps),
+                    Pct(c.projected_tor)
+                )?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl serde::Serialize for TaskReason<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // One pass of escaping over the whole text: serde_json's `collect_str`
+        // escapes each formatted fragment separately, which is slower.
+        let mut text = String::with_capacity(192);
+        std::fmt::Write::write_fmt(&mut text, format_args!("{self}")).expect("writing to a String cannot fail");
+        s.serialize_str(&text)
     }
 }
 
@@ -445,7 +505,7 @@ impl Advisor {
     }
 
     /// Ranks hosts for a task (see the crate docs).
-    pub fn place_task(&self, now_s: f64, req: &TaskRequest) -> Result<TaskAnswer, AdvisorError> {
+    pub fn place_task(&self, now_s: f64, req: &TaskRequest) -> Result<TaskAnswer<'_>, AdvisorError> {
         let n = self.topo.hosts().len();
         if !(req.demand_bps.is_finite() && req.demand_bps >= 0.0) {
             return Err(bad("demand_bps: must be a rate of at least 0 bits/s"));
@@ -494,7 +554,7 @@ impl Advisor {
                 None
             };
             match reason {
-                Some(r) => excluded.push(Excluded { host: self.host_name(h).into(), reason: r }),
+                Some(r) => excluded.push(Excluded { host: self.host_name(h), reason: r }),
                 None => sample.push((h, free)),
             }
         }
@@ -509,45 +569,19 @@ impl Advisor {
             .map(|r| {
                 let c = &r.candidate;
                 let t = hosts[c.server as usize].rack as usize;
-                let mut keys = Vec::with_capacity(objectives.len());
-                let mut reason = String::with_capacity(128);
-                for (i, (o, k)) in objectives.iter().zip(&r.keys).enumerate() {
-                    keys.push((objective_name(*o), *k));
-                    if i > 0 {
-                        reason.push_str("; ");
-                    }
-                    // (Writing to a String cannot fail.)
-                    let _ = match o {
-                        Objective::SpreadJob => {
-                            write!(reason, "{} task(s) of the job in its rack", c.job_tasks_in_rack)
-                        }
-                        Objective::BinPack => write!(reason, "{} cores free after", c.free_cores_after),
-                        Objective::CpuBalance => write!(reason, "CPU {} after", Pct(c.cpu_after)),
-                        Objective::UtpBalance => write!(
-                            reason,
-                            "max(CPU {} after, {} at {} + {} demand over {} uplinks = {} projected)",
-                            Pct(c.cpu_after),
-                            self.tor_name(t),
-                            Pct(r.tor_util),
-                            Gbps(req.demand_bps),
-                            Gbps(snap.capacity_bps(t)),
-                            Pct(c.projected_tor)
-                        ),
-                        Objective::TorUtilization => write!(
-                            reason,
-                            "{} at {} + {} demand over {} uplinks = {} projected",
-                            self.tor_name(t),
-                            Pct(r.tor_util),
-                            Gbps(req.demand_bps),
-                            Gbps(snap.capacity_bps(t)),
-                            Pct(c.projected_tor)
-                        ),
-                    };
-                }
+                let keys = objectives.iter().zip(&r.keys).map(|(o, k)| (objective_name(*o), *k)).collect();
+                let reason = TaskReason {
+                    objectives,
+                    candidate: *c,
+                    tor: self.tor_name(t),
+                    tor_util: r.tor_util,
+                    demand_bps: req.demand_bps,
+                    capacity_bps: snap.capacity_bps(t),
+                };
                 RankedHost {
-                    host: self.host_name(c.server).into(),
+                    host: self.host_name(c.server),
                     id: c.server,
-                    tor: self.tor_name(t).into(),
+                    tor: self.tor_name(t),
                     tor_util: r.tor_util,
                     projected_tor: c.projected_tor,
                     keys: ObjectiveKeys(keys),
@@ -559,7 +593,7 @@ impl Advisor {
             policy: policy.name().into(),
             stale,
             fallback,
-            chosen: out.first().map(|r| r.host.clone()),
+            chosen: out.first().map(|r| r.host),
             ranked: out,
             excluded,
         })

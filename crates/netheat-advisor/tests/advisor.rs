@@ -252,7 +252,7 @@ fn utp_ranks_cool_tors_first_and_falls_back_when_stale() {
     // §5.1) scores max(CPU after, projected ToR): CPU after is 28/32 =
     // 87.5% everywhere, projected 30%, 40%, 100% -> keys 17, 17, 20: r0h0
     // and r1h0 tie on their servers' load (sample order), r2h0 after them.
-    let order: Vec<&str> = x.ranked.iter().map(|r| r.host.as_str()).collect();
+    let order: Vec<&str> = x.ranked.iter().map(|r| r.host).collect();
     assert_eq!(order, vec!["r0h0", "r1h0", "r2h0", "r3h1"]);
     assert_eq!(x.ranked[0].keys["utp-balance"], 17);
     assert_eq!(x.ranked[2].keys["utp-balance"], 20);

@@ -10,6 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use netheat_advisor::extender::DEFAULT_DEMAND_ANNOTATION;
 use netheat_advisor::{to_json, Advisor, AdvisorError, ExtenderOptions, ExtenderReply};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::errors;
 
@@ -137,22 +138,41 @@ impl PyAdvisor {
         py.allow_threads(|| self.lock().hdfs_loads())
     }
 
-    /// Ranks hosts for a task; request (text or bytes) and answer are JSON.
-    fn place_task_json(&self, py: Python<'_>, now_s: f64, request_json: &Bound<'_, PyAny>) -> PyResult<String> {
+    /// Ranks hosts for a task; request (text or bytes) and answer (bytes,
+    /// what the service sends as is) are JSON.
+    fn place_task_json<'py>(
+        &self,
+        py: Python<'py>,
+        now_s: f64,
+        request_json: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let body = body_bytes(request_json)?;
-        py.allow_threads(|| self.lock().place_task_json(now_s, body)).map_err(|e| to_py(py, e))
+        let answer = py.allow_threads(|| self.lock().place_task_json(now_s, body)).map_err(|e| to_py(py, e))?;
+        Ok(PyBytes::new(py, answer.as_bytes()))
     }
 
     /// Places a block's pieces; request and answer are JSON.
-    fn place_replicas_json(&self, py: Python<'_>, now_s: f64, request_json: &Bound<'_, PyAny>) -> PyResult<String> {
+    fn place_replicas_json<'py>(
+        &self,
+        py: Python<'py>,
+        now_s: f64,
+        request_json: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let body = body_bytes(request_json)?;
-        py.allow_threads(|| self.lock().place_replicas_json(now_s, body)).map_err(|e| to_py(py, e))
+        let answer = py.allow_threads(|| self.lock().place_replicas_json(now_s, body)).map_err(|e| to_py(py, e))?;
+        Ok(PyBytes::new(py, answer.as_bytes()))
     }
 
     /// Which tasks to move off a ToR; request and answer are JSON.
-    fn migrate_json(&self, py: Python<'_>, now_s: f64, request_json: &Bound<'_, PyAny>) -> PyResult<String> {
+    fn migrate_json<'py>(
+        &self,
+        py: Python<'py>,
+        now_s: f64,
+        request_json: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let body = body_bytes(request_json)?;
-        py.allow_threads(|| self.lock().migrate_json(now_s, body)).map_err(|e| to_py(py, e))
+        let answer = py.allow_threads(|| self.lock().migrate_json(now_s, body)).map_err(|e| to_py(py, e))?;
+        Ok(PyBytes::new(py, answer.as_bytes()))
     }
 
     /// The Kubernetes extender's verdict per host for a pod demanding

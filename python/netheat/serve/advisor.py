@@ -4,7 +4,7 @@ The service is written against this protocol rather than the extension
 class so that it type-checks on its own and tests can stand in a small
 fake where the Rust decision code is not the subject. Every method of the
 real class is thread-safe and releases the GIL; the ``*_json`` methods
-return JSON text that is sent as is.
+return JSON (the decisions as bytes, sent as they are).
 """
 
 from __future__ import annotations
@@ -40,11 +40,11 @@ class AdvisorLike(Protocol):
 
     def tors_json(self, now_s: float) -> str: ...
 
-    def place_task_json(self, now_s: float, request_json: str | bytes) -> str: ...
+    def place_task_json(self, now_s: float, request_json: str | bytes) -> bytes: ...
 
-    def place_replicas_json(self, now_s: float, request_json: str | bytes) -> str: ...
+    def place_replicas_json(self, now_s: float, request_json: str | bytes) -> bytes: ...
 
-    def migrate_json(self, now_s: float, request_json: str | bytes) -> str: ...
+    def migrate_json(self, now_s: float, request_json: str | bytes) -> bytes: ...
 
     def extender_filter_json(
         self,

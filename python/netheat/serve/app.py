@@ -209,10 +209,11 @@ def create_app(
 
     # -- What each endpoint computes, from the request body to the answer's bytes.
 
-    def advise(decide: Callable[[float, bytes], str]) -> Callable[[bytes], bytes]:
-        # The advisor reads the body itself (not JSON, not an object: MalformedRequest).
+    def advise(decide: Callable[[float, bytes], bytes]) -> Callable[[bytes], bytes]:
+        # The advisor reads the body itself (not JSON, not an object: MalformedRequest) and answers the
+        # bytes to send.
         def compute(body: bytes) -> bytes:
-            return decide(clock(), body).encode()
+            return decide(clock(), body)
 
         return compute
 
