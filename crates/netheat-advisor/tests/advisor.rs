@@ -66,7 +66,7 @@ fn utp_placements_and_migrations_of_a_run_are_the_advisors() {
                 };
                 let a = adv.place_task(*time_s, &req).unwrap();
                 assert!(!a.stale);
-                assert_eq!(a.chosen.as_deref(), Some(adv.host_name(*chosen)), "decision at {time_s} s");
+                assert_eq!(a.chosen, Some(adv.host_name(*chosen)), "decision at {time_s} s");
                 tasks += 1;
             }
             Decision::Migration { time_s, tor, tor_rate_bps, tor_capacity_bps, threshold, candidates, picked } => {
@@ -256,7 +256,7 @@ fn utp_ranks_cool_tors_first_and_falls_back_when_stale() {
     assert_eq!(order, vec!["r0h0", "r1h0", "r2h0", "r3h1"]);
     assert_eq!(x.ranked[0].keys["utp-balance"], 17);
     assert_eq!(x.ranked[2].keys["utp-balance"], 20);
-    assert_eq!(x.chosen.as_deref(), Some("r0h0"));
+    assert_eq!(x.chosen, Some("r0h0"));
     // Stale: the scheduler's objectives only (sample order on ties).
     let x = a.place_task(T + 600.0, &req).unwrap();
     assert!(x.stale && x.fallback.is_some());
@@ -265,7 +265,7 @@ fn utp_ranks_cool_tors_first_and_falls_back_when_stale() {
     let req = TaskRequest { free_cores: Some(vec![2.0, 8.0, 8.0, 8.0]), ..req };
     let x = a.place_task(T, &req).unwrap();
     assert_eq!(x.excluded[0].host, "r0h0");
-    assert_eq!(x.chosen.as_deref(), Some("r1h0"));
+    assert_eq!(x.chosen, Some("r1h0"));
 }
 
 #[test]
