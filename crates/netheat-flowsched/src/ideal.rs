@@ -5,19 +5,11 @@
 //! Tasks arrive by timers. A flow enters the engine when it is released
 //! (at its task's arrival, or when the last flow feeding it completes) and
 //! starts after its sender's compute time; a task completes with its last
-//! flow. For `fifo-lm`, a poll timer every `poll_s` reads each candidate
-//! task's exact bytes so far from the engine and reports it to the policy,
-//! so a task turns heavy at most `poll_s` after it crosses the threshold;
-//! only tasks larger than the threshold are polled, since smaller ones can
-//! never cross it. A task's flows are not read again before it could
-//! possibly cross (its bytes at the last read plus the capacity of its
-//! flows' last links since). Polls before the first such time over all
-//! watched tasks are skipped, and an arriving candidate schedules a poll
-//! `poll_s` later; a task still turns heavy within `poll_s` of crossing,
-//! though detection instants can move by less than `poll_s` against a
-//! fixed `poll_s` grid (the Bing-like p99 at 10,000 tasks moved by 0.005%).
+//! flow. For `fifo-lm`, the bytes of large tasks are read by the polls of
+//! [`crate::poll`] (the same rule as the scenario's flow driver).
 
 use crate::policy::{ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
+use crate::poll::HeavyPoll;
 use crate::task::{check_tasks, feeder_counts, Task};
 use crate::FlowschedError;
 use netheat_engine::{
@@ -59,10 +51,8 @@ impl Default for IdealOptions {
     }
 }
 
-/// Poll timers carry `POLL_BASE - generation`; only the latest counts.
-const POLL_BASE: u64 = u64::MAX;
-/// Tokens at or above this are poll timers (arrivals are task indices).
-const POLL_MIN: u64 = u64::MAX / 2;
+/// The poll timer's token (arrivals are task indices).
+const POLL: u64 = u64::MAX;
 
 struct Run<'a> {
     tasks: &'a [Task],
@@ -80,22 +70,12 @@ struct Run<'a> {
     pending: Vec<Vec<u32>>,
     /// Per task: bytes of completed flows.
     bytes_done: Vec<f64>,
-    /// Tasks polled for heavy detection (active, big enough, not yet reported heavy).
-    watch: Vec<usize>,
     /// Per task: the most bits per second it can send, the capacity of the
     /// distinct last links of its flows (every byte crosses one of them).
     cut_bps: Vec<f64>,
-    /// Per task: no poll before this time can find it over the threshold
-    /// (its bytes at the last read plus the cut rate since), so polls until
-    /// then skip reading its flows. Results are those of reading every poll.
-    due: Vec<f64>,
     id_to_task: std::collections::BTreeMap<u64, usize>,
-    poll_s: f64,
-    polling: bool,
-    /// Generation of the latest poll timer (earlier ones are stale).
-    poll_gen: u64,
-    /// When the latest poll timer fires.
-    next_poll: f64,
+    /// `fifo-lm`'s reads of large tasks.
+    poll: HeavyPoll,
     changes: Vec<ClassChange>,
     err: Option<EngineError>,
 }
@@ -131,9 +111,8 @@ impl Run<'_> {
         }
         if let Some(th) = self.sched.heavy_threshold() {
             if self.tasks[t].bytes > th {
-                self.watch.push(t);
-                if !self.polling || now + self.poll_s < self.next_poll {
-                    self.schedule_poll(ctx, now + self.poll_s);
+                if let Some(at) = self.poll.watch(now, t as u64, self.cut_bps[t]) {
+                    let _ = ctx.schedule_timer(at, POLL);
                 }
             }
         }
@@ -163,61 +142,39 @@ impl Run<'_> {
     }
     fn poll(&mut self, ctx: &mut Ctx<'_, '_>) {
         let now = ctx.now();
-        let mut keep = Vec::with_capacity(self.watch.len());
-        for t in std::mem::take(&mut self.watch) {
-            if !self.finish[t].is_nan() {
-                continue;
-            }
-            if now < self.due[t] {
-                keep.push(t);
-                continue;
-            }
-            let mut so_far = self.bytes_done[t];
-            for j in 0..self.tasks[t].flows.len() {
-                let fid = (self.base[t] + j as u64) as usize;
-                // Flows not released yet have sent nothing.
-                if self.done[fid] || !self.released[fid] {
-                    continue;
+        let th = self.sched.heavy_threshold().unwrap_or(f64::INFINITY);
+        let (finish, done, released, base, tasks) = (&self.finish, &self.done, &self.released, &self.base, self.tasks);
+        let (bytes_done, meta, sched, changes) = (&self.bytes_done, &self.meta, &mut self.sched, &mut self.changes);
+        let next = self.poll.poll(
+            now,
+            th,
+            |t| !finish[t as usize].is_nan(),
+            |t| {
+                let t = t as usize;
+                let mut so_far = bytes_done[t];
+                for j in 0..tasks[t].flows.len() {
+                    let fid = (base[t] + j as u64) as usize;
+                    // Flows not released yet have sent nothing.
+                    if done[fid] || !released[fid] {
+                        continue;
+                    }
+                    so_far += ctx.flow_bytes_sent(fid as u64).unwrap_or(0.0);
                 }
-                so_far += ctx.flow_bytes_sent(fid as u64).unwrap_or(0.0);
-            }
-            let id = self.meta[t].id;
-            let th = self.sched.heavy_threshold().unwrap_or(f64::INFINITY);
-            if so_far > th {
-                self.sched.task_progress(id, so_far, &mut self.changes);
-            } else {
-                // A hair of margin so rounding cannot skip a crossing.
-                self.due[t] = now + (th - so_far) * 8.0 / (self.cut_bps[t] * (1.0 + 1e-9));
-                keep.push(t);
-            }
-        }
-        self.watch = keep;
+                so_far
+            },
+            |t, so_far| sched.task_progress(meta[t as usize].id, so_far, changes),
+        );
         self.apply(ctx);
-        // The next poll that can find a task over the threshold: polls
-        // before the earliest `due` would read nothing, so skip them (a
-        // task arriving meanwhile schedules its own poll). This keeps
-        // heavy-tailed runs, with tasks watched for hours of simulated
-        // time, from paying a timer every `poll_s`.
-        let min_due = self.watch.iter().map(|&t| self.due[t]).fold(f64::INFINITY, f64::min);
-        if self.watch.is_empty() || !min_due.is_finite() {
-            self.polling = false;
-        } else {
-            let k = ((min_due - now) / self.poll_s).ceil().max(1.0);
-            self.schedule_poll(ctx, now + k * self.poll_s);
+        if let Some(at) = next {
+            let _ = ctx.schedule_timer(at, POLL);
         }
-    }
-    fn schedule_poll(&mut self, ctx: &mut Ctx<'_, '_>, at: f64) {
-        self.poll_gen += 1;
-        self.next_poll = at;
-        self.polling = true;
-        let _ = ctx.schedule_timer(at, POLL_BASE - self.poll_gen);
     }
 }
 
 impl Controller for Run<'_> {
     fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
-        if token >= POLL_MIN {
-            if token == POLL_BASE - self.poll_gen {
+        if token == POLL {
+            if self.poll.is_due(ctx.now()) {
                 self.poll(ctx);
             }
         } else {
@@ -307,14 +264,9 @@ pub fn run_ideal_stats(
         left_flows: tasks.iter().map(|t| t.flows.len()).collect(),
         pending: vec![Vec::new(); tasks.len()],
         bytes_done: vec![0.0; tasks.len()],
-        watch: Vec::new(),
         cut_bps: tasks.iter().map(|t| cut_bps(t, link_caps_bps)).collect(),
-        due: vec![0.0; tasks.len()],
         id_to_task: ids.iter().enumerate().map(|(i, &id)| (id, i)).collect(),
-        poll_s: opts.poll_s,
-        polling: false,
-        poll_gen: 0,
-        next_poll: f64::INFINITY,
+        poll: HeavyPoll::new(opts.poll_s),
         changes: Vec::new(),
         err: None,
     };

@@ -5,6 +5,8 @@
 //!   monotonic counters ([`TaskIdAllocator`]) and the heavy threshold;
 //! * [`ideal`]: the idealized schedulers on the flow engine's strict
 //!   priority classes, classes updated during the run by a controller;
+//! * [`poll`]: when `fifo-lm` reads its large tasks' bytes ([`HeavyPoll`],
+//!   shared with the scenario's flow driver);
 //! * [`reference`](mod@reference): an exact recompute-everything fluid simulation of the
 //!   same policies (cross-check; `fifo-lm` fallback);
 //! * [`spc`]: Baraat's decentralized SPC protocol as a round (RTT) based
@@ -22,6 +24,7 @@
 pub mod error;
 pub mod ideal;
 pub mod policy;
+pub mod poll;
 pub mod reference;
 pub mod spc;
 pub mod task;
@@ -29,6 +32,7 @@ pub mod task;
 pub use error::FlowschedError;
 pub use ideal::{run_ideal, run_ideal_stats, IdealOptions, TaskResult};
 pub use policy::{policy_by_tag, FlowScheduler, TaskIdAllocator, TaskMeta, POLICIES};
+pub use poll::HeavyPoll;
 pub use reference::run_reference;
 pub use spc::{run_spc, run_spc_dag, SpcOptions, SpcRecord, SpcResult};
 pub use task::{Task, TaskFlow};

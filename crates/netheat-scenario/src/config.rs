@@ -186,7 +186,11 @@ pub struct SchedulingSection {
     /// heavy tails; 0.8 as in netheat's Baraat experiment).
     #[serde(default = "default_heavy_percentile")]
     pub heavy_percentile: f64,
-    /// `fifo-lm`: how often the bytes sent by large tasks are read.
+    /// `fifo-lm`: how often the bytes sent by tasks larger than the heavy
+    /// threshold are read, so a task turns heavy at most this long after it
+    /// crosses it (polls that cannot find a crossing yet are skipped: the
+    /// rule of netheat-flowsched's `HeavyPoll`, shared with the Baraat
+    /// experiment's runner).
     #[schemars(with = "Option<UnitString>")]
     pub poll_interval: Option<Duration>,
     /// `spc`: the protocol's round, one RTT: every round each flow's sender

@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use netheat_core::{HostId, LinkId, Routing};
 use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
 use netheat_flowsched::policy::{size_class, ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
+use netheat_flowsched::HeavyPoll;
 use netheat_subways::lb::ActiveFlow;
 use netheat_subways::{LoadBalancer, Net, WindowMeter};
 use netheat_topology::Topology;
@@ -217,10 +218,12 @@ pub struct Decisions<'n, 't> {
     /// Flow id to its runner task id.
     flow_task: HashMap<u64, u64>,
     changes: Vec<ClassChange>,
-    watch: Vec<u64>,
+    /// `fifo-lm`'s reads of large tasks (the idealized runner's rule).
+    poll: HeavyPoll,
+    /// Per host: the most bits per second it can receive (its ports' down
+    /// links at their highest capacity over the run), for the polls' cut.
+    host_in_bps: Vec<f64>,
     heavy_bytes: f64,
-    polling: bool,
-    poll_s: f64,
     next_lb: usize,
     lbs: usize,
     /// Tasks in the runner, started, and started but not finished.
@@ -370,23 +373,25 @@ impl Decisions<'_, '_> {
             }
         } else if token == TOKEN_POLL {
             // fifo-lm: report the exact bytes sent by each large task.
-            let mut still = Vec::new();
-            for tid in std::mem::take(&mut self.watch) {
-                let Some(t) = self.tasks.get(&tid) else { continue };
-                let sent = t.bytes_done + t.flows.iter().filter_map(|&(f, _)| ctx.flow_bytes_sent(f)).sum::<f64>();
-                let sid = t.meta.id;
-                self.sched.task_progress(sid, sent, &mut self.changes);
-                // Past the threshold the policy has marked it heavy for good.
-                if sent <= self.heavy_bytes {
-                    still.push(tid);
-                }
+            if !self.poll.is_due(now) {
+                return;
             }
+            let (tasks, sched, changes) = (&self.tasks, &mut self.sched, &mut self.changes);
+            let next = self.poll.poll(
+                now,
+                self.heavy_bytes,
+                |tid| !tasks.contains_key(&tid),
+                |tid| {
+                    let t = &tasks[&tid];
+                    t.bytes_done + t.flows.iter().filter_map(|&(f, _)| ctx.flow_bytes_sent(f)).sum::<f64>()
+                },
+                |tid, sent| sched.task_progress(tasks[&tid].meta.id, sent, changes),
+            );
             self.apply(ctx);
-            self.watch = still;
-            if self.watch.is_empty() {
-                self.polling = false;
-            } else if let Err(e) = ctx.schedule_timer(now + self.poll_s, TOKEN_POLL) {
-                self.error.get_or_insert(e.to_string());
+            if let Some(at) = next {
+                if let Err(e) = ctx.schedule_timer(at, TOKEN_POLL) {
+                    self.error.get_or_insert(e.to_string());
+                }
             }
         }
     }
@@ -423,10 +428,21 @@ impl FlowHooks for Decisions<'_, '_> {
         self.tasks.insert(task_id, TaskSched { meta, flows: Vec::new(), bytes_done: 0.0 });
         if let Some(th) = self.sched.heavy_threshold() {
             if meta.bytes > th {
-                self.watch.push(task_id);
-                if !self.polling {
-                    self.polling = true;
-                    if let Err(e) = ctx.schedule_timer(ctx.now() + self.poll_s, TOKEN_POLL) {
+                // The cut: what the task's receivers can take (a flow to its own
+                // host crosses no link, so nothing bounds the task).
+                let mut dsts: Vec<HostId> = Vec::new();
+                let mut local = false;
+                for st in &dag.steps {
+                    if let netheat_workloads::Step::Flow { src, dst, .. } = st {
+                        local |= src == dst;
+                        dsts.push(*dst);
+                    }
+                }
+                dsts.sort_unstable();
+                dsts.dedup();
+                let cut = if local { f64::INFINITY } else { dsts.iter().map(|&h| self.host_in_bps[h as usize]).sum() };
+                if let Some(at) = self.poll.watch(ctx.now(), task_id, cut) {
+                    if let Err(e) = ctx.schedule_timer(at, TOKEN_POLL) {
                         self.error.get_or_insert(e.to_string());
                     }
                 }
@@ -592,6 +608,17 @@ pub(crate) fn open_loop_tasks(flows: &[FlowRow]) -> Vec<OpenTask> {
 /// ToRs whose every link (uplinks, downlinks and the server ports on them)
 /// is at capacity 0 once the capacity events at time 0 are applied: down
 /// for the routing policies from the start.
+/// Per host: the capacity of its ports' down links, each at its highest
+/// over the run (capacity events included): the most it can receive.
+fn host_in_bps(topo: &Topology) -> Vec<f64> {
+    let mut cap: Vec<f64> = (0..topo.links().len()).map(|l| topo.links()[l].capacity_bps).collect();
+    for e in topo.events() {
+        let c = &mut cap[e.link as usize];
+        *c = c.max(e.capacity_bps);
+    }
+    topo.hosts().iter().map(|h| h.ports.iter().map(|p| cap[p.down as usize]).sum()).collect()
+}
+
 pub(crate) fn tors_down_at_start(topo: &Topology) -> Vec<u32> {
     let mut cap: HashMap<LinkId, f64> = HashMap::new();
     for e in topo.events().iter().filter(|e| e.time_s == 0.0) {
@@ -709,10 +736,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         by_sched: HashMap::new(),
         flow_task: HashMap::new(),
         changes: Vec::new(),
-        watch: Vec::new(),
+        poll: HeavyPoll::new(r.poll_s),
+        host_in_bps: host_in_bps(topo),
         heavy_bytes: r.heavy_bytes,
-        polling: false,
-        poll_s: r.poll_s,
         next_lb: 0,
         lbs: r.lbs,
         total_tasks: runner.num_tasks(),

@@ -497,3 +497,68 @@ fn fb2010_task_sizes_match_the_trace() {
     let mean = v.iter().sum::<f64>() / 526.0;
     assert!((mean / 67_554.247e6 - 1.0).abs() < 1e-8, "{mean}");
 }
+
+/// The Baraat point's idealized runner (`netheat_flowsched::run_ideal`) and
+/// the scenario's flow driver schedule the same tasks identically. Tasks are
+/// one-stage with the paper's rack placement (§5.2: every flow stays in the
+/// aggregator's rack, so its path is the one ToR hop and neither side's ECMP
+/// matters); the scenario gets them as one-step-per-flow `TaskDag`s on the
+/// point's own datacenter. Every task's completion time must be equal for
+/// each policy: the two are one model, and the point can move onto the
+/// scenario without changing a number.
+#[test]
+fn point_runner_and_scenario_driver_agree_on_one_stage_tasks() {
+    use std::sync::Arc;
+
+    use netheat_repro::baraat::{build_topology, run_point, workload::generate, AppKind, PointSpec, WorkloadKind};
+    use netheat_scenario::Scenario;
+    use netheat_workloads::dag::TaskDag;
+
+    let w = WorkloadSpec {
+        fanout: 7,
+        aggregators: 4,
+        load: 0.8,
+        ..WorkloadSpec::new(WorkloadKind::Bing, AppKind::OneStage, 300, 7)
+    };
+    for policy in ["fair-share", "sff", "stf", "fifo", "fifo-lm"] {
+        let p = PointSpec::new(2, 2, 8, w.clone(), policy);
+        let point = run_point(&p).unwrap();
+        let topo = build_topology(&p).unwrap();
+        let tasks = generate(&WorkloadSpec { hosts_per_rack: 8, ..w.clone() }, &topo).unwrap();
+        let text = format!(
+            "[scenario]\nseed = 1\n[topology]\nkind = \"three-tier\"\npods = 2\nracks-per-pod = 2\nhosts-per-rack = 8\n\
+             aggs-per-pod = 4\nspines = 16\nhost-link = \"1Gbps\"\ntor-uplink = \"4Gbps\"\n\
+             [workload]\n[[workload.traffic]]\nkind = \"replay\"\nfile = \"one-flow.csv\"\n\
+             [scheduling]\npolicy = \"{policy}\"\nheavy-percentile = {}\nload-balancers = {}\npoll-interval = \"{}us\"\n",
+            p.heavy_percentile,
+            p.lbs,
+            p.poll_s * 1e6
+        );
+        // The scenario needs a workload to parse; its one flow is replaced below.
+        let dir = std::env::temp_dir().join(format!("netheat-equivalence-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("one-flow.csv"), "start_s,src,dst,bytes\n0,0,1,1\n").unwrap();
+        let sc = Scenario::from_text(&text, "equivalence.toml", &dir);
+        let mut parts = sc.parts(&netheat_data::DataDir::explicit(".")).unwrap();
+        parts.topology = Arc::new(topo);
+        parts.workload.flows.clear();
+        parts.workload.tasks = tasks
+            .iter()
+            .map(|t| {
+                let mut dag = TaskDag::new("baraat");
+                for f in &t.flows {
+                    assert_eq!(f.path.len(), 2, "rack-local flows only");
+                    dag.flow(f.src, f.dst, f.bytes, &[]);
+                }
+                (t.arrival_s, 0, dag)
+            })
+            .collect();
+        let r = sc.run_parts(parts, &mut |_, _| true).unwrap();
+        assert_eq!(r.tasks.len(), point.tasks.len(), "{policy}");
+        for (a, b) in point.tasks.iter().zip(&r.tasks) {
+            assert_eq!(a.start_s, b.start_s, "{policy}");
+            assert_eq!(a.bytes, b.bytes, "{policy}");
+            assert_eq!(a.finish_s, b.finish_s, "{policy}: task {} ({} bytes)", a.id, a.bytes);
+        }
+    }
+}
