@@ -20,7 +20,7 @@
 
 use netheat_core::stats::{mean, quantile};
 use netheat_repro::baraat::workload::load_fb2010_task_sizes;
-use netheat_repro::baraat::{run_point, AppKind, Placement, PointSpec, WorkloadKind, WorkloadSpec};
+use netheat_repro::baraat::{run_point, AggregationSpec, Placement, PointSpec, SizeLaw, Structure};
 use std::time::Instant;
 
 /// The target for one 10,000-task point, seconds.
@@ -46,20 +46,20 @@ fn placement() -> Placement {
 }
 
 /// Runs one point in this process and prints its row.
-fn run_row(tasks: usize, app: AppKind, wl: &str, policy: &str) {
-    let kind = WorkloadKind::parse(wl).expect("workload");
-    let task_sizes = (kind == WorkloadKind::DataAnalytics)
+fn run_row(tasks: usize, app: Structure, wl: &str, policy: &str) {
+    let kind = SizeLaw::parse(wl).expect("workload");
+    let task_sizes = (kind == SizeLaw::DataAnalytics)
         .then(|| load_fb2010_task_sizes(&netheat_data::DataDir::resolve(None)).expect("the Facebook 2010 trace"));
-    let w = WorkloadSpec {
+    let w = AggregationSpec {
         aggregators: env_or("BARAAT_AGGREGATORS", 30),
         workers: env_or("BARAAT_WORKERS", 0),
         fanout: env_or("BARAAT_FANOUT", 39),
         flow_cv: std::env::var("BARAAT_FLOW_CV").ok().and_then(|v| v.parse().ok()).unwrap_or(0.0),
-        mids: env_or("BARAAT_MIDS", if app == AppKind::TwoStage { 30 } else { 0 }),
+        mids: env_or("BARAAT_MIDS", if app == Structure::TwoStage { 30 } else { 0 }),
         placement: placement(),
         task_sizes,
         seed: env_or("BARAAT_SEED", 1) as u64,
-        ..WorkloadSpec::new(kind, app, tasks, 1)
+        ..AggregationSpec::new(kind, app, tasks, 1)
     };
     // `spc` is FIFO-LM through the SPC protocol simulator.
     let spc = policy == "spc";
@@ -120,7 +120,7 @@ fn main() {
         .map(|s| s.split(',').map(String::from).collect())
         .unwrap_or_else(|| ["fair-share", "sff", "stf", "fifo", "fifo-lm", "spc"].map(String::from).to_vec());
     let app_tag = std::env::var("BARAAT_APP").unwrap_or_else(|_| "one-stage".into());
-    let app = AppKind::parse(&app_tag).expect("BARAAT_APP");
+    let app = Structure::parse(&app_tag).expect("BARAAT_APP");
     if std::env::var_os(CHILD).is_some() {
         run_row(tasks, app, &wls[0], &pols[0]);
         return;

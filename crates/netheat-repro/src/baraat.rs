@@ -7,7 +7,7 @@
 pub mod point;
 pub mod workload;
 
-pub use workload::{AppKind, Placement, WorkloadKind, WorkloadSpec};
+pub use workload::{AggregationSpec, Placement, SizeLaw, Structure};
 
 use netheat_core::{LinkId, Routing};
 use netheat_engine::Stats;
@@ -32,7 +32,7 @@ pub struct PointSpec {
     /// ToR oversubscription (host capacity of a rack / its uplink).
     pub oversubscription: f64,
     /// The workload.
-    pub workload: WorkloadSpec,
+    pub workload: AggregationSpec,
     /// Policy tag (see [`netheat_flowsched::POLICIES`]); with `spc`, must be `fifo-lm`.
     pub policy: String,
     /// Heavy threshold as a percentile (0-1) of the generated task sizes.
@@ -51,7 +51,13 @@ pub struct PointSpec {
 
 impl PointSpec {
     /// A point with the paper's datacenter shape scaled to the given size.
-    pub fn new(pods: usize, racks_per_pod: usize, hosts_per_rack: usize, workload: WorkloadSpec, policy: &str) -> Self {
+    pub fn new(
+        pods: usize,
+        racks_per_pod: usize,
+        hosts_per_rack: usize,
+        workload: AggregationSpec,
+        policy: &str,
+    ) -> Self {
         Self {
             pods,
             racks_per_pod,
@@ -104,7 +110,7 @@ pub fn run_point(p: &PointSpec) -> Result<PointResult, FlowschedError> {
     }
     let topo = build_topology(p)?;
     // Rack placement needs the rack size of this topology.
-    let w = WorkloadSpec { hosts_per_rack: p.hosts_per_rack, ..p.workload.clone() };
+    let w = AggregationSpec { hosts_per_rack: p.hosts_per_rack, ..p.workload.clone() };
     let tasks = generate(&w, &topo)?;
     let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
     let threshold = percentile(&sizes, p.heavy_percentile);

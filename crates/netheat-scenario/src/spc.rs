@@ -85,13 +85,7 @@ struct Pending {
     ids: Vec<u64>,
 }
 
-/// SplitMix64's finalizer.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
+use netheat_core::mix;
 
 /// The ECMP path index of flow `id` from `src` to `dst`: a seeded hash,
 /// weighted by each path's weight (its slowest link).

@@ -8,8 +8,8 @@ use netheat_flowsched::FlowschedError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::workload::load_fb2010_task_sizes;
-use super::{run_point, AppKind, Placement, PointSpec, WorkloadKind, WorkloadSpec};
+use super::workload::{load_fb2010_task_sizes, to_flowsched};
+use super::{run_point, AggregationSpec, Placement, PointSpec, SizeLaw, Structure};
 use crate::points::{self, Column, PointEnv, PointError, PointOutput, TopologyOverrides};
 
 /// The parameters of a `baraat` point. The defaults are the paper's setting
@@ -121,16 +121,16 @@ fn to_point(e: FlowschedError) -> PointError {
 /// `finish_s`, `tct_s`) and the task-time summary values.
 pub fn run(p: BaraatParams, _: &TopologyOverrides, seed: u64, env: &PointEnv) -> Result<PointOutput, PointError> {
     let spc = p.policy == "spc";
-    let kind = WorkloadKind::parse(&p.workload).map_err(to_point)?;
-    let app = AppKind::parse(&p.app).map_err(to_point)?;
-    let placement = Placement::parse(&p.placement).map_err(to_point)?;
-    let task_sizes = if kind == WorkloadKind::DataAnalytics {
+    let kind = SizeLaw::parse(&p.workload).map_err(|e| to_point(to_flowsched(e)))?;
+    let app = Structure::parse(&p.app).map_err(|e| to_point(to_flowsched(e)))?;
+    let placement = Placement::parse(&p.placement).map_err(|e| to_point(to_flowsched(e)))?;
+    let task_sizes = if kind == SizeLaw::DataAnalytics {
         let dir = env.data_dir(p.data_dir.as_deref());
         Some(load_fb2010_task_sizes(&dir).map_err(|e| PointError::Data(e.into()))?)
     } else {
         None
     };
-    let w = WorkloadSpec {
+    let w = AggregationSpec {
         kind,
         app,
         fanout: p.fanout,

@@ -1,492 +1,61 @@
-//! Task workloads for the Baraat experiments: task-size laws (Bing-like,
-//! data-analytics, uniform flows), application structures (one- and
-//! two-stage partition-aggregate, storage retrieval, data-parallel batches)
-//! and Poisson task arrivals at a target load.
-//!
-//! Where tasks run ([`Placement`]):
-//!
-//! * `rack` (the paper's, Baraat §5.2): an aggregator queries the other
-//!   hosts of its own rack (the first `fanout` of them; the paper's racks of
-//!   40 give 39). Aggregators are a pool of `aggregators` hosts spread
-//!   evenly over the datacenter; with one per pod (30), the paper's spread
-//!   of top-level aggregators, each is the first host of its pod. A
-//!   two-stage task's mid-level aggregators sit in distinct racks that hold
-//!   no aggregator of the pool ("separate racks") and query the other hosts
-//!   of their rack. Load (§5.2.1: "the average load of bottlenecked network
-//!   links") is that of the aggregators' host links, which every byte
-//!   reaching an aggregator crosses: tasks arrive at rate
-//!   `load · C · A / (8 · E[bytes into the aggregator])` for `A` aggregators
-//!   of host capacity `C`.
-//! * `pool` (ours, the earlier setup): workers are drawn from a pool of
-//!   `workers` hosts spread over the datacenter (0: every host). Load is the
-//!   mean utilisation of the more loaded pool's host links: tasks arrive at
-//!   rate `load · C · min(A, W) / (8 · E[task bytes])` (one-stage).
-//!
-//! Two knobs shape the flows of a task: `flow_cv` skews their sizes and
-//! `compute_s` delays each answer by an exponential compute time (a worker's,
-//! and in two-stage tasks also a mid-level aggregator's before it forwards).
-//!
-//! Flows of a task may depend on each other: a flow is *released* at its
-//! task's arrival, or, if other flows feed it ([`TaskFlow::feeds`]), when
-//! the last of them completes; it starts [`TaskFlow::delay_s`] after its
-//! release. Every simulator (engine runs, reference, SPC) follows this rule;
-//! [`netheat_flowsched::task::check_tasks`] validates it.
+//! The Baraat point's tasks: the aggregation tasks of
+//! `netheat_workloads::apps::aggregation` (the workload itself: size laws,
+//! structures, placement, arrivals), each flow given a fixed path by a
+//! seeded hash so that every simulator of a point (idealized runs, the
+//! reference, SPC) runs the same paths.
 
-use netheat_core::{HostId, Routing};
-use netheat_data::CoflowTrace;
-use netheat_flowsched::{FlowschedError, Task, TaskFlow};
-use netheat_workloads::SizeDist;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
+
+use netheat_core::{mix, Routing};
+use netheat_flowsched::{FlowschedError, Task, TaskFlow};
+pub use netheat_workloads::apps::aggregation::{AggregationSpec, Placement, SizeLaw, Structure, FB2010_REDUCER_CV};
+use netheat_workloads::GenError;
 
 /// Registry name of the Facebook 2010 coflow trace (`netheat-data`), the
 /// source of the data-analytics task-size law.
 pub const FB2010_DATASET: &str = "coflow-fb2010";
 
-/// The data-analytics task-size law (Baraat §2, Figure 2 right: task sizes
-/// of Facebook MapReduce jobs, from the datasets of the paper's reference
-/// [9]): the shuffle size of every coflow of the Facebook 2010 trace
-/// (Coflow-Benchmark `FB2010-1Hr-150-0.txt`, 526 coflows, sum of the
-/// reducers' MB, taken as 10^6 bytes), one value per coflow. Tasks draw
-/// from these sizes uniformly (an empirical law). The paper plots the
-/// distribution normalized, so only its shape matters: with a single
-/// bottleneck, scaling every size scales every completion time, and the
-/// ratios the paper reports do not move. The trace has the shuffle phase,
-/// not the jobs' input sizes; the paper notes that other phases follow
-/// similar heavy-tailed laws.
-pub fn fb2010_task_sizes(trace: &CoflowTrace) -> Vec<f64> {
-    trace.coflows.iter().map(|c| c.shuffle_mb() * 1e6).collect()
-}
-
-/// Loads [`fb2010_task_sizes`] from a data directory.
+/// The data-analytics task sizes
+/// (`netheat_data::CoflowTrace::shuffle_sizes_bytes`) from a data directory.
 pub fn load_fb2010_task_sizes(dir: &netheat_data::DataDir) -> Result<Arc<Vec<f64>>, FlowschedError> {
     let trace = netheat_data::load_coflows(dir, FB2010_DATASET)
         .map_err(|e| FlowschedError::param("workload", format!("data_analytics needs the Facebook 2010 trace: {e}")))?;
-    Ok(Arc::new(fb2010_task_sizes(&trace)))
+    Ok(Arc::new(trace.shuffle_sizes_bytes()))
 }
 
-/// Where a task's hosts are (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Placement {
-    /// The paper's: workers are the other hosts of their aggregator's rack.
-    Rack,
-    /// Ours: workers drawn from a pool spread over the datacenter.
-    Pool,
-}
-
-impl Placement {
-    /// Known tags.
-    pub const TAGS: [&'static str; 2] = ["rack", "pool"];
-    /// Parses a tag.
-    pub fn parse(s: &str) -> Result<Self, FlowschedError> {
-        match s {
-            "rack" => Ok(Self::Rack),
-            "pool" => Ok(Self::Pool),
-            _ => Err(FlowschedError::param("placement", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
-        }
+pub(crate) fn to_flowsched(e: GenError) -> FlowschedError {
+    match e {
+        GenError::InvalidParameter { name, reason } => FlowschedError::param(name, reason),
+        other => FlowschedError::param("workload", other.to_string()),
     }
 }
 
-/// A measured value for [`WorkloadSpec::flow_cv`]: the median, over the 154
-/// coflows of the Facebook 2010 MapReduce trace (Coflow-Benchmark
-/// `FB2010-1Hr-150-0.txt`) with at least 10 reducers, of the coefficient of
-/// variation of the bytes their reducers receive (0.389; checked against the
-/// trace by the crate's tests when the data directory is present). The
-/// trace aggregates reducers per rack, which smooths skew, so real
-/// partitions are at least this uneven.
-pub const FB2010_REDUCER_CV: f64 = 0.389;
-
-/// Task-size law.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkloadKind {
-    /// Most tasks equal (20 KB per flow); 15% are 10x heavier.
-    Bing,
-    /// The paper's data-analytics law: task sizes drawn from the Facebook
-    /// 2010 trace ([`fb2010_task_sizes`], given as
-    /// [`WorkloadSpec::task_sizes`]), split evenly over the task's flows.
-    DataAnalytics,
-    /// Ours (the earlier stand-in for data analytics): Pareto task sizes
-    /// (shape 1.1, minimum 5 KB per flow), capped at 1,000x the minimum.
-    Pareto,
-    /// Every flow uniform in 2-50 KB.
-    Uniform,
-}
-
-impl WorkloadKind {
-    /// Known tags.
-    pub const TAGS: [&'static str; 4] = ["bing", "data_analytics", "pareto", "uniform"];
-    /// Parses a tag.
-    pub fn parse(s: &str) -> Result<Self, FlowschedError> {
-        match s {
-            "bing" => Ok(Self::Bing),
-            "data_analytics" | "data-analytics" => Ok(Self::DataAnalytics),
-            "pareto" => Ok(Self::Pareto),
-            "uniform" => Ok(Self::Uniform),
-            _ => Err(FlowschedError::param("workload", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
-        }
-    }
-    /// Bytes of each of the `n` flows of one task (`law`: the empirical
-    /// task sizes of `DataAnalytics`).
-    fn flow_sizes<R: Rng>(self, n: usize, law: Option<&[f64]>, rng: &mut R) -> Vec<f64> {
-        match self {
-            Self::Bing => {
-                let per = if rng.gen::<f64>() < 0.15 { 200e3 } else { 20e3 };
-                vec![per; n]
-            }
-            Self::DataAnalytics => {
-                let law = law.unwrap_or(&[]);
-                let size = law[rng.gen_range(0..law.len())];
-                vec![(size / n as f64).round(); n]
-            }
-            Self::Pareto => {
-                let u: f64 = 1.0 - rng.gen::<f64>();
-                let per = (5e3 * u.powf(-1.0 / 1.1)).min(5e6);
-                vec![per.round(); n]
-            }
-            Self::Uniform => (0..n).map(|_| rng.gen_range(2e3..=50e3f64).round()).collect(),
-        }
-    }
-}
-
-/// Application structure of a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AppKind {
-    /// `fanout` workers each send one flow to the aggregator.
-    OneStage,
-    /// `mids` mid-level aggregators (default `fanout`) each collect from
-    /// `fanout` workers; once a mid-level has all its inputs (and has
-    /// computed), it forwards 1/`fanout` of their bytes to the top
-    /// aggregator.
-    TwoStage,
-    /// A client reads `fanout` chunks from storage servers.
-    Storage,
-}
-
-impl AppKind {
-    /// Known tags.
-    pub const TAGS: [&'static str; 3] = ["one-stage", "two-stage", "storage"];
-    /// Parses a tag.
-    pub fn parse(s: &str) -> Result<Self, FlowschedError> {
-        match s {
-            "one-stage" => Ok(Self::OneStage),
-            "two-stage" => Ok(Self::TwoStage),
-            "storage" => Ok(Self::Storage),
-            _ => Err(FlowschedError::param("app", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
-        }
-    }
-}
-
-/// Parameters of a generated workload.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WorkloadSpec {
-    /// Size law.
-    pub kind: WorkloadKind,
-    /// Structure.
-    pub app: AppKind,
-    /// Flows per task (one-stage, storage), or workers per mid-level
-    /// aggregator (two-stage).
-    pub fanout: usize,
-    /// Mid-level aggregators of a two-stage task (0: `fanout`); a task has
-    /// `mids · (fanout + 1)` flows. Must be 0 for other structures.
-    pub mids: usize,
-    /// Target load of the aggregators' links, in (0, 1).
-    pub load: f64,
-    /// Number of tasks.
-    pub tasks: usize,
-    /// Aggregators: this many hosts spread evenly over the datacenter (0:
-    /// every host; 30 on the paper's datacenter: the first host of each pod).
-    pub aggregators: usize,
-    /// Worker pool size for `pool` placement (0: every host); unused by
-    /// `rack` placement, whose workers are the aggregator's rack mates.
-    pub workers: usize,
-    /// Batch mode: all tasks arrive at time 0 (data-parallel batch).
-    pub batch: bool,
-    /// Skew of the flows within a task: each flow's size is multiplied by
-    /// an independent log-normal factor of mean 1 and this coefficient of
-    /// variation (0: the size law alone; see [`FB2010_REDUCER_CV`]). Uneven
-    /// flows finish apart, so a task takes many more engine events.
-    pub flow_cv: f64,
-    /// Mean compute time (seconds): each worker, and each mid-level
-    /// aggregator of a two-stage task once it has its inputs, starts its
-    /// flow after an independent exponential time of this mean (0: at once).
-    pub compute_s: f64,
-    /// Where the workers are ([`Placement`]).
-    pub placement: Placement,
-    /// Hosts per rack of the topology (hosts are numbered rack by rack);
-    /// used by `rack` placement. [`crate::baraat::run_point`] sets it from its
-    /// topology.
-    pub hosts_per_rack: usize,
-    /// Two-stage tasks: the fraction of its inputs' bytes a mid-level
-    /// aggregator forwards (Baraat §5.2: 3%, "consistent with observations
-    /// of live systems").
-    pub selectivity: f64,
-    /// The empirical task sizes (bytes) of `DataAnalytics` (required
-    /// there; see [`load_fb2010_task_sizes`]).
-    pub task_sizes: Option<Arc<Vec<f64>>>,
-    /// Seed.
-    pub seed: u64,
-}
-
-impl WorkloadSpec {
-    /// `tasks` tasks of a size law and structure with the paper's setting
-    /// for the rest (Baraat §5.2, the defaults of `experiments/baraat.toml`):
-    /// each aggregator queries the other 39 hosts of its 40-host rack (per
-    /// mid-level for two-stage), one aggregator per pod (30), load 0.8 on
-    /// the aggregators' links, Poisson arrivals, selectivity 3%, no skew,
-    /// no compute time. `DataAnalytics` also needs
-    /// [`WorkloadSpec::task_sizes`].
-    pub fn new(kind: WorkloadKind, app: AppKind, tasks: usize, seed: u64) -> Self {
-        Self {
-            kind,
-            app,
-            fanout: 39,
-            mids: 0,
-            load: 0.8,
-            tasks,
-            aggregators: 30,
-            workers: 0,
-            batch: false,
-            flow_cv: 0.0,
-            compute_s: 0.0,
-            placement: Placement::Rack,
-            hosts_per_rack: 40,
-            selectivity: 0.03,
-            task_sizes: None,
-            seed,
-        }
-    }
-}
-
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-/// Distinct hosts, none equal to `avoid`.
-fn pick_hosts<R: Rng>(rng: &mut R, n_hosts: usize, pool: usize, k: usize, avoid: HostId, out: &mut Vec<HostId>) {
-    out.clear();
-    while out.len() < k {
-        let h = spread(rng.gen_range(0..pool), pool, n_hosts);
-        if h != avoid && !out.contains(&h) {
-            out.push(h);
-        }
-    }
-}
-
-/// The flow sizes of one task (of one stage): the size law, then the
-/// within-task skew if any (no extra draws without it, so `flow_cv = 0`
-/// keeps the size law's random stream).
-fn task_flow_sizes<R: Rng>(spec: &WorkloadSpec, skew: Option<&SizeDist>, rng: &mut R) -> Vec<f64> {
-    let mut sizes = spec.kind.flow_sizes(spec.fanout, spec.task_sizes.as_ref().map(|v| v.as_slice()), rng);
-    if let Some(d) = skew {
-        for b in &mut sizes {
-            *b = (*b * d.sample(rng)).round().max(1.0);
-        }
-    }
-    sizes
-}
-
-/// Host `i` of a pool of `pool` hosts spread evenly over `n_hosts`.
-fn spread(i: usize, pool: usize, n_hosts: usize) -> HostId {
-    ((i as u64 * n_hosts as u64) / pool as u64) as HostId
-}
-
-/// Generates the tasks (sorted by arrival) on a routing (host count, paths).
-pub fn generate(spec: &WorkloadSpec, routing: &dyn Routing) -> Result<Vec<Task>, FlowschedError> {
+/// Generates the tasks (sorted by arrival) on a routing: the aggregation
+/// tasks on its hosts (the load's base is host 0's link), and a path per
+/// flow, the `mix(seed ^ mix(g))`-th of its shortest paths for the `g`-th
+/// flow in task order.
+pub fn generate(spec: &AggregationSpec, routing: &dyn Routing) -> Result<Vec<Task>, FlowschedError> {
     let n_hosts = routing.num_hosts();
-    if spec.fanout == 0 || spec.fanout + 2 > n_hosts {
-        return Err(FlowschedError::param("fanout", format!("must be in 1..={}", n_hosts.saturating_sub(2))));
-    }
-    if !spec.batch && (spec.load.is_nan() || spec.load <= 0.0 || spec.load >= 1.0) {
-        return Err(FlowschedError::param("load", "must be in (0, 1)"));
-    }
-    let n_mids = if spec.mids == 0 { spec.fanout } else { spec.mids };
-    if spec.mids > 0 && spec.app != AppKind::TwoStage {
-        return Err(FlowschedError::param("mids", "only two-stage tasks have mid-level aggregators"));
-    }
-    if n_mids + 1 > n_hosts {
-        return Err(FlowschedError::param("mids", format!("must be in 1..={}", n_hosts - 1)));
-    }
-    if spec.tasks == 0 {
-        return Err(FlowschedError::param("tasks", "must be at least 1"));
-    }
-    if !(spec.flow_cv.is_finite() && (0.0..=10.0).contains(&spec.flow_cv)) {
-        return Err(FlowschedError::param("flow-cv", format!("{} must be in [0, 10]", spec.flow_cv)));
-    }
-    if !(spec.compute_s.is_finite() && spec.compute_s >= 0.0) {
-        return Err(FlowschedError::param("compute", format!("{} s must be >= 0", spec.compute_s)));
-    }
-    if !(spec.selectivity.is_finite() && spec.selectivity > 0.0) {
-        return Err(FlowschedError::param("selectivity", format!("{} must be > 0", spec.selectivity)));
-    }
-    if spec.kind == WorkloadKind::DataAnalytics {
-        match &spec.task_sizes {
-            Some(v) if !v.is_empty() && v.iter().all(|b| b.is_finite() && *b > 0.0) => {}
-            Some(_) => return Err(FlowschedError::param("task-sizes", "must be finite sizes > 0, at least one")),
-            None => {
-                return Err(FlowschedError::param(
-                    "workload",
-                    "data_analytics draws task sizes from the Facebook 2010 trace: set `task_sizes` \
-                     (workload::load_fb2010_task_sizes)",
-                ))
-            }
-        }
-    }
-    let skew =
-        (spec.flow_cv > 0.0).then(|| SizeDist::log_normal_with_mean(1.0, (1.0 + spec.flow_cv.powi(2)).ln().sqrt()));
-    let n_agg = if spec.aggregators == 0 { n_hosts } else { spec.aggregators.min(n_hosts) };
-    let n_work = if spec.workers == 0 { n_hosts } else { spec.workers.min(n_hosts) };
-    let rack = spec.placement == Placement::Rack;
-    let hpr = spec.hosts_per_rack;
-    // Rack placement: racks free of aggregators (for mid-levels).
-    let mut free_racks = Vec::new();
-    if rack {
-        if hpr < 2 || !n_hosts.is_multiple_of(hpr) {
-            return Err(FlowschedError::param(
-                "hosts-per-rack",
-                format!("{hpr} must be >= 2 and divide the {n_hosts} hosts"),
-            ));
-        }
-        if spec.fanout + 1 > hpr {
-            return Err(FlowschedError::param(
-                "fanout",
-                format!("rack placement: at most the {} other hosts of a rack", hpr - 1),
-            ));
-        }
-        if spec.app == AppKind::TwoStage {
-            let mut has_agg = vec![false; n_hosts / hpr];
-            for i in 0..n_agg {
-                has_agg[spread(i, n_agg, n_hosts) as usize / hpr] = true;
-            }
-            free_racks = (0..has_agg.len()).filter(|&r| !has_agg[r]).collect();
-            if free_racks.len() < n_mids {
-                return Err(FlowschedError::param(
-                    "mids",
-                    format!(
-                        "rack placement: {n_mids} mid-levels need as many racks without aggregators ({} here)",
-                        free_racks.len()
-                    ),
-                ));
-            }
-        }
-    } else if spec.fanout + 1 > n_work {
-        return Err(FlowschedError::param("fanout", format!("must be below the worker pool ({n_work})")));
-    }
-    // The first `k` hosts of `h`'s rack other than `h`.
-    let rack_mates = |h: HostId, k: usize, out: &mut Vec<HostId>| {
-        out.clear();
-        let first = (h as usize / hpr) * hpr;
-        out.extend((first..first + hpr).map(|x| x as HostId).filter(|&x| x != h).take(k));
-    };
-    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
-    let mut compute_rng = ChaCha8Rng::seed_from_u64(mix(spec.seed ^ 0xC0C0_A7E5));
-    let mut tasks = Vec::with_capacity(spec.tasks);
-    let mut workers = Vec::new();
-    let mut mids = Vec::new();
-    // Bytes that reach the aggregator, summed over tasks (the load's base).
-    let mut agg_bytes = 0.0;
-    for _ in 0..spec.tasks {
-        // Aggregators spread evenly over the host range (so over racks).
-        let agg = spread(rng.gen_range(0..n_agg), n_agg, n_hosts);
-        let mut flows = Vec::new();
-        match spec.app {
-            AppKind::OneStage | AppKind::Storage => {
-                if rack {
-                    rack_mates(agg, spec.fanout, &mut workers);
-                } else {
-                    pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, agg, &mut workers);
-                }
-                let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
-                for (w, b) in workers.iter().zip(sizes) {
-                    // Storage retrieval: data flows from servers to the client.
-                    flows.push(TaskFlow { src: *w, dst: agg, bytes: b, path: Vec::new(), delay_s: 0.0, feeds: None });
-                }
-            }
-            AppKind::TwoStage => {
-                if rack {
-                    // Distinct racks without aggregators, a random host in each.
-                    mids.clear();
-                    for r in rand::seq::index::sample(&mut rng, free_racks.len(), n_mids) {
-                        mids.push((free_racks[r] * hpr + rng.gen_range(0..hpr)) as HostId);
-                    }
-                } else {
-                    pick_hosts(&mut rng, n_hosts, n_hosts, n_mids, agg, &mut mids);
-                }
-                for &m in &mids {
-                    if rack {
-                        rack_mates(m, spec.fanout, &mut workers);
-                    } else {
-                        pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, m, &mut workers);
-                    }
-                    let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
-                    let sum: f64 = sizes.iter().sum();
-                    // The mid-level's own flow comes right after its inputs.
-                    let up = (flows.len() + spec.fanout) as u32;
-                    for (w, b) in workers.iter().zip(sizes) {
-                        flows.push(TaskFlow {
-                            src: *w,
-                            dst: m,
-                            bytes: b,
-                            path: Vec::new(),
-                            delay_s: 0.0,
-                            feeds: Some(up),
-                        });
-                    }
-                    flows.push(TaskFlow {
-                        src: m,
-                        dst: agg,
-                        bytes: (sum * spec.selectivity).round().max(1.0),
-                        path: Vec::new(),
-                        delay_s: 0.0,
-                        feeds: None,
-                    });
-                }
-            }
-        }
-        // Senders compute before they answer. A stream of its own, so tasks
-        // with and without compute time are the same.
-        if spec.compute_s > 0.0 {
-            let compute = SizeDist::Exponential { mean: spec.compute_s };
-            for f in &mut flows {
-                f.delay_s = compute.sample(&mut compute_rng);
-            }
-        }
-        let bytes = flows.iter().map(|f| f.bytes).sum();
-        agg_bytes += flows.iter().filter(|f| f.dst == agg).map(|f| f.bytes).sum::<f64>();
-        tasks.push(Task { arrival_s: 0.0, bytes, flows });
-    }
     // Host link capacity: the first link of any path from host 0.
     let mut p = Vec::new();
-    routing.path(0, 1, 0, &mut p);
-    let c = routing.link_capacity_bps(p[0]);
-    if !spec.batch {
-        let mean_agg = agg_bytes / tasks.len() as f64;
-        // The aggregators' host links carry every byte that reaches an
-        // aggregator: `load` is their mean utilisation.
-        let mut lambda = spec.load * n_agg as f64 * c / (8.0 * mean_agg);
-        if !rack {
-            // Pool placement: or that of the worker pool's links if higher.
-            let mean = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
-            lambda = lambda.min(spec.load * n_work as f64 * c / (8.0 * mean));
-        }
-        let mut t = 0.0;
-        for task in tasks.iter_mut() {
-            let u: f64 = 1.0 - rng.gen::<f64>();
-            t += -u.ln() / lambda;
-            task.arrival_s = t;
-        }
+    if n_hosts >= 2 {
+        routing.path(0, 1, 0, &mut p);
     }
+    let c = p.first().map_or(f64::NAN, |&l| routing.link_capacity_bps(l));
+    let tasks = netheat_workloads::apps::aggregation::generate(spec, n_hosts, c).map_err(to_flowsched)?;
     let mut gid = 0u64;
-    for task in tasks.iter_mut() {
-        for f in task.flows.iter_mut() {
+    let mut out = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        let mut flows = Vec::with_capacity(t.flows.len());
+        for f in t.flows {
             let np = routing.num_paths(f.src, f.dst);
             let k = (mix(spec.seed ^ mix(gid)) % np as u64) as usize;
-            routing.path(f.src, f.dst, k, &mut f.path);
+            let mut path = Vec::new();
+            routing.path(f.src, f.dst, k, &mut path);
             gid += 1;
+            flows.push(TaskFlow { src: f.src, dst: f.dst, bytes: f.bytes, path, delay_s: f.delay_s, feeds: f.feeds });
         }
+        out.push(Task { arrival_s: t.arrival_s, bytes: t.bytes, flows });
     }
-    Ok(tasks)
+    Ok(out)
 }

@@ -6,7 +6,7 @@
 
 use netheat_flowsched::policy::percentile;
 use netheat_flowsched::{policy_by_tag, run_ideal, run_reference, run_spc, IdealOptions, SpcOptions, Task};
-use netheat_repro::baraat::WorkloadSpec;
+use netheat_repro::baraat::AggregationSpec;
 
 const C: f64 = 1e9;
 
@@ -29,7 +29,7 @@ fn close(got: &[f64], want: &[f64], tol: f64) {
 
 /// Link capacities of a small three-tier datacenter (`pods` x `racks` x
 /// `hosts`, the experiment's topology builder) and the tasks of `w` on it.
-fn generated(pods: usize, racks: usize, hosts: usize, w: &WorkloadSpec) -> (Vec<f64>, Vec<Task>) {
+fn generated(pods: usize, racks: usize, hosts: usize, w: &AggregationSpec) -> (Vec<f64>, Vec<Task>) {
     use netheat_core::{LinkId, Routing};
     use netheat_repro::baraat::{build_topology, workload::generate, PointSpec};
     let topo = build_topology(&PointSpec::new(pods, racks, hosts, w.clone(), "fifo")).unwrap();
@@ -41,17 +41,17 @@ fn generated(pods: usize, racks: usize, hosts: usize, w: &WorkloadSpec) -> (Vec<
 /// from every host, 360 aggregators, 40 flows a task, and mid-levels that
 /// forward 1/40 of their inputs.
 fn pool_spec(
-    kind: netheat_repro::baraat::WorkloadKind,
-    app: netheat_repro::baraat::AppKind,
+    kind: netheat_repro::baraat::SizeLaw,
+    app: netheat_repro::baraat::Structure,
     tasks: usize,
     seed: u64,
-) -> WorkloadSpec {
-    WorkloadSpec {
+) -> AggregationSpec {
+    AggregationSpec {
         placement: netheat_repro::baraat::Placement::Pool,
         aggregators: 360,
         fanout: 40,
         selectivity: 1.0 / 40.0,
-        ..WorkloadSpec::new(kind, app, tasks, seed)
+        ..AggregationSpec::new(kind, app, tasks, seed)
     }
 }
 
@@ -59,9 +59,9 @@ fn pool_spec(
 /// flow completes once) and none for the SPC protocol.
 #[test]
 fn point_reports_engine_counters_for_idealized_runs_only() {
-    use netheat_repro::baraat::{run_point, AppKind, PointSpec, WorkloadKind};
-    let w = WorkloadSpec { aggregators: 4, ..pool_spec(WorkloadKind::Bing, AppKind::OneStage, 20, 3) };
-    let mut p = PointSpec::new(2, 2, 4, WorkloadSpec { fanout: 6, ..w }, "fifo-lm");
+    use netheat_repro::baraat::{run_point, PointSpec, SizeLaw, Structure};
+    let w = AggregationSpec { aggregators: 4, ..pool_spec(SizeLaw::Bing, Structure::OneStage, 20, 3) };
+    let mut p = PointSpec::new(2, 2, 4, AggregationSpec { fanout: 6, ..w }, "fifo-lm");
     let r = run_point(&p).unwrap();
     let st = r.engine.expect("idealized runs are on the engine");
     assert_eq!(st.flows_completed as usize, r.flows);
@@ -74,12 +74,12 @@ fn point_reports_engine_counters_for_idealized_runs_only() {
 /// generated workload (two-tier-like Clos, partition-aggregate).
 #[test]
 fn engine_runs_match_reference() {
-    use netheat_repro::baraat::{AppKind, WorkloadKind, WorkloadSpec};
-    let w = WorkloadSpec {
+    use netheat_repro::baraat::{AggregationSpec, SizeLaw, Structure};
+    let w = AggregationSpec {
         fanout: 6,
         load: 0.7,
         aggregators: 3,
-        ..pool_spec(WorkloadKind::Uniform, AppKind::OneStage, 60, 5)
+        ..pool_spec(SizeLaw::Uniform, Structure::OneStage, 60, 5)
     };
     let (caps, tasks) = generated(1, 2, 8, &w);
     for pol in ["fair-share", "sff", "stf", "fifo"] {
@@ -89,7 +89,7 @@ fn engine_runs_match_reference() {
     }
     // Workers computing for 0.5 ms on average before they answer: the
     // engine's pending flows and the reference's waiting list agree.
-    let w = WorkloadSpec { compute_s: 5e-4, ..w };
+    let w = AggregationSpec { compute_s: 5e-4, ..w };
     let tasks = generated(1, 2, 8, &w).1;
     assert!(tasks.iter().flat_map(|t| &t.flows).all(|f| f.delay_s > 0.0));
     for pol in ["fair-share", "sff", "stf", "fifo"] {
@@ -98,7 +98,7 @@ fn engine_runs_match_reference() {
         close(&a, &b, 1e-9);
     }
     // Two-stage tasks with compute time at workers and mid-levels.
-    let w = WorkloadSpec { app: AppKind::TwoStage, fanout: 3, tasks: 30, load: 0.5, ..w };
+    let w = AggregationSpec { app: Structure::TwoStage, fanout: 3, tasks: 30, load: 0.5, ..w };
     let tasks = generated(1, 2, 8, &w).1;
     for pol in ["fair-share", "sff", "stf", "fifo"] {
         let a = tcts(&caps, &tasks, pol, 0.0);
@@ -111,20 +111,20 @@ fn engine_runs_match_reference() {
 fn compute_time_is_exponential_for_every_sender() {
     use netheat_repro::baraat::build_topology;
     use netheat_repro::baraat::workload::generate;
-    use netheat_repro::baraat::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
-    let w = WorkloadSpec {
+    use netheat_repro::baraat::{AggregationSpec, PointSpec, SizeLaw, Structure};
+    let w = AggregationSpec {
         fanout: 10,
         load: 0.5,
         aggregators: 0,
         compute_s: 2e-3,
-        ..pool_spec(WorkloadKind::Bing, AppKind::Storage, 2000, 9)
+        ..pool_spec(SizeLaw::Bing, Structure::Storage, 2000, 9)
     };
     let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
     // Storage: 20,000 draws; two-stage: 2,000 tasks x 110 senders (workers
     // and mid-level aggregators). Mean 2 ms (standard error 0.7% and
     // 0.2%), and the share above the mean is e^-1 = 0.368.
-    for app in [AppKind::Storage, AppKind::TwoStage] {
-        let tasks = generate(&WorkloadSpec { app, ..w.clone() }, &topo).unwrap();
+    for app in [Structure::Storage, Structure::TwoStage] {
+        let tasks = generate(&AggregationSpec { app, ..w.clone() }, &topo).unwrap();
         let d: Vec<f64> = tasks.iter().flat_map(|t| t.flows.iter().map(|f| f.delay_s)).collect();
         let mean = d.iter().sum::<f64>() / d.len() as f64;
         let above = d.iter().filter(|&&x| x > 2e-3).count() as f64 / d.len() as f64;
@@ -133,7 +133,7 @@ fn compute_time_is_exponential_for_every_sender() {
             "{app:?}: mean {mean}, above {above}"
         );
     }
-    let e = generate(&WorkloadSpec { compute_s: f64::NAN, ..w }, &topo).unwrap_err().to_string();
+    let e = generate(&AggregationSpec { compute_s: f64::NAN, ..w }, &topo).unwrap_err().to_string();
     assert!(e.contains("compute"), "{e}");
 }
 
@@ -145,19 +145,19 @@ fn compute_time_is_exponential_for_every_sender() {
 fn two_stage_tasks_feed_each_mid_level_flow() {
     use netheat_repro::baraat::build_topology;
     use netheat_repro::baraat::workload::generate;
-    use netheat_repro::baraat::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
-    let w = WorkloadSpec {
+    use netheat_repro::baraat::{AggregationSpec, PointSpec, SizeLaw, Structure};
+    let w = AggregationSpec {
         fanout: 5,
         load: 0.5,
         aggregators: 0,
         selectivity: 0.2,
-        ..pool_spec(WorkloadKind::Uniform, AppKind::TwoStage, 50, 3)
+        ..pool_spec(SizeLaw::Uniform, Structure::TwoStage, 50, 3)
     };
     let topo = build_topology(&PointSpec::new(1, 2, 12, w.clone(), "fifo")).unwrap();
     // `mids` mid-levels (default `fanout`) of `fanout` workers each.
     for mids in [0, 3] {
         let m_n = if mids == 0 { 5 } else { mids };
-        for t in generate(&WorkloadSpec { mids, ..w.clone() }, &topo).unwrap() {
+        for t in generate(&AggregationSpec { mids, ..w.clone() }, &topo).unwrap() {
             assert_eq!(t.flows.len(), 6 * m_n);
             let top = t.flows[5].dst;
             for m in 0..m_n {
@@ -170,9 +170,10 @@ fn two_stage_tasks_feed_each_mid_level_flow() {
             }
         }
     }
-    let e = generate(&WorkloadSpec { app: AppKind::OneStage, mids: 3, ..w.clone() }, &topo).unwrap_err().to_string();
+    let e =
+        generate(&AggregationSpec { app: Structure::OneStage, mids: 3, ..w.clone() }, &topo).unwrap_err().to_string();
     assert!(e.contains("mids") && e.contains("two-stage"), "{e}");
-    let e = generate(&WorkloadSpec { mids: 24, ..w }, &topo).unwrap_err().to_string();
+    let e = generate(&AggregationSpec { mids: 24, ..w }, &topo).unwrap_err().to_string();
     assert!(e.contains("mids") && e.contains("1..=23"), "{e}");
 }
 
@@ -194,9 +195,9 @@ fn mean_within_task_cv2(tasks: &[Task]) -> f64 {
 fn flow_cv_skews_the_flows_of_a_task() {
     use netheat_repro::baraat::build_topology;
     use netheat_repro::baraat::workload::{generate, FB2010_REDUCER_CV};
-    use netheat_repro::baraat::{AppKind, PointSpec, WorkloadKind, WorkloadSpec};
+    use netheat_repro::baraat::{AggregationSpec, PointSpec, SizeLaw, Structure};
     let mut w =
-        WorkloadSpec { load: 0.5, aggregators: 0, ..pool_spec(WorkloadKind::Pareto, AppKind::OneStage, 2000, 3) };
+        AggregationSpec { load: 0.5, aggregators: 0, ..pool_spec(SizeLaw::Pareto, Structure::OneStage, 2000, 3) };
     let topo = build_topology(&PointSpec::new(1, 2, 40, w.clone(), "fifo")).unwrap();
     // The size laws of Bing-like and data-analytics tasks give equal flows.
     assert_eq!(mean_within_task_cv2(&generate(&w, &topo).unwrap()), 0.0);
@@ -208,7 +209,7 @@ fn flow_cv_skews_the_flows_of_a_task() {
     // Bing-like flows have a known base size (20 KB, or 200 KB in the
     // heavier tasks), so each flow's factor is observable: over 800,000
     // flows their mean is 1 and their coefficient of variation `flow_cv`.
-    w.kind = WorkloadKind::Bing;
+    w.kind = SizeLaw::Bing;
     w.flow_cv = 1.0;
     w.tasks = 20_000;
     let factors: Vec<f64> = generate(&w, &topo)
@@ -266,13 +267,13 @@ fn fb2010_reducer_cv_is_the_trace_median() {
 /// `spc`); `delta` (2%) keeps a remainder that rounds do not remove.
 #[test]
 fn spc_two_stage_approaches_ideal_fifo_as_rounds_shrink() {
-    use netheat_repro::baraat::{AppKind, WorkloadKind, WorkloadSpec};
-    let w = WorkloadSpec {
+    use netheat_repro::baraat::{AggregationSpec, SizeLaw, Structure};
+    let w = AggregationSpec {
         fanout: 4,
         load: 0.6,
         aggregators: 8,
         compute_s: 2e-3,
-        ..pool_spec(WorkloadKind::Bing, AppKind::TwoStage, 150, 2)
+        ..pool_spec(SizeLaw::Bing, Structure::TwoStage, 150, 2)
     };
     let (caps, tasks) = generated(2, 2, 10, &w);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -292,13 +293,13 @@ fn spc_two_stage_approaches_ideal_fifo_as_rounds_shrink() {
 /// round.
 #[test]
 fn spc_skipping_steady_rounds_changes_nothing() {
-    use netheat_repro::baraat::{AppKind, WorkloadKind, WorkloadSpec};
+    use netheat_repro::baraat::{AggregationSpec, SizeLaw, Structure};
     for (kind, app, compute_s) in [
-        (WorkloadKind::Pareto, AppKind::OneStage, 0.0),
-        (WorkloadKind::Bing, AppKind::TwoStage, 1e-3),
-        (WorkloadKind::Bing, AppKind::Storage, 5e-4),
+        (SizeLaw::Pareto, Structure::OneStage, 0.0),
+        (SizeLaw::Bing, Structure::TwoStage, 1e-3),
+        (SizeLaw::Bing, Structure::Storage, 5e-4),
     ] {
-        let w = WorkloadSpec { fanout: 4, load: 0.5, aggregators: 6, compute_s, ..pool_spec(kind, app, 120, 4) };
+        let w = AggregationSpec { fanout: 4, load: 0.5, aggregators: 6, compute_s, ..pool_spec(kind, app, 120, 4) };
         let (caps, tasks) = generated(2, 2, 10, &w);
         let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
         let o = SpcOptions { threshold: percentile(&sizes, 0.8), ..SpcOptions::default() };
@@ -320,12 +321,12 @@ fn spc_skipping_steady_rounds_changes_nothing() {
 /// reference, which finds every crossing time exactly.
 #[test]
 fn engine_fifo_lm_meets_exact_heavy_detection_as_polls_shrink() {
-    use netheat_repro::baraat::{AppKind, WorkloadKind, WorkloadSpec};
-    let w = WorkloadSpec {
+    use netheat_repro::baraat::{AggregationSpec, SizeLaw, Structure};
+    let w = AggregationSpec {
         fanout: 6,
         load: 0.7,
         aggregators: 3,
-        ..pool_spec(WorkloadKind::Pareto, AppKind::OneStage, 60, 5)
+        ..pool_spec(SizeLaw::Pareto, Structure::OneStage, 60, 5)
     };
     let (caps, tasks) = generated(1, 2, 8, &w);
     let sizes: Vec<f64> = tasks.iter().map(|t| t.bytes).collect();
@@ -356,12 +357,12 @@ fn engine_fifo_lm_meets_exact_heavy_detection_as_polls_shrink() {
 /// links run at the load, so the mean gap is 8 E[bytes] / (load * 2 * C).
 #[test]
 fn rack_placement_queries_the_aggregators_rack() {
-    use netheat_repro::baraat::{AppKind, WorkloadKind};
-    let w = WorkloadSpec {
+    use netheat_repro::baraat::{SizeLaw, Structure};
+    let w = AggregationSpec {
         aggregators: 2,
         fanout: 3,
         hosts_per_rack: 4,
-        ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::OneStage, 4000, 7)
+        ..AggregationSpec::new(SizeLaw::Uniform, Structure::OneStage, 4000, 7)
     };
     let (_, tasks) = generated(2, 3, 4, &w);
     let mut seen = [0usize; 2];
@@ -387,7 +388,7 @@ fn rack_placement_queries_the_aggregators_rack() {
         2,
         3,
         4,
-        WorkloadSpec { fanout: 4, ..w },
+        AggregationSpec { fanout: 4, ..w },
         "fifo",
     ))
     .unwrap_err()
@@ -400,13 +401,13 @@ fn rack_placement_queries_the_aggregators_rack() {
 /// forwarding 3% (the paper's selectivity) of what they received.
 #[test]
 fn rack_placement_two_stage() {
-    use netheat_repro::baraat::{AppKind, WorkloadKind};
-    let w = WorkloadSpec {
+    use netheat_repro::baraat::{SizeLaw, Structure};
+    let w = AggregationSpec {
         aggregators: 2,
         fanout: 3,
         mids: 4,
         hosts_per_rack: 4,
-        ..WorkloadSpec::new(WorkloadKind::Uniform, AppKind::TwoStage, 200, 3)
+        ..AggregationSpec::new(SizeLaw::Uniform, Structure::TwoStage, 200, 3)
     };
     let (_, tasks) = generated(2, 3, 4, &w);
     for t in &tasks {
@@ -433,7 +434,7 @@ fn rack_placement_two_stage() {
         pods,
         racks,
         hosts,
-        WorkloadSpec { mids: 5, ..w },
+        AggregationSpec { mids: 5, ..w },
         "fifo",
     ))
     .unwrap_err()
@@ -445,15 +446,15 @@ fn rack_placement_two_stage() {
 /// over their flows; without a law it is an error that names the trace.
 #[test]
 fn data_analytics_draws_from_the_given_sizes() {
-    use netheat_repro::baraat::{AppKind, WorkloadKind};
+    use netheat_repro::baraat::{SizeLaw, Structure};
     use std::sync::Arc;
     let law = Arc::new(vec![3e6, 30e6, 3e9]);
-    let w = WorkloadSpec {
+    let w = AggregationSpec {
         aggregators: 2,
         fanout: 3,
         hosts_per_rack: 4,
         task_sizes: Some(law),
-        ..WorkloadSpec::new(WorkloadKind::DataAnalytics, AppKind::OneStage, 3000, 5)
+        ..AggregationSpec::new(SizeLaw::DataAnalytics, Structure::OneStage, 3000, 5)
     };
     let (_, tasks) = generated(2, 3, 4, &w);
     let mut count = [0usize; 3];
@@ -468,7 +469,7 @@ fn data_analytics_draws_from_the_given_sizes() {
         2,
         3,
         4,
-        WorkloadSpec { task_sizes: None, ..w },
+        AggregationSpec { task_sizes: None, ..w },
         "fifo",
     ))
     .unwrap_err()
@@ -510,21 +511,21 @@ fn fb2010_task_sizes_match_the_trace() {
 fn point_runner_and_scenario_driver_agree_on_one_stage_tasks() {
     use std::sync::Arc;
 
-    use netheat_repro::baraat::{build_topology, run_point, workload::generate, AppKind, PointSpec, WorkloadKind};
+    use netheat_repro::baraat::{build_topology, run_point, workload::generate, PointSpec, SizeLaw, Structure};
     use netheat_scenario::Scenario;
     use netheat_workloads::dag::TaskDag;
 
-    let w = WorkloadSpec {
+    let w = AggregationSpec {
         fanout: 7,
         aggregators: 4,
         load: 0.8,
-        ..WorkloadSpec::new(WorkloadKind::Bing, AppKind::OneStage, 300, 7)
+        ..AggregationSpec::new(SizeLaw::Bing, Structure::OneStage, 300, 7)
     };
     for policy in ["fair-share", "sff", "stf", "fifo", "fifo-lm"] {
         let p = PointSpec::new(2, 2, 8, w.clone(), policy);
         let point = run_point(&p).unwrap();
         let topo = build_topology(&p).unwrap();
-        let tasks = generate(&WorkloadSpec { hosts_per_rack: 8, ..w.clone() }, &topo).unwrap();
+        let tasks = generate(&AggregationSpec { hosts_per_rack: 8, ..w.clone() }, &topo).unwrap();
         let text = format!(
             "[scenario]\nseed = 1\n[topology]\nkind = \"three-tier\"\npods = 2\nracks-per-pod = 2\nhosts-per-rack = 8\n\
              aggs-per-pod = 4\nspines = 16\nhost-link = \"1Gbps\"\ntor-uplink = \"4Gbps\"\n\

@@ -8,6 +8,7 @@
 //! caller's seeded RNG. Task start times come from the caller, e.g. from
 //! [`poisson_starts`]. Sizes are bytes, times seconds, rates bits/s.
 
+pub mod aggregation;
 pub mod analytics;
 pub mod cfs;
 pub mod coflow;

@@ -1,0 +1,487 @@
+//! Aggregation tasks, the task workloads of the Baraat paper (Dogar et al.,
+//! SIGCOMM 2014, §5.2): task-size laws (Bing-like, data-analytics, uniform
+//! flows), structures (one- and two-stage partition-aggregate, storage
+//! retrieval, data-parallel batches) and Poisson task arrivals at a target
+//! load. [`generate`] draws the tasks; [`AggTask::to_dag`] gives each as a
+//! [`TaskDag`] of the one task model (what a scenario's `kind =
+//! "aggregation"` app runs), and the Baraat experiment point runs them with
+//! fixed paths.
+//!
+//! Where tasks run ([`Placement`]):
+//!
+//! * `rack` (the paper's, Baraat §5.2): an aggregator queries the other
+//!   hosts of its own rack (the first `fanout` of them; the paper's racks of
+//!   40 give 39). Aggregators are a pool of `aggregators` hosts spread
+//!   evenly over the datacenter; with one per pod (30), the paper's spread
+//!   of top-level aggregators, each is the first host of its pod. A
+//!   two-stage task's mid-level aggregators sit in distinct racks that hold
+//!   no aggregator of the pool ("separate racks") and query the other hosts
+//!   of their rack. Load (§5.2.1: "the average load of bottlenecked network
+//!   links") is that of the aggregators' host links, which every byte
+//!   reaching an aggregator crosses: tasks arrive at rate
+//!   `load · C · A / (8 · E[bytes into the aggregator])` for `A` aggregators
+//!   of host capacity `C`.
+//! * `pool` (ours, the earlier setup): workers are drawn from a pool of
+//!   `workers` hosts spread over the datacenter (0: every host). Load is the
+//!   mean utilisation of the more loaded pool's host links: tasks arrive at
+//!   rate `load · C · min(A, W) / (8 · E[task bytes])` (one-stage).
+//!
+//! Two knobs shape the flows of a task: `flow_cv` skews their sizes and
+//! `compute_s` delays each answer by an exponential compute time (a worker's,
+//! and in two-stage tasks also a mid-level aggregator's before it forwards).
+//!
+//! Flows of a task may depend on each other: a flow is *released* at its
+//! task's arrival, or, if other flows feed it ([`AggFlow::feeds`]), when
+//! the last of them completes; it starts [`AggFlow::delay_s`] after its
+//! release.
+
+use netheat_core::{mix, HostId};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+use crate::dag::{StepId, TaskDag};
+use crate::{GenError, SizeDist};
+
+/// Where a task's hosts are (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// The paper's: workers are the other hosts of their aggregator's rack.
+    Rack,
+    /// Ours: workers drawn from a pool spread over the datacenter.
+    Pool,
+}
+
+impl Placement {
+    /// Known tags.
+    pub const TAGS: [&'static str; 2] = ["rack", "pool"];
+    /// Parses a tag.
+    pub fn parse(s: &str) -> Result<Self, GenError> {
+        match s {
+            "rack" => Ok(Self::Rack),
+            "pool" => Ok(Self::Pool),
+            _ => Err(GenError::param("placement", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
+        }
+    }
+}
+
+/// A measured value for [`AggregationSpec::flow_cv`]: the median, over the 154
+/// coflows of the Facebook 2010 MapReduce trace (Coflow-Benchmark
+/// `FB2010-1Hr-150-0.txt`) with at least 10 reducers, of the coefficient of
+/// variation of the bytes their reducers receive (0.389; checked against the
+/// trace by the crate's tests when the data directory is present). The
+/// trace aggregates reducers per rack, which smooths skew, so real
+/// partitions are at least this uneven.
+pub const FB2010_REDUCER_CV: f64 = 0.389;
+
+/// Task-size law.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeLaw {
+    /// Most tasks equal (20 KB per flow); 15% are 10x heavier.
+    Bing,
+    /// The paper's data-analytics law: task sizes drawn from the Facebook
+    /// 2010 trace (`netheat_data::CoflowTrace::shuffle_sizes_bytes`, given
+    /// as [`AggregationSpec::task_sizes`]), split evenly over the task's flows.
+    DataAnalytics,
+    /// Ours (the earlier stand-in for data analytics): Pareto task sizes
+    /// (shape 1.1, minimum 5 KB per flow), capped at 1,000x the minimum.
+    Pareto,
+    /// Every flow uniform in 2-50 KB.
+    Uniform,
+}
+
+impl SizeLaw {
+    /// Known tags.
+    pub const TAGS: [&'static str; 4] = ["bing", "data_analytics", "pareto", "uniform"];
+    /// Parses a tag.
+    pub fn parse(s: &str) -> Result<Self, GenError> {
+        match s {
+            "bing" => Ok(Self::Bing),
+            "data_analytics" | "data-analytics" => Ok(Self::DataAnalytics),
+            "pareto" => Ok(Self::Pareto),
+            "uniform" => Ok(Self::Uniform),
+            _ => Err(GenError::param("workload", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
+        }
+    }
+    /// Bytes of each of the `n` flows of one task (`law`: the empirical
+    /// task sizes of `DataAnalytics`).
+    fn flow_sizes<R: Rng>(self, n: usize, law: Option<&[f64]>, rng: &mut R) -> Vec<f64> {
+        match self {
+            Self::Bing => {
+                let per = if rng.gen::<f64>() < 0.15 { 200e3 } else { 20e3 };
+                vec![per; n]
+            }
+            Self::DataAnalytics => {
+                let law = law.unwrap_or(&[]);
+                let size = law[rng.gen_range(0..law.len())];
+                vec![(size / n as f64).round(); n]
+            }
+            Self::Pareto => {
+                let u: f64 = 1.0 - rng.gen::<f64>();
+                let per = (5e3 * u.powf(-1.0 / 1.1)).min(5e6);
+                vec![per.round(); n]
+            }
+            Self::Uniform => (0..n).map(|_| rng.gen_range(2e3..=50e3f64).round()).collect(),
+        }
+    }
+}
+
+/// Application structure of a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structure {
+    /// `fanout` workers each send one flow to the aggregator.
+    OneStage,
+    /// `mids` mid-level aggregators (default `fanout`) each collect from
+    /// `fanout` workers; once a mid-level has all its inputs (and has
+    /// computed), it forwards 1/`fanout` of their bytes to the top
+    /// aggregator.
+    TwoStage,
+    /// A client reads `fanout` chunks from storage servers.
+    Storage,
+}
+
+impl Structure {
+    /// Known tags.
+    pub const TAGS: [&'static str; 3] = ["one-stage", "two-stage", "storage"];
+    /// Parses a tag.
+    pub fn parse(s: &str) -> Result<Self, GenError> {
+        match s {
+            "one-stage" => Ok(Self::OneStage),
+            "two-stage" => Ok(Self::TwoStage),
+            "storage" => Ok(Self::Storage),
+            _ => Err(GenError::param("app", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
+        }
+    }
+}
+
+/// Parameters of a generated workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregationSpec {
+    /// Size law.
+    pub kind: SizeLaw,
+    /// Structure.
+    pub app: Structure,
+    /// Flows per task (one-stage, storage), or workers per mid-level
+    /// aggregator (two-stage).
+    pub fanout: usize,
+    /// Mid-level aggregators of a two-stage task (0: `fanout`); a task has
+    /// `mids · (fanout + 1)` flows. Must be 0 for other structures.
+    pub mids: usize,
+    /// Target load of the aggregators' links, in (0, 1).
+    pub load: f64,
+    /// Number of tasks.
+    pub tasks: usize,
+    /// Aggregators: this many hosts spread evenly over the datacenter (0:
+    /// every host; 30 on the paper's datacenter: the first host of each pod).
+    pub aggregators: usize,
+    /// Worker pool size for `pool` placement (0: every host); unused by
+    /// `rack` placement, whose workers are the aggregator's rack mates.
+    pub workers: usize,
+    /// Batch mode: all tasks arrive at time 0 (data-parallel batch).
+    pub batch: bool,
+    /// Skew of the flows within a task: each flow's size is multiplied by
+    /// an independent log-normal factor of mean 1 and this coefficient of
+    /// variation (0: the size law alone; see [`FB2010_REDUCER_CV`]). Uneven
+    /// flows finish apart, so a task takes many more engine events.
+    pub flow_cv: f64,
+    /// Mean compute time (seconds): each worker, and each mid-level
+    /// aggregator of a two-stage task once it has its inputs, starts its
+    /// flow after an independent exponential time of this mean (0: at once).
+    pub compute_s: f64,
+    /// Where the workers are ([`Placement`]).
+    pub placement: Placement,
+    /// Hosts per rack of the topology (hosts are numbered rack by rack);
+    /// used by `rack` placement (callers set it from their datacenter).
+    pub hosts_per_rack: usize,
+    /// Two-stage tasks: the fraction of its inputs' bytes a mid-level
+    /// aggregator forwards (Baraat §5.2: 3%, "consistent with observations
+    /// of live systems").
+    pub selectivity: f64,
+    /// The empirical task sizes (bytes) of `DataAnalytics` (required
+    /// there: `netheat_data::CoflowTrace::shuffle_sizes_bytes`).
+    pub task_sizes: Option<Arc<Vec<f64>>>,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl AggregationSpec {
+    /// `tasks` tasks of a size law and structure with the paper's setting
+    /// for the rest (Baraat §5.2, the defaults of `experiments/baraat.toml`):
+    /// each aggregator queries the other 39 hosts of its 40-host rack (per
+    /// mid-level for two-stage), one aggregator per pod (30), load 0.8 on
+    /// the aggregators' links, Poisson arrivals, selectivity 3%, no skew,
+    /// no compute time. `DataAnalytics` also needs
+    /// [`AggregationSpec::task_sizes`].
+    pub fn new(kind: SizeLaw, app: Structure, tasks: usize, seed: u64) -> Self {
+        Self {
+            kind,
+            app,
+            fanout: 39,
+            mids: 0,
+            load: 0.8,
+            tasks,
+            aggregators: 30,
+            workers: 0,
+            batch: false,
+            flow_cv: 0.0,
+            compute_s: 0.0,
+            placement: Placement::Rack,
+            hosts_per_rack: 40,
+            selectivity: 0.03,
+            task_sizes: None,
+            seed,
+        }
+    }
+}
+
+/// Distinct hosts, none equal to `avoid`.
+fn pick_hosts<R: Rng>(rng: &mut R, n_hosts: usize, pool: usize, k: usize, avoid: HostId, out: &mut Vec<HostId>) {
+    out.clear();
+    while out.len() < k {
+        let h = spread(rng.gen_range(0..pool), pool, n_hosts);
+        if h != avoid && !out.contains(&h) {
+            out.push(h);
+        }
+    }
+}
+
+/// The flow sizes of one task (of one stage): the size law, then the
+/// within-task skew if any (no extra draws without it, so `flow_cv = 0`
+/// keeps the size law's random stream).
+fn task_flow_sizes<R: Rng>(spec: &AggregationSpec, skew: Option<&SizeDist>, rng: &mut R) -> Vec<f64> {
+    let mut sizes = spec.kind.flow_sizes(spec.fanout, spec.task_sizes.as_ref().map(|v| v.as_slice()), rng);
+    if let Some(d) = skew {
+        for b in &mut sizes {
+            *b = (*b * d.sample(rng)).round().max(1.0);
+        }
+    }
+    sizes
+}
+
+/// Host `i` of a pool of `pool` hosts spread evenly over `n_hosts`.
+fn spread(i: usize, pool: usize, n_hosts: usize) -> HostId {
+    ((i as u64 * n_hosts as u64) / pool as u64) as HostId
+}
+
+/// One flow of an [`AggTask`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggFlow {
+    /// Sender.
+    pub src: HostId,
+    /// Receiver.
+    pub dst: HostId,
+    /// Bytes.
+    pub bytes: f64,
+    /// Seconds after the flow's release at which it starts: the sender's
+    /// compute time (0: at once).
+    pub delay_s: f64,
+    /// Index, in the same task, of the later flow this one feeds: that flow
+    /// is released when every flow feeding it has completed.
+    pub feeds: Option<u32>,
+}
+
+/// One generated task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggTask {
+    /// Arrival time, seconds.
+    pub arrival_s: f64,
+    /// Total bytes.
+    pub bytes: f64,
+    /// Its flows (a flow feeds only later flows).
+    pub flows: Vec<AggFlow>,
+}
+
+impl AggTask {
+    /// The task as a DAG: each flow a step after its feeders (and, with a
+    /// compute time, after a delay step of that length).
+    pub fn to_dag(&self) -> TaskDag {
+        let mut dag = TaskDag::new("aggregation");
+        let mut feeders: Vec<Vec<StepId>> = vec![Vec::new(); self.flows.len()];
+        for (j, f) in self.flows.iter().enumerate() {
+            let deps = std::mem::take(&mut feeders[j]);
+            let deps = if f.delay_s > 0.0 { vec![dag.delay(f.delay_s, &deps)] } else { deps };
+            let step = dag.flow(f.src, f.dst, f.bytes, &deps);
+            if let Some(k) = f.feeds {
+                feeders[k as usize].push(step);
+            }
+        }
+        dag
+    }
+}
+
+/// Generates the tasks (sorted by arrival) on `n_hosts` hosts whose links
+/// are `host_bps` (the load's base).
+pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result<Vec<AggTask>, GenError> {
+    if spec.fanout == 0 || spec.fanout + 2 > n_hosts {
+        return Err(GenError::param("fanout", format!("must be in 1..={}", n_hosts.saturating_sub(2))));
+    }
+    if !spec.batch && (spec.load.is_nan() || spec.load <= 0.0 || spec.load >= 1.0) {
+        return Err(GenError::param("load", "must be in (0, 1)"));
+    }
+    let n_mids = if spec.mids == 0 { spec.fanout } else { spec.mids };
+    if spec.mids > 0 && spec.app != Structure::TwoStage {
+        return Err(GenError::param("mids", "only two-stage tasks have mid-level aggregators"));
+    }
+    if n_mids + 1 > n_hosts {
+        return Err(GenError::param("mids", format!("must be in 1..={}", n_hosts - 1)));
+    }
+    if spec.tasks == 0 {
+        return Err(GenError::param("tasks", "must be at least 1"));
+    }
+    if !(spec.flow_cv.is_finite() && (0.0..=10.0).contains(&spec.flow_cv)) {
+        return Err(GenError::param("flow-cv", format!("{} must be in [0, 10]", spec.flow_cv)));
+    }
+    if !(spec.compute_s.is_finite() && spec.compute_s >= 0.0) {
+        return Err(GenError::param("compute", format!("{} s must be >= 0", spec.compute_s)));
+    }
+    if !(spec.selectivity.is_finite() && spec.selectivity > 0.0) {
+        return Err(GenError::param("selectivity", format!("{} must be > 0", spec.selectivity)));
+    }
+    if spec.kind == SizeLaw::DataAnalytics {
+        match &spec.task_sizes {
+            Some(v) if !v.is_empty() && v.iter().all(|b| b.is_finite() && *b > 0.0) => {}
+            Some(_) => return Err(GenError::param("task-sizes", "must be finite sizes > 0, at least one")),
+            None => {
+                return Err(GenError::param(
+                    "workload",
+                    "data_analytics draws task sizes from the Facebook 2010 trace: set `task_sizes` \
+                     (netheat_data::CoflowTrace::shuffle_sizes_bytes)",
+                ))
+            }
+        }
+    }
+    let skew =
+        (spec.flow_cv > 0.0).then(|| SizeDist::log_normal_with_mean(1.0, (1.0 + spec.flow_cv.powi(2)).ln().sqrt()));
+    let n_agg = if spec.aggregators == 0 { n_hosts } else { spec.aggregators.min(n_hosts) };
+    let n_work = if spec.workers == 0 { n_hosts } else { spec.workers.min(n_hosts) };
+    let rack = spec.placement == Placement::Rack;
+    let hpr = spec.hosts_per_rack;
+    // Rack placement: racks free of aggregators (for mid-levels).
+    let mut free_racks = Vec::new();
+    if rack {
+        if hpr < 2 || !n_hosts.is_multiple_of(hpr) {
+            return Err(GenError::param(
+                "hosts-per-rack",
+                format!("{hpr} must be >= 2 and divide the {n_hosts} hosts"),
+            ));
+        }
+        if spec.fanout + 1 > hpr {
+            return Err(GenError::param(
+                "fanout",
+                format!("rack placement: at most the {} other hosts of a rack", hpr - 1),
+            ));
+        }
+        if spec.app == Structure::TwoStage {
+            let mut has_agg = vec![false; n_hosts / hpr];
+            for i in 0..n_agg {
+                has_agg[spread(i, n_agg, n_hosts) as usize / hpr] = true;
+            }
+            free_racks = (0..has_agg.len()).filter(|&r| !has_agg[r]).collect();
+            if free_racks.len() < n_mids {
+                return Err(GenError::param(
+                    "mids",
+                    format!(
+                        "rack placement: {n_mids} mid-levels need as many racks without aggregators ({} here)",
+                        free_racks.len()
+                    ),
+                ));
+            }
+        }
+    } else if spec.fanout + 1 > n_work {
+        return Err(GenError::param("fanout", format!("must be below the worker pool ({n_work})")));
+    }
+    // The first `k` hosts of `h`'s rack other than `h`.
+    let rack_mates = |h: HostId, k: usize, out: &mut Vec<HostId>| {
+        out.clear();
+        let first = (h as usize / hpr) * hpr;
+        out.extend((first..first + hpr).map(|x| x as HostId).filter(|&x| x != h).take(k));
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let mut compute_rng = ChaCha8Rng::seed_from_u64(mix(spec.seed ^ 0xC0C0_A7E5));
+    let mut tasks = Vec::with_capacity(spec.tasks);
+    let mut workers = Vec::new();
+    let mut mids = Vec::new();
+    // Bytes that reach the aggregator, summed over tasks (the load's base).
+    let mut agg_bytes = 0.0;
+    for _ in 0..spec.tasks {
+        // Aggregators spread evenly over the host range (so over racks).
+        let agg = spread(rng.gen_range(0..n_agg), n_agg, n_hosts);
+        let mut flows = Vec::new();
+        match spec.app {
+            Structure::OneStage | Structure::Storage => {
+                if rack {
+                    rack_mates(agg, spec.fanout, &mut workers);
+                } else {
+                    pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, agg, &mut workers);
+                }
+                let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
+                for (w, b) in workers.iter().zip(sizes) {
+                    // Storage retrieval: data flows from servers to the client.
+                    flows.push(AggFlow { src: *w, dst: agg, bytes: b, delay_s: 0.0, feeds: None });
+                }
+            }
+            Structure::TwoStage => {
+                if rack {
+                    // Distinct racks without aggregators, a random host in each.
+                    mids.clear();
+                    for r in rand::seq::index::sample(&mut rng, free_racks.len(), n_mids) {
+                        mids.push((free_racks[r] * hpr + rng.gen_range(0..hpr)) as HostId);
+                    }
+                } else {
+                    pick_hosts(&mut rng, n_hosts, n_hosts, n_mids, agg, &mut mids);
+                }
+                for &m in &mids {
+                    if rack {
+                        rack_mates(m, spec.fanout, &mut workers);
+                    } else {
+                        pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, m, &mut workers);
+                    }
+                    let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
+                    let sum: f64 = sizes.iter().sum();
+                    // The mid-level's own flow comes right after its inputs.
+                    let up = (flows.len() + spec.fanout) as u32;
+                    for (w, b) in workers.iter().zip(sizes) {
+                        flows.push(AggFlow { src: *w, dst: m, bytes: b, delay_s: 0.0, feeds: Some(up) });
+                    }
+                    flows.push(AggFlow {
+                        src: m,
+                        dst: agg,
+                        bytes: (sum * spec.selectivity).round().max(1.0),
+                        delay_s: 0.0,
+                        feeds: None,
+                    });
+                }
+            }
+        }
+        // Senders compute before they answer. A stream of its own, so tasks
+        // with and without compute time are the same.
+        if spec.compute_s > 0.0 {
+            let compute = SizeDist::Exponential { mean: spec.compute_s };
+            for f in &mut flows {
+                f.delay_s = compute.sample(&mut compute_rng);
+            }
+        }
+        let bytes = flows.iter().map(|f| f.bytes).sum();
+        agg_bytes += flows.iter().filter(|f| f.dst == agg).map(|f| f.bytes).sum::<f64>();
+        tasks.push(AggTask { arrival_s: 0.0, bytes, flows });
+    }
+    let c = host_bps;
+    if !spec.batch {
+        let mean_agg = agg_bytes / tasks.len() as f64;
+        // The aggregators' host links carry every byte that reaches an
+        // aggregator: `load` is their mean utilisation.
+        let mut lambda = spec.load * n_agg as f64 * c / (8.0 * mean_agg);
+        if !rack {
+            // Pool placement: or that of the worker pool's links if higher.
+            let mean = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
+            lambda = lambda.min(spec.load * n_work as f64 * c / (8.0 * mean));
+        }
+        let mut t = 0.0;
+        for task in tasks.iter_mut() {
+            let u: f64 = 1.0 - rng.gen::<f64>();
+            t += -u.ln() / lambda;
+            task.arrival_s = t;
+        }
+    }
+    Ok(tasks)
+}
