@@ -389,7 +389,11 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   "shuffle-job"` is one shuffle job at time 0 on servers placed by `nodes`,
   `first-rack`, `placement` (`contiguous`, `two-loops`) and `pattern`
   (`all-to-all`, `into-last-rack`), `flows-per-pair` flows of
-  `bytes-per-pair` each: the Subways experiments' jobs).
+  `bytes-per-pair` each: the Subways experiments' jobs; `kind =
+  "aggregation"` is the Baraat paper's tasks: `task-sizes` (`bing`,
+  `data-analytics`, `uniform`, `pareto`), `structure` (`one-stage`,
+  `two-stage`, `storage`), `placement` (`rack`, `pool`), `fanout`,
+  `aggregators` and Poisson arrivals at a `load` of the aggregators' links).
 - **Policies**: the sections below. Keys left out take the policy's own
   default (the papers' values, documented with each policy in
   docs/architecture.md).

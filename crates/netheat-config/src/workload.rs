@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use netheat_core::budget::{self, format_count, format_number, BYTES_PER_FLOW, BYTES_PER_TASK_STEP};
 use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
+use netheat_workloads::apps::aggregation::{self, AggregationSpec, Placement as AggPlacement, SizeLaw, Structure};
 use netheat_workloads::apps::cfs::CfsWrite;
 use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
 use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
@@ -120,6 +121,10 @@ pub enum AppKind {
     /// Subways paper's jobs, CoNEXT'15 §8.2-8.4); completes with its last
     /// flow.
     ShuffleJob,
+    /// Tasks of flows into aggregators, sized by a task-size law, arriving
+    /// at a target load of the aggregators' links (the Baraat paper's
+    /// workloads, SIGCOMM'14 §5.2).
+    Aggregation,
 }
 
 /// `pattern` of a generator.
@@ -331,6 +336,33 @@ pub struct AppTable {
     /// `compute-job`: sigma of the log-normal (mean one) drift of each
     /// task's actual demand from the estimate (default 0.5).
     pub drift_sigma: Option<f64>,
+    /// `aggregation`: the task-size law: `bing` (85% of tasks 20 KB per
+    /// flow, 15% ten times that; the default), `data-analytics` (the
+    /// shuffle sizes of the coflow trace `dataset`, split evenly over the
+    /// flows), `uniform` (every flow 2-50 KB) or `pareto` (shape 1.1, 5 KB
+    /// minimum per flow, capped at 1,000x).
+    pub task_sizes: Option<String>,
+    /// `aggregation`: `one-stage` (the default: workers answer the
+    /// aggregator), `two-stage` (`mid-aggregators` mid-levels each collect
+    /// from `fanout` workers, then forward `selectivity` of their bytes) or
+    /// `storage` (a client reads `fanout` chunks).
+    pub structure: Option<String>,
+    /// `aggregation`: flows per task, or workers per mid-level (default:
+    /// the other hosts of a rack).
+    pub fanout: Option<i64>,
+    /// `aggregation`: coefficient of variation of log-normal factors of
+    /// mean 1 applied to each flow of a task (default 0: none).
+    pub flow_cv: Option<f64>,
+    /// `aggregation`: mean utilisation of the aggregators' host links, in
+    /// (0, 1) (default 0.8; with `placement = "pool"`, or that of the
+    /// worker pool's links if higher).
+    pub load: Option<f64>,
+    /// `aggregation`: hosts receiving tasks, spread evenly over the
+    /// datacenter (default: one per pod, the paper's spread; 0: every host).
+    pub aggregators: Option<i64>,
+    /// `aggregation`: every task arrives at time 0 (a data-parallel batch;
+    /// `load` unused).
+    pub batch: Option<bool>,
 }
 
 /// What a workload file produces on a topology.
@@ -399,7 +431,7 @@ pub fn load_workload_str(
 
 /// Seed of table `i` of section `section` (0 traffic, 1 app): SplitMix64 of
 /// the run seed and the position, so tables draw independent streams.
-fn table_seed(seed: u64, section: u64, i: usize) -> u64 {
+pub fn table_seed(seed: u64, section: u64, i: usize) -> u64 {
     let mut z = seed ^ (section << 32 | i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -810,6 +842,104 @@ impl Wcx<'_> {
         Ok(mapped)
     }
 
+    /// An `aggregation` table: `tasks` tasks (default 10,000, the paper's),
+    /// arrivals from `load` (no `rate` or `duration`).
+    fn aggregation(
+        &self,
+        p: &str,
+        a: &AppTable,
+        set: &[(&str, bool)],
+        seed: u64,
+        out: &Workload,
+    ) -> Result<Vec<(f64, TaskDag)>, ConfigError> {
+        let keys = [
+            "task-sizes",
+            "structure",
+            "placement",
+            "fanout",
+            "mid-aggregators",
+            "selectivity",
+            "flow-cv",
+            "load",
+            "tasks",
+            "aggregators",
+            "workers",
+            "compute",
+            "batch",
+            "dataset",
+        ];
+        self.only(p, "aggregation", set, &keys)?;
+        let reason = |e: GenError| match e {
+            GenError::InvalidParameter { reason, .. } => reason,
+            other => other.to_string(),
+        };
+        let law = SizeLaw::parse(a.task_sizes.as_deref().unwrap_or("bing"))
+            .map_err(|e| self.at(&format!("{p}.task-sizes"), reason(e)))?;
+        let structure = Structure::parse(a.structure.as_deref().unwrap_or("one-stage"))
+            .map_err(|e| self.at(&format!("{p}.structure"), reason(e)))?;
+        let placement = AggPlacement::parse(a.placement.as_deref().unwrap_or("rack"))
+            .map_err(|e| self.at(&format!("{p}.placement"), reason(e)))?;
+        if a.dataset.is_some() && law != SizeLaw::DataAnalytics {
+            return Err(self.at(&format!("{p}.dataset"), "is used by task-sizes = \"data-analytics\" only"));
+        }
+        if a.mid_aggregators.is_some() && structure != Structure::TwoStage {
+            return Err(self.at(&format!("{p}.mid-aggregators"), "is used by structure = \"two-stage\" only"));
+        }
+        let hpr = self.topo.hosts_per_rack() as usize;
+        let tasks = count(self.cx, &format!("{p}.tasks"), a.tasks.unwrap_or(10_000), 1)?;
+        let fanout = count(self.cx, &format!("{p}.fanout"), a.fanout.unwrap_or(hpr as i64 - 1), 1)?;
+        let mids = count(self.cx, &format!("{p}.mid-aggregators"), a.mid_aggregators.unwrap_or(0), 0)?;
+        let task_sizes = if law == SizeLaw::DataAnalytics {
+            let name = a.dataset.as_deref().unwrap_or(DEFAULT_COFLOW);
+            let trace = netheat_data::load_coflows(self.data, name)
+                .map_err(|e| self.at(&format!("{p}.dataset"), e.to_string()))?;
+            Some(std::sync::Arc::new(trace.shuffle_sizes_bytes()))
+        } else {
+            None
+        };
+        let spec = AggregationSpec {
+            fanout,
+            mids,
+            load: a.load.unwrap_or(0.8),
+            aggregators: count(
+                self.cx,
+                &format!("{p}.aggregators"),
+                a.aggregators.unwrap_or(i64::from(self.topo.num_pods().max(1))),
+                0,
+            )?,
+            workers: count(self.cx, &format!("{p}.workers"), a.workers.unwrap_or(0), 0)?,
+            batch: a.batch.unwrap_or(false),
+            flow_cv: a.flow_cv.unwrap_or(0.0),
+            compute_s: a.compute.map_or(0.0, |d| d.0),
+            placement,
+            hosts_per_rack: hpr,
+            selectivity: a.selectivity.unwrap_or(0.03),
+            task_sizes,
+            ..AggregationSpec::new(law, structure, tasks, seed)
+        };
+        let flows_per_task = match structure {
+            Structure::TwoStage => (if mids == 0 { fanout } else { mids }) as f64 * (fanout as f64 + 1.0),
+            _ => fanout as f64,
+        };
+        let flows = tasks as f64 * flows_per_task;
+        let what = format!("`{p}`: {} tasks of {} flows", format_count(tasks as f64), format_count(flows_per_task));
+        self.fits(&format!("{p}.tasks"), what, flows, flows * BYTES_PER_TASK_STEP as f64, out, "use fewer tasks")?;
+        let host_bps = self.topo.hosts().first().and_then(|h| h.ports.first()).map_or(f64::NAN, |port| port.speed_bps);
+        let generated = aggregation::generate(&spec, self.topo.hosts().len(), host_bps).map_err(|e| match e {
+            GenError::InvalidParameter { name, reason } => {
+                let key = match name.as_str() {
+                    "workload" => "task-sizes".to_string(),
+                    "mids" => "mid-aggregators".to_string(),
+                    "compute" | "load" | "fanout" | "tasks" | "flow-cv" | "selectivity" => name,
+                    _ => String::new(),
+                };
+                self.at(&if key.is_empty() { p.to_string() } else { format!("{p}.{key}") }, reason)
+            }
+            other => self.gen(p, other),
+        })?;
+        Ok(generated.iter().map(|t| (t.arrival_s, t.to_dag())).collect())
+    }
+
     /// A `shuffle-job` table: one task at time 0 (no `rate`, `duration` or
     /// `tasks`).
     fn shuffle_job(&self, p: &str, a: &AppTable, set: &[(&str, bool)], out: &Workload) -> Result<TaskDag, ConfigError> {
@@ -860,6 +990,8 @@ impl Wcx<'_> {
             peers => "peers", task_duration => "task-duration", bandwidth_per_core => "bandwidth-per-core",
             drift_sigma => "drift-sigma", nodes => "nodes", first_rack => "first-rack",
             flows_per_pair => "flows-per-pair", placement => "placement", pattern => "pattern",
+            task_sizes => "task-sizes", structure => "structure", fanout => "fanout", flow_cv => "flow-cv",
+            load => "load", aggregators => "aggregators", batch => "batch",
         );
         let limit = match a.tasks {
             Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,
@@ -872,6 +1004,9 @@ impl Wcx<'_> {
         }
         if a.kind == AppKind::ShuffleJob {
             return self.shuffle_job(&p, a, &set, out).map(|dag| vec![(0.0, dag)]);
+        }
+        if a.kind == AppKind::Aggregation {
+            return self.aggregation(&p, a, &set, seed, out);
         }
         let common = ["rate", "duration", "tasks"];
         let rate = self.positive(&format!("{p}.rate"), a.rate, "rate (tasks/s)")?;
@@ -1118,7 +1253,7 @@ impl Wcx<'_> {
                 // `[placement]` policy tracks that and places them again.
                 Box::new(move |r| cj.job(topo, &mut RandomPlacement::default(), r).map(|j| j.dag))
             }
-            AppKind::Coflow | AppKind::ShuffleJob => unreachable!("handled above"),
+            AppKind::Coflow | AppKind::ShuffleJob | AppKind::Aggregation => unreachable!("handled above"),
         };
         // Estimate before drawing anything: tasks times their flows and steps.
         let (flows, steps, task_key) = per_task;

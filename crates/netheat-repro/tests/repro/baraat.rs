@@ -499,67 +499,93 @@ fn fb2010_task_sizes_match_the_trace() {
     assert!((mean / 67_554.247e6 - 1.0).abs() < 1e-8, "{mean}");
 }
 
-/// The Baraat point's idealized runner (`netheat_flowsched::run_ideal`) and
-/// the scenario's flow driver schedule the same tasks identically. Tasks are
-/// one-stage with the paper's rack placement (§5.2: every flow stays in the
-/// aggregator's rack, so its path is the one ToR hop and neither side's ECMP
-/// matters); the scenario gets them as one-step-per-flow `TaskDag`s on the
-/// point's own datacenter. Every task's completion time must be equal for
-/// each policy: the two are one model, and the point can move onto the
-/// scenario without changing a number.
+/// The Baraat point and a scenario with the same workload as an
+/// `aggregation` app schedule the same tasks identically: the point's
+/// idealized runner (`netheat_flowsched::run_ideal`, fixed paths) and the
+/// scenario's flow driver (`DagRunner`, ECMP) give every task the same
+/// completion time, for each idealized policy. The tasks keep their flows in
+/// the aggregator's rack (the paper's placement, §5.2), so each path is the
+/// one ToR hop and the two sides' path choices cannot differ; one-stage
+/// tasks with and without compute time (delay steps) and storage reads are
+/// checked. The scenario draws from its app table's seed
+/// (`netheat_config::workload::table_seed`), given to the point too.
 #[test]
-fn point_runner_and_scenario_driver_agree_on_one_stage_tasks() {
-    use std::sync::Arc;
-
-    use netheat_repro::baraat::{build_topology, run_point, workload::generate, PointSpec, SizeLaw, Structure};
+fn point_and_aggregation_scenario_agree_on_rack_local_tasks() {
+    use netheat_repro::baraat::{run_point, PointSpec, SizeLaw, Structure};
     use netheat_scenario::Scenario;
-    use netheat_workloads::dag::TaskDag;
 
-    let w = AggregationSpec {
-        fanout: 7,
-        aggregators: 4,
-        load: 0.8,
-        ..AggregationSpec::new(SizeLaw::Bing, Structure::OneStage, 300, 7)
-    };
-    for policy in ["fair-share", "sff", "stf", "fifo", "fifo-lm"] {
-        let p = PointSpec::new(2, 2, 8, w.clone(), policy);
-        let point = run_point(&p).unwrap();
-        let topo = build_topology(&p).unwrap();
-        let tasks = generate(&AggregationSpec { hosts_per_rack: 8, ..w.clone() }, &topo).unwrap();
-        let text = format!(
-            "[scenario]\nseed = 1\n[topology]\nkind = \"three-tier\"\npods = 2\nracks-per-pod = 2\nhosts-per-rack = 8\n\
-             aggs-per-pod = 4\nspines = 16\nhost-link = \"1Gbps\"\ntor-uplink = \"4Gbps\"\n\
-             [workload]\n[[workload.traffic]]\nkind = \"replay\"\nfile = \"one-flow.csv\"\n\
-             [scheduling]\npolicy = \"{policy}\"\nheavy-percentile = {}\nload-balancers = {}\npoll-interval = \"{}us\"\n",
-            p.heavy_percentile,
-            p.lbs,
-            p.poll_s * 1e6
-        );
-        // The scenario needs a workload to parse; its one flow is replaced below.
-        let dir = std::env::temp_dir().join(format!("netheat-equivalence-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("one-flow.csv"), "start_s,src,dst,bytes\n0,0,1,1\n").unwrap();
-        let sc = Scenario::from_text(&text, "equivalence.toml", &dir);
-        let mut parts = sc.parts(&netheat_data::DataDir::explicit(".")).unwrap();
-        parts.topology = Arc::new(topo);
-        parts.workload.flows.clear();
-        parts.workload.tasks = tasks
-            .iter()
-            .map(|t| {
-                let mut dag = TaskDag::new("baraat");
-                for f in &t.flows {
-                    assert_eq!(f.path.len(), 2, "rack-local flows only");
-                    dag.flow(f.src, f.dst, f.bytes, &[]);
-                }
-                (t.arrival_s, 0, dag)
-            })
-            .collect();
-        let r = sc.run_parts(parts, &mut |_, _| true).unwrap();
-        assert_eq!(r.tasks.len(), point.tasks.len(), "{policy}");
-        for (a, b) in point.tasks.iter().zip(&r.tasks) {
-            assert_eq!(a.start_s, b.start_s, "{policy}");
-            assert_eq!(a.bytes, b.bytes, "{policy}");
-            assert_eq!(a.finish_s, b.finish_s, "{policy}: task {} ({} bytes)", a.id, a.bytes);
+    let seed = netheat_config::workload::table_seed(1, 1, 0);
+    for (structure, app, compute_s, fanout) in [
+        ("one-stage", Structure::OneStage, 0.0, 7),
+        ("one-stage", Structure::OneStage, 2e-3, 7),
+        ("storage", Structure::Storage, 0.0, 3),
+    ] {
+        let w = AggregationSpec {
+            fanout,
+            aggregators: 4,
+            load: 0.8,
+            compute_s,
+            ..AggregationSpec::new(SizeLaw::Bing, app, 300, seed)
+        };
+        for policy in ["fair-share", "sff", "stf", "fifo", "fifo-lm"] {
+            let p = PointSpec::new(2, 2, 8, w.clone(), policy);
+            let point = run_point(&p).unwrap();
+            let text = format!(
+                "[scenario]\nseed = 1\n\
+                 [topology]\nkind = \"three-tier\"\npods = 2\nracks-per-pod = 2\nhosts-per-rack = 8\n\
+                 aggs-per-pod = 4\nspines = 16\nhost-link = \"1Gbps\"\ntor-uplink = \"4Gbps\"\n\
+                 [[workload.app]]\nkind = \"aggregation\"\nstructure = \"{structure}\"\nfanout = {fanout}\n\
+                 aggregators = 4\nload = 0.8\ntasks = 300\ncompute = \"{}ms\"\n\
+                 [scheduling]\npolicy = \"{policy}\"\nheavy-percentile = {}\nload-balancers = {}\npoll-interval = \"{}us\"\n",
+                compute_s * 1e3,
+                p.heavy_percentile,
+                p.lbs,
+                p.poll_s * 1e6
+            );
+            let sc = Scenario::from_text(&text, "equivalence.toml", std::path::Path::new("."));
+            let r = sc.run(&netheat_data::DataDir::explicit("."), &mut |_, _| true).unwrap();
+            let what = format!("{structure}, compute {compute_s} s, {policy}");
+            assert_eq!(r.tasks.len(), point.tasks.len(), "{what}");
+            for (a, b) in point.tasks.iter().zip(&r.tasks) {
+                assert_eq!(a.start_s, b.start_s, "{what}");
+                assert_eq!(a.bytes, b.bytes, "{what}");
+                assert_eq!(a.finish_s, b.finish_s, "{what}: task {} ({} bytes)", a.id, a.bytes);
+            }
         }
     }
+}
+
+/// Bad `aggregation` tables stop at the key, with the file position.
+#[test]
+fn bad_aggregation_tables_name_the_key() {
+    use netheat_scenario::Scenario;
+    let err = |app: &str| {
+        let text = format!(
+            "[topology]\nkind = \"three-tier\"\npods = 2\nracks-per-pod = 2\nhosts-per-rack = 8\n\
+             host-link = \"1Gbps\"\ntor-uplink = \"4Gbps\"\n[[workload.app]]\nkind = \"aggregation\"\n{app}\n"
+        );
+        match Scenario::from_text(&text, "a.toml", std::path::Path::new("."))
+            .parts(&netheat_data::DataDir::explicit("/nonexistent"))
+        {
+            Ok(_) => panic!("expected an error for {app:?}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    // The app's keys start on line 10.
+    let e = err("task-sizes = \"zipf\"");
+    assert!(e.starts_with("a.toml:10:1: key `workload.app[0].task-sizes`: unknown `zipf`; known: bing, data_analytics, pareto, uniform"), "{e}");
+    let e = err("structure = \"three-stage\"");
+    assert!(e.contains("key `workload.app[0].structure`: unknown `three-stage`"), "{e}");
+    let e = err("mid-aggregators = 3");
+    assert!(e.contains("key `workload.app[0].mid-aggregators`: is used by structure = \"two-stage\" only"), "{e}");
+    let e = err("rate = 5.0");
+    assert!(e.contains("key `workload.app[0].rate`: is not used by kind \"aggregation\""), "{e}");
+    // Rack placement: a rack of 8 has 7 other hosts.
+    let e = err("fanout = 8");
+    assert!(e.contains("key `workload.app[0].fanout`: rack placement: at most the 7 other hosts of a rack"), "{e}");
+    let e = err("load = 1.5");
+    assert!(e.contains("key `workload.app[0].load`: must be in (0, 1)"), "{e}");
+    // The data-analytics law needs the trace: the data directory is named.
+    let e = err("task-sizes = \"data-analytics\"");
+    assert!(e.contains("key `workload.app[0].dataset`") && e.contains("/nonexistent"), "{e}");
 }
