@@ -72,6 +72,7 @@ bench: build ## Run the benchmarks and print their tables
 	cargo run --release -q -p netheat-scenario --example scenario_bench
 	cargo run --release -q -p netheat-workloads --example gen_bench
 	cargo run --release -q -p netheat-repro --example baraat_bench
+	cargo run --release -q -p netheat-repro --example scenario_overhead
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
 	$(PY) benches/subways_bench.py
