@@ -28,6 +28,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let tasks: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    // `-- TASKS direct|scenario`: one fair-share run one way only (for a profiler).
+    let only = std::env::args().nth(2);
     let seed = netheat_config::workload::table_seed(1, 1, 0);
     let w = AggregationSpec::new(SizeLaw::Bing, Structure::OneStage, tasks, seed);
     let data = netheat_data::DataDir::explicit("/nonexistent");
@@ -50,6 +52,20 @@ fn main() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let s = Scenario::from_text(&text, "overhead.toml", &root);
         let (mut direct, mut via) = (Vec::new(), Vec::new());
+        if let Some(mode) = only.as_deref() {
+            let t0 = Instant::now();
+            if mode == "direct" {
+                let sched = policy_by_tag(policy, threshold).expect("policy");
+                run_ideal_stats(&caps, &generated, sched, &IdealOptions::default()).expect("run");
+            } else {
+                let parts = s.parts(&data).expect("scenario");
+                let t1 = Instant::now();
+                s.run_parts(parts, &mut |_, _| true).expect("run");
+                println!("{mode} run only: {:.2} s", t1.elapsed().as_secs_f64());
+            }
+            println!("{mode}: {:.2} s", t0.elapsed().as_secs_f64());
+            return;
+        }
         for _ in 0..REPS {
             let sched = policy_by_tag(policy, threshold).expect("policy");
             let t0 = Instant::now();
