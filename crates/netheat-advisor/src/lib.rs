@@ -143,6 +143,21 @@ pub struct TaskReason<'a> {
     capacity_bps: f64,
 }
 
+impl TaskReason<'_> {
+    /// `tor3 at 40% + 1.00 Gbps demand over 100.00 Gbps uplinks = 41% projected`.
+    fn projection(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at {} + {} demand over {} uplinks = {} projected",
+            self.tor,
+            Pct(self.tor_util),
+            Gbps(self.demand_bps),
+            Gbps(self.capacity_bps),
+            Pct(self.candidate.projected_tor)
+        )
+    }
+}
+
 impl std::fmt::Display for TaskReason<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let c = &self.candidate;
@@ -154,25 +169,12 @@ impl std::fmt::Display for TaskReason<'_> {
                 Objective::SpreadJob => write!(f, "{} task(s) of the job in its rack", c.job_tasks_in_rack)?,
                 Objective::BinPack => write!(f, "{} cores free after", c.free_cores_after)?,
                 Objective::CpuBalance => write!(f, "CPU {} after", Pct(c.cpu_after))?,
-                Objective::UtpBalance => write!(
-                    f,
-                    "max(CPU {} after, {} at {} + {} demand over {} uplinks = {} projected)",
-                    Pct(c.cpu_after),
-                    self.tor,
-                    Pct(self.tor_util),
-                    Gbps(self.demand_bps),
-                    Gbps(self.capacity_bps),
-                    Pct(c.projected_tor)
-                )?,
-                Objective::TorUtilization => write!(
-                    f,
-                    "{} at {} + {} demand over {} uplinks = {} projected",
-                    self.tor,
-                    Pct(self.tor_util),
-                    Gbps(self.demand_bps),
-                    Gbps(self.capacity_bps),
-                    Pct(c.projected_tor)
-                )?,
+                Objective::UtpBalance => {
+                    write!(f, "max(CPU {} after, ", Pct(c.cpu_after))?;
+                    self.projection(f)?;
+                    f.write_str(")")?;
+                }
+                Objective::TorUtilization => self.projection(f)?,
             }
         }
         Ok(())

@@ -48,6 +48,19 @@ impl PyAdvisor {
         py.allow_threads(|| call(&self.lock(), body)).map(|r| (r.json, r.warning)).map_err(|e| to_py(py, e))
     }
 
+    /// A decision: the JSON request's bytes in, the JSON answer out as
+    /// bytes (what the service sends as is), without the GIL.
+    fn decide<'py>(
+        &self,
+        py: Python<'py>,
+        request_json: &Bound<'_, PyAny>,
+        call: impl FnOnce(&mut Advisor, &[u8]) -> Result<String, AdvisorError> + Send,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let body = body_bytes(request_json)?;
+        let answer = py.allow_threads(|| call(&mut self.lock(), body)).map_err(|e| to_py(py, e))?;
+        Ok(PyBytes::new(py, answer.as_bytes()))
+    }
+
     fn lock(&self) -> MutexGuard<'_, Advisor> {
         // A panic inside a call cannot leave the advisor half-updated in a
         // way later calls could see as wrong: every update is a whole
@@ -146,9 +159,7 @@ impl PyAdvisor {
         now_s: f64,
         request_json: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let body = body_bytes(request_json)?;
-        let answer = py.allow_threads(|| self.lock().place_task_json(now_s, body)).map_err(|e| to_py(py, e))?;
-        Ok(PyBytes::new(py, answer.as_bytes()))
+        self.decide(py, request_json, |a, body| a.place_task_json(now_s, body))
     }
 
     /// Places a block's pieces; request and answer are JSON.
@@ -158,9 +169,7 @@ impl PyAdvisor {
         now_s: f64,
         request_json: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let body = body_bytes(request_json)?;
-        let answer = py.allow_threads(|| self.lock().place_replicas_json(now_s, body)).map_err(|e| to_py(py, e))?;
-        Ok(PyBytes::new(py, answer.as_bytes()))
+        self.decide(py, request_json, |a, body| a.place_replicas_json(now_s, body))
     }
 
     /// Which tasks to move off a ToR; request and answer are JSON.
@@ -170,9 +179,7 @@ impl PyAdvisor {
         now_s: f64,
         request_json: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let body = body_bytes(request_json)?;
-        let answer = py.allow_threads(|| self.lock().migrate_json(now_s, body)).map_err(|e| to_py(py, e))?;
-        Ok(PyBytes::new(py, answer.as_bytes()))
+        self.decide(py, request_json, |a, body| a.migrate_json(now_s, body))
     }
 
     /// The Kubernetes extender's verdict per host for a pod demanding

@@ -61,12 +61,6 @@ for _m in (
         "(one-stage and storage tasks: each task needs at least its bytes over its receiver's host link)",
     ),
     MetricKind("tasks", "tasks", "number of tasks"),
-    MetricKind(
-        "reduction",
-        "fraction",
-        "1 - (value metric `of` of `numerator`) / (that of `denominator`)",
-        combine=lambda a, b: 1.0 - a / b if b != 0 else float("nan"),
-    ),
 ):
     if _m.name != "flows":
         register_metric(_m)

@@ -352,6 +352,12 @@ for _m in (
         combine=lambda a, b: a - b,
     ),
     MetricKind(
+        "reduction",
+        "fraction",
+        "1 - (value metric `of` of `numerator`) / (that of `denominator`)",
+        combine=lambda a, b: 1.0 - a / b if b != 0 else float("nan"),
+    ),
+    MetricKind(
         "reduction_pct",
         "%",
         "100 x (1 - value `of` of `numerator` / that of `denominator`): how much smaller `numerator` is",

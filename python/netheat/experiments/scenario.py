@@ -18,7 +18,7 @@ Values per point (the kind's own metric scope, see
 - ``tct_max_s``: the completion time of the task that finished last, NaN
   when a task did not finish (or there is none): a single job's completion
   time (the ``shuffle-job`` app of the Subways experiments);
-- ``tct_mean_s``, ``tct_p50_s``, ``tct_p99_s`` over finished tasks, and the
+- ``tct_mean_s``, ``tct_p50_s``, ``tct_p95_s``, ``tct_p99_s`` over finished tasks, and the
   same per task kind as ``<kind>.tct_p99_s`` (``partition-aggregate``,
   ``file-write``, ``trace``...; a kind that did not run has no value, so its
   metric is null);
@@ -133,6 +133,7 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     tct = _times(res.tasks.column("tct_s"))
     values["tct_max_s"] = float(np.max(tct)) if tct.size and not np.isnan(tct).any() else float("nan")
     values.update(_tails("tct", tct))
+    values["tct_p95_s"] = quantiles(tct[~np.isnan(tct)], (0.95,))[0]
     kinds = np.asarray(res.tasks.column("kind").to_pylist(), dtype=object)
     for kind in sorted(set(kinds.tolist())):
         values.update(_tails(f"{kind}.tct", tct[kinds == kind]))
@@ -168,6 +169,9 @@ SCOPE = MetricScope(
         ),
         MetricKind("tct_mean_s", "s", "mean task completion time of the finished tasks (every kind)"),
         MetricKind("tct_p50_s", "s", "median task completion time of the finished tasks (every kind)"),
+        MetricKind(
+            "tct_p95_s", "s", "95th percentile task completion time of the finished tasks (every kind)"
+        ),
         MetricKind(
             "tct_p99_s", "s", "99th percentile task completion time of the finished tasks (every kind)"
         ),
