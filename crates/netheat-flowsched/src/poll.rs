@@ -107,3 +107,59 @@ impl HeavyPoll {
         Some(at)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::HeavyPoll;
+
+    /// Threshold 1 MB, polls 100 us apart, one task whose receivers take
+    /// 1 Gbit/s: watched at 0, first poll at 100 us; it has sent 100 KB, so
+    /// it cannot cross before 100 us + 900 KB x 8 / 1 Gbit/s = 7.3 ms, and
+    /// the next poll is at the first multiple of 100 us past that (7.3 ms,
+    /// within the 1e-9 margin). A second task arriving at 2 ms brings a poll
+    /// at 2.1 ms, where the first is skipped (not due); at 7.3 ms the first
+    /// has sent 1.2 MB and turns heavy.
+    #[test]
+    fn polls_skip_until_a_task_could_cross() {
+        let mut p = HeavyPoll::new(100e-6);
+        assert_eq!(p.watch(0.0, 7, 1e9), Some(100e-6));
+        assert!(p.is_due(100e-6) && !p.is_due(50e-6));
+        let mut read = Vec::new();
+        let next = p.poll(
+            100e-6,
+            1e6,
+            |_| false,
+            |k| {
+                read.push(k);
+                100e3
+            },
+            |_, _| panic!("not heavy yet"),
+        );
+        assert_eq!(read, [7]);
+        let at = next.unwrap();
+        assert!((at - 7.3e-3).abs() < 1e-9, "{at}");
+        // A newcomer polls sooner; the first task is not read then.
+        assert_eq!(p.watch(2e-3, 8, 1e9), Some(2.1e-3));
+        let mut read = Vec::new();
+        let next = p.poll(
+            2.1e-3,
+            1e6,
+            |_| false,
+            |k| {
+                read.push(k);
+                0.0
+            },
+            |_, _| panic!("not heavy"),
+        );
+        assert_eq!(read, [8]);
+        // Task 8 is due at 2.1 ms + 8 ms; task 7 at 7.3 ms comes first.
+        assert!((next.unwrap() - 7.3e-3).abs() < 1e-9);
+        let mut heavy = Vec::new();
+        let next = p.poll(7.3e-3, 1e6, |_| false, |k| if k == 7 { 1.2e6 } else { 0.0 }, |k, b| heavy.push((k, b)));
+        assert_eq!(heavy, [(7, 1.2e6)]);
+        // Only task 8 is left, due at 10.1 ms.
+        assert!((next.unwrap() - 10.1e-3).abs() < 1e-9);
+        // A completed task is dropped without a read; none left, no poll.
+        assert_eq!(p.poll(10.1e-3, 1e6, |_| true, |_| panic!("no read"), |_, _| {}), None);
+    }
+}

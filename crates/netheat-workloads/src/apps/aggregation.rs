@@ -485,3 +485,77 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
     }
     Ok(tasks)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dag::Step;
+
+    fn flow(src: HostId, dst: HostId, bytes: f64, delay_s: f64, feeds: Option<u32>) -> AggFlow {
+        AggFlow { src, dst, bytes, delay_s, feeds }
+    }
+
+    /// A two-stage task with compute time: two workers (hosts 1, 2) feed the
+    /// mid-level (3), which forwards to the aggregator (0). Steps in order:
+    /// each worker's compute then its flow, then the mid-level's compute
+    /// after both inputs, then its flow after that.
+    #[test]
+    fn two_stage_task_with_compute_is_the_dag_of_its_release_rule() {
+        let t = AggTask {
+            arrival_s: 1.0,
+            bytes: 301.0,
+            flows: vec![
+                flow(1, 3, 100.0, 0.5, Some(2)),
+                flow(2, 3, 200.0, 0.25, Some(2)),
+                flow(3, 0, 1.0, 0.125, None),
+            ],
+        };
+        let d = t.to_dag();
+        assert_eq!(d.kind, "aggregation");
+        assert_eq!(d.num_flows(), 3);
+        assert_eq!(d.bytes(), 301.0);
+        let delay = |s: &Step| match s {
+            Step::Delay { seconds } => *seconds,
+            other => panic!("expected a delay, got {other:?}"),
+        };
+        let ends = |s: &Step| match s {
+            Step::Flow { src, dst, .. } => (*src, *dst),
+            other => panic!("expected a flow, got {other:?}"),
+        };
+        assert_eq!(d.steps.len(), 6);
+        assert_eq!((delay(&d.steps[0]), ends(&d.steps[1])), (0.5, (1, 3)));
+        assert_eq!((delay(&d.steps[2]), ends(&d.steps[3])), (0.25, (2, 3)));
+        assert_eq!((delay(&d.steps[4]), ends(&d.steps[5])), (0.125, (3, 0)));
+        let none: Vec<StepId> = Vec::new();
+        assert_eq!(d.deps, vec![none.clone(), vec![0], none, vec![2], vec![1, 3], vec![4]]);
+        // Without compute time no delay steps: the mid-level's flow waits on
+        // both inputs directly.
+        let t0 =
+            AggTask { flows: t.flows.iter().map(|f| AggFlow { delay_s: 0.0, ..f.clone() }).collect(), ..t.clone() };
+        assert_eq!(t0.to_dag().deps, vec![Vec::<StepId>::new(), Vec::new(), vec![0, 1]]);
+    }
+
+    /// Arrivals at the target load: rack placement on 4 racks of 4 hosts,
+    /// one aggregator, 3 flows of 20 KB (Bing-like, light) or 200 KB into it
+    /// per task; the mean arrival rate is load x C / (8 x E[bytes into the
+    /// aggregator]).
+    #[test]
+    fn arrivals_match_the_load_of_the_aggregators_links() {
+        let spec = AggregationSpec {
+            fanout: 3,
+            aggregators: 1,
+            hosts_per_rack: 4,
+            load: 0.5,
+            ..AggregationSpec::new(SizeLaw::Bing, Structure::OneStage, 20_000, 3)
+        };
+        let tasks = generate(&spec, 16, 1e9).unwrap();
+        let mean_bytes = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
+        // E[bytes] = 3 x (0.85 x 20 KB + 0.15 x 200 KB) = 141 KB.
+        assert!((mean_bytes / 141e3 - 1.0).abs() < 0.03, "{mean_bytes}");
+        let rate = tasks.len() as f64 / tasks.last().unwrap().arrival_s;
+        let want = 0.5 * 1e9 / (8.0 * mean_bytes);
+        assert!((rate / want - 1.0).abs() < 0.03, "{rate} vs {want}");
+        // Every flow goes to the one aggregator (host 0) from its rack mates.
+        assert!(tasks.iter().all(|t| t.flows.iter().map(|f| (f.src, f.dst)).eq([(1, 0), (2, 0), (3, 0)])));
+    }
+}
