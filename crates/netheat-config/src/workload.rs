@@ -937,7 +937,7 @@ impl Wcx<'_> {
             }
             other => self.gen(p, other),
         })?;
-        Ok(generated.iter().map(|t| (t.arrival_s, t.to_dag())).collect())
+        Ok(generated)
     }
 
     /// A `shuffle-job` table: one task at time 0 (no `rate`, `duration` or

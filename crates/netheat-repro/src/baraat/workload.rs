@@ -9,6 +9,7 @@ use std::sync::Arc;
 use netheat_core::{mix, Routing};
 use netheat_flowsched::{FlowschedError, Task, TaskFlow};
 pub use netheat_workloads::apps::aggregation::{AggregationSpec, Placement, SizeLaw, Structure, FB2010_REDUCER_CV};
+use netheat_workloads::dag::{Step, TaskDag};
 use netheat_workloads::GenError;
 
 /// Registry name of the Facebook 2010 coflow trace (`netheat-data`), the
@@ -45,17 +46,43 @@ pub fn generate(spec: &AggregationSpec, routing: &dyn Routing) -> Result<Vec<Tas
     let tasks = netheat_workloads::apps::aggregation::generate(spec, n_hosts, c).map_err(to_flowsched)?;
     let mut gid = 0u64;
     let mut out = Vec::with_capacity(tasks.len());
-    for t in tasks {
-        let mut flows = Vec::with_capacity(t.flows.len());
-        for f in t.flows {
+    for (arrival_s, dag) in tasks {
+        let mut t = task_of(arrival_s, &dag);
+        for f in &mut t.flows {
             let np = routing.num_paths(f.src, f.dst);
             let k = (mix(spec.seed ^ mix(gid)) % np as u64) as usize;
-            let mut path = Vec::new();
-            routing.path(f.src, f.dst, k, &mut path);
+            routing.path(f.src, f.dst, k, &mut f.path);
             gid += 1;
-            flows.push(TaskFlow { src: f.src, dst: f.dst, bytes: f.bytes, path, delay_s: f.delay_s, feeds: f.feeds });
         }
-        out.push(Task { arrival_s: t.arrival_s, bytes: t.bytes, flows });
+        out.push(t);
     }
     Ok(out)
+}
+
+/// A DAG of flows, each after the flows feeding it or after one delay step
+/// that follows them (what `aggregation` tasks are), as the runner's task:
+/// flows in step order, a delay as the flow's `delay_s`, and each feeding
+/// flow's `feeds` pointing at the flow it feeds. Paths are left empty.
+fn task_of(arrival_s: f64, dag: &TaskDag) -> Task {
+    let mut index: Vec<Option<u32>> = vec![None; dag.steps.len()];
+    let mut flows: Vec<TaskFlow> = Vec::with_capacity(dag.num_flows());
+    for (k, step) in dag.steps.iter().enumerate() {
+        let Step::Flow { src, dst, bytes, .. } = *step else { continue };
+        let (delay_s, feeders) = match dag.deps[k].as_slice() {
+            &[d] => match dag.steps[d] {
+                Step::Delay { seconds } => (seconds, dag.deps[d].as_slice()),
+                Step::Flow { .. } => (0.0, &dag.deps[k][..]),
+            },
+            deps => (0.0, deps),
+        };
+        let me = flows.len() as u32;
+        for &j in feeders {
+            if let Some(i) = index[j] {
+                flows[i as usize].feeds = Some(me);
+            }
+        }
+        index[k] = Some(me);
+        flows.push(TaskFlow { src, dst, bytes, path: Vec::new(), delay_s, feeds: None });
+    }
+    Task { arrival_s, bytes: dag.bytes(), flows }
 }

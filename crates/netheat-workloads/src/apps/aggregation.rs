@@ -2,10 +2,9 @@
 //! SIGCOMM 2014, §5.2): task-size laws (Bing-like, data-analytics, uniform
 //! flows), structures (one- and two-stage partition-aggregate, storage
 //! retrieval, data-parallel batches) and Poisson task arrivals at a target
-//! load. [`generate`] draws the tasks; [`AggTask::to_dag`] gives each as a
-//! [`TaskDag`] of the one task model (what a scenario's `kind =
-//! "aggregation"` app runs), and the Baraat experiment point runs them with
-//! fixed paths.
+//! load. [`generate`] draws the tasks as [`TaskDag`]s of the one task model
+//! (what a scenario's `kind = "aggregation"` app runs; the Baraat
+//! experiment point runs the same DAGs with fixed paths).
 //!
 //! Where tasks run ([`Placement`]):
 //!
@@ -31,9 +30,9 @@
 //! and in two-stage tasks also a mid-level aggregator's before it forwards).
 //!
 //! Flows of a task may depend on each other: a flow is *released* at its
-//! task's arrival, or, if other flows feed it ([`AggFlow::feeds`]), when
-//! the last of them completes; it starts [`AggFlow::delay_s`] after its
-//! release.
+//! task's arrival, or, if other flows feed it (a two-stage mid-level's
+//! flow), when the last of them completes; with a compute time, it starts
+//! that long after its release (a delay step before it).
 
 use netheat_core::{mix, HostId};
 use rand::{Rng, SeedableRng};
@@ -263,55 +262,30 @@ fn spread(i: usize, pool: usize, n_hosts: usize) -> HostId {
     ((i as u64 * n_hosts as u64) / pool as u64) as HostId
 }
 
-/// One flow of an [`AggTask`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct AggFlow {
-    /// Sender.
-    pub src: HostId,
-    /// Receiver.
-    pub dst: HostId,
-    /// Bytes.
-    pub bytes: f64,
-    /// Seconds after the flow's release at which it starts: the sender's
-    /// compute time (0: at once).
-    pub delay_s: f64,
-    /// Index, in the same task, of the later flow this one feeds: that flow
-    /// is released when every flow feeding it has completed.
-    pub feeds: Option<u32>,
-}
+/// A flow as drawn: sender, receiver, bytes, and the index of the later
+/// flow of the same task it feeds.
+type Draft = (HostId, HostId, f64, Option<u32>);
 
-/// One generated task.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AggTask {
-    /// Arrival time, seconds.
-    pub arrival_s: f64,
-    /// Total bytes.
-    pub bytes: f64,
-    /// Its flows (a flow feeds only later flows).
-    pub flows: Vec<AggFlow>,
-}
-
-impl AggTask {
-    /// The task as a DAG: each flow a step after its feeders (and, with a
-    /// compute time, after a delay step of that length).
-    pub fn to_dag(&self) -> TaskDag {
-        let mut dag = TaskDag::new("aggregation");
-        let mut feeders: Vec<Vec<StepId>> = vec![Vec::new(); self.flows.len()];
-        for (j, f) in self.flows.iter().enumerate() {
-            let deps = std::mem::take(&mut feeders[j]);
-            let deps = if f.delay_s > 0.0 { vec![dag.delay(f.delay_s, &deps)] } else { deps };
-            let step = dag.flow(f.src, f.dst, f.bytes, &deps);
-            if let Some(k) = f.feeds {
-                feeders[k as usize].push(step);
-            }
+/// A task's DAG: each flow a step after the flows feeding it, and, with a
+/// compute time (`delays[j] > 0`), after a delay step of that length.
+fn build_dag(flows: &[Draft], delays: &[f64]) -> TaskDag {
+    let mut dag = TaskDag::new("aggregation");
+    let mut feeders: Vec<Vec<StepId>> = vec![Vec::new(); flows.len()];
+    for (j, &(src, dst, bytes, feeds)) in flows.iter().enumerate() {
+        let deps = std::mem::take(&mut feeders[j]);
+        let delay = delays.get(j).copied().unwrap_or(0.0);
+        let deps = if delay > 0.0 { vec![dag.delay(delay, &deps)] } else { deps };
+        let step = dag.flow(src, dst, bytes, &deps);
+        if let Some(k) = feeds {
+            feeders[k as usize].push(step);
         }
-        dag
     }
+    dag
 }
 
-/// Generates the tasks (sorted by arrival) on `n_hosts` hosts whose links
-/// are `host_bps` (the load's base).
-pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result<Vec<AggTask>, GenError> {
+/// Generates the tasks, `(arrival, DAG)` sorted by arrival, on `n_hosts`
+/// hosts whose links are `host_bps` (the load's base).
+pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result<Vec<(f64, TaskDag)>, GenError> {
     if spec.fanout == 0 || spec.fanout + 2 > n_hosts {
         return Err(GenError::param("fanout", format!("must be in 1..={}", n_hosts.saturating_sub(2))));
     }
@@ -417,7 +391,7 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
                 let sizes = task_flow_sizes(spec, skew.as_ref(), &mut rng);
                 for (w, b) in workers.iter().zip(sizes) {
                     // Storage retrieval: data flows from servers to the client.
-                    flows.push(AggFlow { src: *w, dst: agg, bytes: b, delay_s: 0.0, feeds: None });
+                    flows.push((*w, agg, b, None));
                 }
             }
             Structure::TwoStage => {
@@ -441,29 +415,21 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
                     // The mid-level's own flow comes right after its inputs.
                     let up = (flows.len() + spec.fanout) as u32;
                     for (w, b) in workers.iter().zip(sizes) {
-                        flows.push(AggFlow { src: *w, dst: m, bytes: b, delay_s: 0.0, feeds: Some(up) });
+                        flows.push((*w, m, b, Some(up)));
                     }
-                    flows.push(AggFlow {
-                        src: m,
-                        dst: agg,
-                        bytes: (sum * spec.selectivity).round().max(1.0),
-                        delay_s: 0.0,
-                        feeds: None,
-                    });
+                    flows.push((m, agg, (sum * spec.selectivity).round().max(1.0), None));
                 }
             }
         }
         // Senders compute before they answer. A stream of its own, so tasks
         // with and without compute time are the same.
+        let mut delays = Vec::new();
         if spec.compute_s > 0.0 {
             let compute = SizeDist::Exponential { mean: spec.compute_s };
-            for f in &mut flows {
-                f.delay_s = compute.sample(&mut compute_rng);
-            }
+            delays = flows.iter().map(|_| compute.sample(&mut compute_rng)).collect();
         }
-        let bytes = flows.iter().map(|f| f.bytes).sum();
-        agg_bytes += flows.iter().filter(|f| f.dst == agg).map(|f| f.bytes).sum::<f64>();
-        tasks.push(AggTask { arrival_s: 0.0, bytes, flows });
+        agg_bytes += flows.iter().filter(|f| f.1 == agg).map(|f| f.2).sum::<f64>();
+        tasks.push((0.0, build_dag(&flows, &delays)));
     }
     let c = host_bps;
     if !spec.batch {
@@ -473,14 +439,14 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
         let mut lambda = spec.load * n_agg as f64 * c / (8.0 * mean_agg);
         if !rack {
             // Pool placement: or that of the worker pool's links if higher.
-            let mean = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
+            let mean = tasks.iter().map(|t| t.1.bytes()).sum::<f64>() / tasks.len() as f64;
             lambda = lambda.min(spec.load * n_work as f64 * c / (8.0 * mean));
         }
         let mut t = 0.0;
         for task in tasks.iter_mut() {
             let u: f64 = 1.0 - rng.gen::<f64>();
             t += -u.ln() / lambda;
-            task.arrival_s = t;
+            task.0 = t;
         }
     }
     Ok(tasks)
@@ -491,26 +457,14 @@ mod tests {
     use super::*;
     use crate::dag::Step;
 
-    fn flow(src: HostId, dst: HostId, bytes: f64, delay_s: f64, feeds: Option<u32>) -> AggFlow {
-        AggFlow { src, dst, bytes, delay_s, feeds }
-    }
-
     /// A two-stage task with compute time: two workers (hosts 1, 2) feed the
     /// mid-level (3), which forwards to the aggregator (0). Steps in order:
     /// each worker's compute then its flow, then the mid-level's compute
     /// after both inputs, then its flow after that.
     #[test]
     fn two_stage_task_with_compute_is_the_dag_of_its_release_rule() {
-        let t = AggTask {
-            arrival_s: 1.0,
-            bytes: 301.0,
-            flows: vec![
-                flow(1, 3, 100.0, 0.5, Some(2)),
-                flow(2, 3, 200.0, 0.25, Some(2)),
-                flow(3, 0, 1.0, 0.125, None),
-            ],
-        };
-        let d = t.to_dag();
+        let flows: Vec<Draft> = vec![(1, 3, 100.0, Some(2)), (2, 3, 200.0, Some(2)), (3, 0, 1.0, None)];
+        let d = build_dag(&flows, &[0.5, 0.25, 0.125]);
         assert_eq!(d.kind, "aggregation");
         assert_eq!(d.num_flows(), 3);
         assert_eq!(d.bytes(), 301.0);
@@ -530,9 +484,7 @@ mod tests {
         assert_eq!(d.deps, vec![none.clone(), vec![0], none, vec![2], vec![1, 3], vec![4]]);
         // Without compute time no delay steps: the mid-level's flow waits on
         // both inputs directly.
-        let t0 =
-            AggTask { flows: t.flows.iter().map(|f| AggFlow { delay_s: 0.0, ..f.clone() }).collect(), ..t.clone() };
-        assert_eq!(t0.to_dag().deps, vec![Vec::<StepId>::new(), Vec::new(), vec![0, 1]]);
+        assert_eq!(build_dag(&flows, &[]).deps, vec![Vec::<StepId>::new(), Vec::new(), vec![0, 1]]);
     }
 
     /// Arrivals at the target load: rack placement on 4 racks of 4 hosts,
@@ -549,13 +501,17 @@ mod tests {
             ..AggregationSpec::new(SizeLaw::Bing, Structure::OneStage, 20_000, 3)
         };
         let tasks = generate(&spec, 16, 1e9).unwrap();
-        let mean_bytes = tasks.iter().map(|t| t.bytes).sum::<f64>() / tasks.len() as f64;
+        let mean_bytes = tasks.iter().map(|t| t.1.bytes()).sum::<f64>() / tasks.len() as f64;
         // E[bytes] = 3 x (0.85 x 20 KB + 0.15 x 200 KB) = 141 KB.
         assert!((mean_bytes / 141e3 - 1.0).abs() < 0.03, "{mean_bytes}");
-        let rate = tasks.len() as f64 / tasks.last().unwrap().arrival_s;
+        let rate = tasks.len() as f64 / tasks.last().unwrap().0;
         let want = 0.5 * 1e9 / (8.0 * mean_bytes);
         assert!((rate / want - 1.0).abs() < 0.03, "{rate} vs {want}");
         // Every flow goes to the one aggregator (host 0) from its rack mates.
-        assert!(tasks.iter().all(|t| t.flows.iter().map(|f| (f.src, f.dst)).eq([(1, 0), (2, 0), (3, 0)])));
+        let ends = |s: &Step| match s {
+            Step::Flow { src, dst, .. } => (*src, *dst),
+            other => panic!("expected a flow, got {other:?}"),
+        };
+        assert!(tasks.iter().all(|t| t.1.steps.iter().map(ends).eq([(1, 0), (2, 0), (3, 0)])));
     }
 }
