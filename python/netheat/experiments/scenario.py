@@ -118,11 +118,13 @@ def _times(column: Any) -> np.ndarray:
     return np.asarray(column.to_numpy(zero_copy_only=False), dtype=float)
 
 
-def _tails(prefix: str, times: np.ndarray, q: float = 0.99) -> dict[str, float]:
-    """Mean, median and the ``q`` quantile of the finished ``times`` (NaN when none finished)."""
+def _tails(prefix: str, times: np.ndarray, qs: tuple[float, ...] = (0.99,)) -> dict[str, float]:
+    """Mean, median and the ``qs`` quantiles of the finished ``times`` (NaN when none finished)."""
     done = times[~np.isnan(times)]
-    p50, tail = quantiles(done, (0.5, q))
-    return {f"{prefix}_mean_s": mean(done), f"{prefix}_p50_s": p50, f"{prefix}_p{round(q * 100)}_s": tail}
+    p50, *tail = quantiles(done, (0.5, *qs))
+    out = {f"{prefix}_mean_s": mean(done), f"{prefix}_p50_s": p50}
+    out.update({f"{prefix}_p{round(q * 100)}_s": v for q, v in zip(qs, tail, strict=True)})
+    return out
 
 
 def point_values(res: ScenarioResult) -> dict[str, float]:
@@ -132,13 +134,12 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     values["unfinished_flows"] = float(np.count_nonzero(np.isnan(fct)))
     tct = _times(res.tasks.column("tct_s"))
     values["tct_max_s"] = float(np.max(tct)) if tct.size and not np.isnan(tct).any() else float("nan")
-    values.update(_tails("tct", tct))
-    values["tct_p95_s"] = quantiles(tct[~np.isnan(tct)], (0.95,))[0]
+    values.update(_tails("tct", tct, (0.95, 0.99)))
     kinds = np.asarray(res.tasks.column("kind").to_pylist(), dtype=object)
     for kind in sorted(set(kinds.tolist())):
         values.update(_tails(f"{kind}.tct", tct[kinds == kind]))
     if "blocks" in res.tables:
-        values.update(_tails("block_write", _times(res.tables["blocks"].column("write_s")), 0.95))
+        values.update(_tails("block_write", _times(res.tables["blocks"].column("write_s")), (0.95,)))
     values["hot_tor_share"] = hot_tor_share(res)
     for k, v in res.stats.items():
         if isinstance(v, int | float) and not isinstance(v, bool):
