@@ -102,6 +102,28 @@ def write_inputs(out: Path, seed: int) -> tuple[Path, Path, list[str]]:
     return dc, links, advisor.host_names()
 
 
+def in_process(dc: Path, links: Path, bodies: list[Any]) -> dict[str, float]:
+    """The advisor's own cost per place/task call, without HTTP: the best of 5 passes over the bodies."""
+    import pyarrow.parquet as pq
+
+    from netheat._netheat import Advisor
+
+    advisor = Advisor(str(dc))
+    t = pq.read_table(links).to_pydict()
+    now = max(t["window_end_s"])
+    rates = [u * c for u, c in zip(t["utilization"], t["capacity_bps"], strict=True)]
+    advisor.observe(now, t["link"], rates, t["capacity_bps"])
+    raw = [json.dumps(b).encode() for b in bodies]
+    size = sum(len(advisor.place_task_json(now, b)) for b in raw) / len(raw)
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for b in raw:
+            advisor.place_task_json(now, b)
+        best = min(best, (time.perf_counter() - t0) / len(raw))
+    return {"place_task_json_us": best * 1e6, "answer_bytes": size}
+
+
 def targets(out: Path, name: str, url: str, bodies: list[Any]) -> Path:
     """A vegeta JSON targets file: one POST per body."""
     path = out / f"targets-{name}.jsonl"
@@ -329,6 +351,13 @@ def main() -> int:
         "/scheduler/prioritize": prioritize_bodies(hosts, rng),
     }
 
+    cost = in_process(dc, links, endpoints["/v1/place/task"])
+    print(
+        f"advisor in process (no HTTP): place_task_json {cost['place_task_json_us']:.0f} us per call "
+        f"(best of 5 passes over {BODIES:,} bodies), answers of {cost['answer_bytes'] / 1e3:.1f} kB",
+        flush=True,
+    )
+
     netheat = [sys.executable, "-m", "netheat.cli"]
     rows: list[dict[str, Any]] = []
     for workers in worker_counts:
@@ -386,6 +415,7 @@ def main() -> int:
         "rate": args.rate,
         "duration_s": args.duration,
         "target_met_by_workers": verdicts,
+        "in_process": cost,
         "rows": rows,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -30,6 +30,7 @@
 pub mod api;
 pub mod config;
 pub mod extender;
+mod text;
 
 use std::path::Path;
 
@@ -45,6 +46,7 @@ use netheat_storage::{make_policy, Cluster, Redundancy, ReplicaPlacement};
 use netheat_topology::Topology;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use text::{Gbps, Num, Pct};
 use thiserror::Error;
 
 pub use api::*;
@@ -91,6 +93,9 @@ pub struct Advisor {
     used: Vec<f64>,
     cap: Vec<f64>,
     rate: Vec<Option<f64>>,
+    /// Per ToR, from `cap` and `rate`: (rate, capacity, measured) of its
+    /// uplinks, summed once per snapshot rather than per ranked host.
+    tor_sums: Vec<TorSum>,
     at_s: Option<f64>,
     snapshots: u64,
     /// Per ToR: time of the first snapshot of its current streak above the
@@ -100,21 +105,30 @@ pub struct Advisor {
     stale_after_s: f64,
 }
 
-/// The snapshot as the ranking reads it (a missing uplink counts as fully
-/// loaded, Sinbad's rule for a missing report, §4.1).
+/// A ToR's uplinks in a snapshot: summed rate (a missing uplink counts as
+/// fully loaded, Sinbad's rule for a missing report, §4.1), summed
+/// capacity, and whether any of them was measured.
+type TorSum = (f64, f64, bool);
+
+fn tor_sums(topo: &Topology, cap: &[f64], rate: &[Option<f64>]) -> Vec<TorSum> {
+    topo.tors()
+        .iter()
+        .map(|t| {
+            let cap_sum: f64 = t.up.iter().map(|&l| cap[l as usize]).sum();
+            let rate_sum: f64 = t.up.iter().map(|&l| rate[l as usize].unwrap_or(cap[l as usize])).sum();
+            (rate_sum, cap_sum, t.up.iter().any(|&l| rate[l as usize].is_some()))
+        })
+        .collect()
+}
+
+/// The snapshot as the ranking reads it.
 struct Snapshot<'a> {
-    topo: &'a Topology,
-    cap: &'a [f64],
-    rate: &'a [Option<f64>],
+    tors: &'a [TorSum],
 }
 
 impl Snapshot<'_> {
-    fn tor(&self, t: usize) -> (f64, f64, bool) {
-        let up = &self.topo.tors()[t].up;
-        let cap: f64 = up.iter().map(|&l| self.cap[l as usize]).sum();
-        let rate: f64 = up.iter().map(|&l| self.rate[l as usize].unwrap_or(self.cap[l as usize])).sum();
-        let measured = up.iter().any(|&l| self.rate[l as usize].is_some());
-        (rate, cap, measured)
+    fn tor(&self, t: usize) -> TorSum {
+        self.tors[t]
     }
 }
 
@@ -145,48 +159,70 @@ pub struct TaskReason<'a> {
 
 impl TaskReason<'_> {
     /// `tor3 at 40% + 1.00 Gbps demand over 100.00 Gbps uplinks = 41% projected`.
-    fn projection(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} at {} + {} demand over {} uplinks = {} projected",
-            self.tor,
-            Pct(self.tor_util),
-            Gbps(self.demand_bps),
-            Gbps(self.capacity_bps),
-            Pct(self.candidate.projected_tor)
-        )
+    fn push_projection(&self, out: &mut String) {
+        out.push_str(self.tor);
+        out.push_str(" at ");
+        Pct(self.tor_util).push(out);
+        out.push_str(" + ");
+        Gbps(self.demand_bps).push(out);
+        out.push_str(" demand over ");
+        Gbps(self.capacity_bps).push(out);
+        out.push_str(" uplinks = ");
+        Pct(self.candidate.projected_tor).push(out);
+        out.push_str(" projected");
+    }
+
+    /// Appends the text to `out` (the answer's hot path: no `core::fmt`).
+    pub(crate) fn push(&self, out: &mut String) {
+        let c = &self.candidate;
+        for (i, o) in self.objectives.iter().enumerate() {
+            if i > 0 {
+                out.push_str("; ");
+            }
+            match o {
+                Objective::SpreadJob => {
+                    out.push_str(itoa::Buffer::new().format(c.job_tasks_in_rack));
+                    out.push_str(" task(s) of the job in its rack");
+                }
+                Objective::BinPack => {
+                    Num(c.free_cores_after).push(out);
+                    out.push_str(" cores free after");
+                }
+                Objective::CpuBalance => {
+                    out.push_str("CPU ");
+                    Pct(c.cpu_after).push(out);
+                    out.push_str(" after");
+                }
+                Objective::UtpBalance => {
+                    out.push_str("max(CPU ");
+                    Pct(c.cpu_after).push(out);
+                    out.push_str(" after, ");
+                    self.push_projection(out);
+                    out.push(')');
+                }
+                Objective::TorUtilization => self.push_projection(out),
+            }
+        }
+    }
+
+    /// Whether the text needs no JSON escaping (only the ToR's name can).
+    pub(crate) fn is_plain(&self) -> bool {
+        text::is_plain(self.tor)
     }
 }
 
 impl std::fmt::Display for TaskReason<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let c = &self.candidate;
-        for (i, o) in self.objectives.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            match o {
-                Objective::SpreadJob => write!(f, "{} task(s) of the job in its rack", c.job_tasks_in_rack)?,
-                Objective::BinPack => write!(f, "{} cores free after", c.free_cores_after)?,
-                Objective::CpuBalance => write!(f, "CPU {} after", Pct(c.cpu_after))?,
-                Objective::UtpBalance => {
-                    write!(f, "max(CPU {} after, ", Pct(c.cpu_after))?;
-                    self.projection(f)?;
-                    f.write_str(")")?;
-                }
-                Objective::TorUtilization => self.projection(f)?,
-            }
-        }
-        Ok(())
+        let mut text = String::with_capacity(192);
+        self.push(&mut text);
+        f.write_str(&text)
     }
 }
 
 impl serde::Serialize for TaskReason<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // One pass of escaping over the whole text: serde_json's `collect_str`
-        // escapes each formatted fragment separately, which is slower.
         let mut text = String::with_capacity(192);
-        std::fmt::Write::write_fmt(&mut text, format_args!("{self}")).expect("writing to a String cannot fail");
+        self.push(&mut text);
         s.serialize_str(&text)
     }
 }
@@ -208,40 +244,6 @@ enum VerdictKind {
     Over { util: f64, projected: f64 },
     /// Fits.
     Fits { util: f64, projected: f64 },
-}
-
-/// A fraction as a whole percentage (`"85%"`), rounded half to even like
-/// `{:.0}`, written through integers: float formatting with a precision was
-/// a third of the service's time per ranked host.
-struct Pct(f64);
-
-impl std::fmt::Display for Pct {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let v = (100.0 * self.0).round_ties_even();
-        if v.is_finite() && v.abs() < 1e15 {
-            write!(f, "{}%", v as i64)
-        } else {
-            write!(f, "{:.0}%", 100.0 * self.0)
-        }
-    }
-}
-
-/// A rate in Gbps with two decimals (`"1.25 Gbps"`), or `unlimited`.
-struct Gbps(f64);
-
-impl std::fmt::Display for Gbps {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if !self.0.is_finite() {
-            return f.write_str("unlimited");
-        }
-        let hundredths = (self.0 / 1e7).round_ties_even();
-        if hundredths.abs() >= 1e15 {
-            return write!(f, "{:.2} Gbps", self.0 / 1e9);
-        }
-        let c = hundredths as i64;
-        let sign = if c < 0 { "-" } else { "" };
-        write!(f, "{sign}{}.{:02} Gbps", c.unsigned_abs() / 100, c.unsigned_abs() % 100)
-    }
 }
 
 impl Advisor {
@@ -274,6 +276,8 @@ impl Advisor {
         if !(stale_after_s.is_finite() && stale_after_s > 0.0) {
             return Err(bad("advisor.stale-after: must be a positive duration"));
         }
+        let cap: Vec<f64> = topo.links().iter().map(|l| l.capacity_bps).collect();
+        let rate = vec![None; n_links];
         Ok(Self {
             params,
             task,
@@ -283,8 +287,9 @@ impl Advisor {
             balance: st.balance_threshold,
             live: vec![true; n_hosts],
             used: vec![0.0; n_hosts],
-            cap: topo.links().iter().map(|l| l.capacity_bps).collect(),
-            rate: vec![None; n_links],
+            tor_sums: tor_sums(&topo, &cap, &rate),
+            cap,
+            rate,
             at_s: None,
             snapshots: 0,
             above_since: vec![None; topo.tors().len()],
@@ -385,6 +390,7 @@ impl Advisor {
                 self.cap[l as usize] = c[i];
             }
         }
+        self.tor_sums = tor_sums(&self.topo, &self.cap, &self.rate);
         self.at_s = Some(at_s);
         self.snapshots += 1;
         self.replica.observe(at_s, &self.rate);
@@ -413,7 +419,7 @@ impl Advisor {
     }
 
     fn snapshot(&self) -> Snapshot<'_> {
-        Snapshot { topo: &self.topo, cap: &self.cap, rate: &self.rate }
+        Snapshot { tors: &self.tor_sums }
     }
 
     /// Age of the snapshot at `now_s`, and whether it is stale.
@@ -877,22 +883,25 @@ impl Advisor {
         out
     }
 
-    /// `place_task` from and to JSON.
-    pub fn place_task_json(&self, now_s: f64, request: &[u8]) -> Result<String, AdvisorError> {
+    /// `place_task` from and to JSON (the answer's UTF-8 bytes, what the
+    /// service sends).
+    pub fn place_task_json(&self, now_s: f64, request: &[u8]) -> Result<Vec<u8>, AdvisorError> {
         let req: TaskRequest = parse(request)?;
-        Ok(to_json(&self.place_task(now_s, &req)?))
+        let mut out = Vec::with_capacity(ANSWER_BYTES);
+        self.place_task(now_s, &req)?.write_json(&mut out);
+        Ok(out)
     }
 
-    /// `place_replicas` from and to JSON.
-    pub fn place_replicas_json(&mut self, now_s: f64, request: &[u8]) -> Result<String, AdvisorError> {
+    /// `place_replicas` from and to JSON (UTF-8 bytes).
+    pub fn place_replicas_json(&mut self, now_s: f64, request: &[u8]) -> Result<Vec<u8>, AdvisorError> {
         let req: ReplicaRequest = parse(request)?;
-        Ok(to_json(&self.place_replicas(now_s, &req)?))
+        Ok(json_bytes(&self.place_replicas(now_s, &req)?))
     }
 
-    /// `migrate` from and to JSON.
-    pub fn migrate_json(&self, now_s: f64, request: &[u8]) -> Result<String, AdvisorError> {
+    /// `migrate` from and to JSON (UTF-8 bytes).
+    pub fn migrate_json(&self, now_s: f64, request: &[u8]) -> Result<Vec<u8>, AdvisorError> {
         let req: MigrateRequest = parse(request)?;
-        Ok(to_json(&self.migrate(now_s, &req)?))
+        Ok(json_bytes(&self.migrate(now_s, &req)?))
     }
 }
 
@@ -919,40 +928,18 @@ fn parse<'a, T: serde::Deserialize<'a>>(body: &'a [u8]) -> Result<T, AdvisorErro
     })
 }
 
+/// Room for a typical answer: they run to tens of kilobytes (a reason per
+/// ranked host), cheaper to allocate once than to grow from empty.
+const ANSWER_BYTES: usize = 32 * 1024;
+
 /// JSON text of an answer.
 pub fn to_json<T: serde::Serialize>(v: &T) -> String {
-    // Answers run to tens of kilobytes (a reason per ranked host): start
-    // with room for a typical one rather than growing from empty.
-    let mut out = Vec::with_capacity(32 * 1024);
-    serde_json::to_writer(&mut out, v).expect("answers serialize");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
+    String::from_utf8(json_bytes(v)).expect("serde_json writes UTF-8")
 }
 
-#[cfg(test)]
-mod format_tests {
-    use super::{Gbps, Pct};
-
-    #[test]
-    fn percentages_round_half_to_even_like_a_precision_of_zero() {
-        // 0.125 and 0.375 are exact in binary: ties go to the even neighbour,
-        // as `{:.0}` does; 100 x 0.855 rounds to exactly 85.5 in floating
-        // point, a tie that goes to 86.
-        for (x, want) in [(0.125, "12%"), (0.375, "38%"), (0.855, "86%"), (1.0, "100%"), (0.0, "0%"), (2.5, "250%")] {
-            assert_eq!(Pct(x).to_string(), want, "{x}");
-            assert_eq!(Pct(x).to_string(), format!("{:.0}%", 100.0 * x), "{x}");
-        }
-        assert_eq!(Pct(f64::NAN).to_string(), "NaN%");
-    }
-
-    #[test]
-    fn rates_in_gbps_with_two_decimals() {
-        for (x, want) in
-            [(1e9, "1.00 Gbps"), (2.5e8, "0.25 Gbps"), (4e10, "40.00 Gbps"), (1.234e9, "1.23 Gbps"), (0.0, "0.00 Gbps")]
-        {
-            assert_eq!(Gbps(x).to_string(), want, "{x}");
-            assert_eq!(Gbps(x).to_string(), format!("{:.2} Gbps", x / 1e9), "{x}");
-        }
-        assert_eq!(Gbps(-1.5e9).to_string(), "-1.50 Gbps");
-        assert_eq!(Gbps(f64::INFINITY).to_string(), "unlimited");
-    }
+/// JSON of an answer as UTF-8 bytes.
+pub fn json_bytes<T: serde::Serialize>(v: &T) -> Vec<u8> {
+    let mut out = Vec::with_capacity(ANSWER_BYTES);
+    serde_json::to_writer(&mut out, v).expect("answers serialize");
+    out
 }

@@ -320,3 +320,90 @@ fn hdfs_load_report_is_the_receive_utilization_per_host() {
     let rows: Vec<&str> = text.lines().skip(2).collect();
     assert_eq!(rows, vec!["r0h1,0.250000,1800000000.000", "r1h0,1.000000,1800000000.000"]);
 }
+
+#[test]
+fn place_task_answers_are_byte_for_byte_what_serde_writes() {
+    // The service's answer is written by hand (`TaskAnswer::write_json`) for
+    // speed; it must be exactly the derived `Serialize`'s JSON, on every
+    // path: fresh and stale telemetry, unmeasured uplinks, exclusions,
+    // fractional free cores, limits, and each objective's reason.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let configs = [
+        "",
+        "[placement]\npolicy = \"bandwidth-oblivious\"\n",
+        "[placement]\npolicy = \"utp\"\nobjectives = [\"cpu-balance\", \"spread-job\"]\n",
+    ];
+    let mut checked = 0;
+    for config in configs {
+        let mut a = small(config);
+        for round in 0..200 {
+            // Uplinks 32, 34, 36, 38; now and then one of them unreported.
+            let (mut links, mut rates) = (vec![], vec![]);
+            for l in [32u32, 34, 36, 38] {
+                if rng.gen_bool(0.9) {
+                    links.push(l);
+                    rates.push(rng.gen_range(0.0..1.2e10));
+                }
+            }
+            a.observe(T, &links, &rates, None).unwrap();
+            let n = rng.gen_range(1..=16usize);
+            let mut cands: Vec<u32> = (0..16).collect();
+            for i in 0..n {
+                cands.swap(i, rng.gen_range(i..16));
+            }
+            cands.truncate(n);
+            let req = TaskRequest {
+                cores: rng.gen_range(1..=8),
+                memory_bytes: if rng.gen_bool(0.2) { 1e12 } else { 0.0 },
+                demand_bps: rng.gen_range(0.0..3e9),
+                job_hosts: (0..rng.gen_range(0..3)).map(|_| Ref::Index(rng.gen_range(0..16))).collect(),
+                candidates: Some(
+                    cands
+                        .iter()
+                        .map(
+                            |&h| {
+                                if h % 2 == 0 {
+                                    Ref::Index(h.into())
+                                } else {
+                                    Ref::Name(format!("r{}h{}", h / 4, h % 4))
+                                }
+                            },
+                        )
+                        .collect(),
+                ),
+                free_cores: rng.gen_bool(0.7).then(|| (0..n).map(|_| (rng.gen_range(0..=64) as f64) / 2.0).collect()),
+                free_memory_bytes: None,
+                avoid_tors: if rng.gen_bool(0.2) { vec![Ref::Name("tor1".into())] } else { vec![] },
+                limit: rng.gen_bool(0.3).then(|| rng.gen_range(0..8)),
+            };
+            let now = if round % 5 == 0 { T + 600.0 } else { T + 1.0 };
+            let body = serde_json::to_vec(&serde_json::json!({
+                "cores": req.cores,
+                "memory_bytes": req.memory_bytes,
+                "demand_bps": req.demand_bps,
+                "job_hosts": req.job_hosts.iter().map(ref_json).collect::<Vec<_>>(),
+                "candidates": req.candidates.as_ref().unwrap().iter().map(ref_json).collect::<Vec<_>>(),
+                "free_cores": req.free_cores,
+                "avoid_tors": req.avoid_tors.iter().map(ref_json).collect::<Vec<_>>(),
+                "limit": req.limit,
+            }))
+            .unwrap();
+            // The reference reads the same body (serde_json's float parsing
+            // may differ from the value written by the last bit).
+            let parsed: TaskRequest = serde_json::from_slice(&body).unwrap();
+            let want = serde_json::to_vec(&a.place_task(now, &parsed).unwrap()).unwrap();
+            let got = a.place_task_json(now, &body).unwrap();
+            assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap(), "{config:?} round {round}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 600);
+}
+
+fn ref_json(r: &Ref) -> serde_json::Value {
+    match r {
+        Ref::Index(i) => (*i).into(),
+        Ref::Name(s) => s.clone().into(),
+    }
+}

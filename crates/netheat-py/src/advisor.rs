@@ -54,11 +54,11 @@ impl PyAdvisor {
         &self,
         py: Python<'py>,
         request_json: &Bound<'_, PyAny>,
-        call: impl FnOnce(&mut Advisor, &[u8]) -> Result<String, AdvisorError> + Send,
+        call: impl FnOnce(&mut Advisor, &[u8]) -> Result<Vec<u8>, AdvisorError> + Send,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let body = body_bytes(request_json)?;
         let answer = py.allow_threads(|| call(&mut self.lock(), body)).map_err(|e| to_py(py, e))?;
-        Ok(PyBytes::new(py, answer.as_bytes()))
+        Ok(PyBytes::new(py, &answer))
     }
 
     fn lock(&self) -> MutexGuard<'_, Advisor> {
