@@ -130,7 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
             "Simulate flows (CSV with header start_s,src,dst,bytes and optional "
             "flow_id,task_id,priority,weight,rate_cap_bps) or a workload TOML file (generators and "
             "application structures) on a datacenter with exact max-min sharing; writes "
-            "DIR/flows.parquet, DIR/links.parquet and, for application tasks, DIR/tasks.parquet."
+            "DIR/flows.parquet, DIR/links.parquet and, for application tasks or flows with a task_id, "
+            "DIR/tasks.parquet. This is `netheat run` with no policy (per-flow ECMP, fair share): for "
+            "other routing, scheduling or placement, replay the flows in a scenario file."
         ),
     )
     sim.add_argument("--topology", required=True, help="datacenter TOML file")

@@ -45,10 +45,11 @@ LINK_CHUNK_ROWS = 1 << 21
 
 @dataclass
 class SimulationResult:
-    """Per-flow records, per-link utilization windows, application tasks and run statistics.
+    """Per-flow records, per-link utilization windows, tasks and run statistics.
 
-    ``tasks`` has one row per application task of a workload file (empty
-    for flow traces); ``notes`` are facts about how the workload was placed.
+    ``tasks`` has one row per application task of a workload file and per
+    trace task (the flows that carry one ``task_id``; ``kind`` ``"trace"``,
+    ``table`` -1); ``notes`` are facts about how the workload was placed.
     ``links`` (every directed link in every window) is built on first use;
     :meth:`write` streams it to Parquet a chunk of links at a time, so
     writing never holds the whole dense table.
@@ -351,16 +352,17 @@ def simulate(
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    stats = dict(raw["stats"])
+    tables = raw["tables"]
+    stats = {k: (int(v) if float(v).is_integer() and abs(v) < 2**53 else v) for k, v in raw["stats"].items()}
     stats["wall_s"] = wall
     stats["window_s"] = window_s
     provenance = {"netheat_version": __version__, "seed": str(seed)}
     return SimulationResult(
-        flows=_flows_table(raw["flows"]),
-        link_windows=_LinkWindows(topology, raw["links"], window_s, int(stats["windows"])),
+        flows=_flows_table(tables["flows"]),
+        link_windows=_LinkWindows(topology, tables["links"], window_s, int(stats["windows"])),
         stats=stats,
         provenance=provenance,
-        tasks=_tasks_table(raw["tasks"]),
+        tasks=_tasks_table(tables["tasks"]),
         notes=list(raw["notes"]),
     )
 

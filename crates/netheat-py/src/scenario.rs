@@ -20,7 +20,7 @@ use crate::simulate::column;
 use crate::topology::PyTopology;
 
 /// Turns a scenario error into the matching `netheat.errors` exception.
-fn to_py(py: Python<'_>, e: ScenarioError) -> PyErr {
+pub(crate) fn to_py(py: Python<'_>, e: ScenarioError) -> PyErr {
     match e {
         ScenarioError::Config(c) => errors::config(py, c),
         ScenarioError::Budget(m) => errors::input(py, m),
@@ -171,8 +171,33 @@ pub fn run_scenario<'py>(
         out.set_item("datacenter", parts.topology_source)?;
         return Ok(out);
     }
-    let cb = progress.as_ref().map(|p| p.clone_ref(py));
-    let outcome = py.allow_threads(move || {
+    let (outcome, pending) = with_progress(py, progress, move |tick| {
+        s.parts(&dir).and_then(|parts| {
+            let topo = parts.topology.clone();
+            s.run_parts(parts, tick).map(|r| (r, topo))
+        })
+    });
+    if let Some(e) = pending {
+        return Err(e);
+    }
+    let (res, topo) = outcome.map_err(|e| to_py(py, e))?;
+    let out = result_dict(py, &res)?;
+    out.set_item("engine", &res.engine)?;
+    out.set_item("window_s", res.window_s)?;
+    out.set_item("topology", Py::new(py, PyTopology { inner: topo })?)?;
+    Ok(out)
+}
+
+/// Runs `run` with the GIL released, handing it a progress callback that,
+/// every ~0.25 s of wall time, takes the GIL to call `progress(done, total)`
+/// and let Ctrl-C through; a Python error there stops the run and is
+/// returned beside its outcome.
+pub(crate) fn with_progress<T: Send>(
+    py: Python<'_>,
+    progress: Option<PyObject>,
+    run: impl FnOnce(&mut dyn FnMut(u64, u64) -> bool) -> T + Send,
+) -> (T, Option<PyErr>) {
+    py.allow_threads(move || {
         let mut last = Instant::now();
         let mut pending: Option<PyErr> = None;
         let mut tick = |done: u64, total: u64| -> bool {
@@ -181,7 +206,7 @@ pub fn run_scenario<'py>(
             }
             last = Instant::now();
             Python::with_gil(|py| {
-                let r = match &cb {
+                let r = match &progress {
                     Some(cb) => cb.call1(py, (done, total)).map(|_| ()),
                     None => Ok(()),
                 }
@@ -195,28 +220,21 @@ pub fn run_scenario<'py>(
                 }
             })
         };
-        let r = s.parts(&dir).and_then(|parts| {
-            let topo = parts.topology.clone();
-            s.run_parts(parts, &mut tick).map(|r| (r, topo))
-        });
-        (r, pending)
-    });
-    let (res, topo) = match outcome {
-        (_, Some(e)) => return Err(e),
-        (Err(e), None) => return Err(to_py(py, e)),
-        (Ok(r), None) => r,
-    };
+        let out = run(&mut tick);
+        (out, pending)
+    })
+}
+
+/// `{"tables": {...}, "stats": {...}, "notes": [...]}` of a run.
+pub(crate) fn result_dict<'py>(py: Python<'py>, res: &ScenarioResult) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    out.set_item("tables", tables(py, &res)?)?;
+    out.set_item("tables", tables(py, res)?)?;
     let stats = PyDict::new(py);
     for (k, v) in &res.stats {
         stats.set_item(k, v)?;
     }
     out.set_item("stats", stats)?;
     out.set_item("notes", &res.notes)?;
-    out.set_item("engine", &res.engine)?;
-    out.set_item("window_s", res.window_s)?;
-    out.set_item("topology", Py::new(py, PyTopology { inner: topo })?)?;
     Ok(out)
 }
 

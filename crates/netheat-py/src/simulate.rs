@@ -1,37 +1,28 @@
-//! `run_simulation`: the flow-level engine on a topology and a flow trace
-//! or a workload file (whose application tasks run through the
-//! [`DagRunner`] controller); `generate_workload`: a workload file's
+//! `run_simulation`: a topology and a flow trace (a CSV file or columns
+//! from Python) or a workload file, read and checked here (rows named by
+//! their CSV line or data row in messages, the memory budget, the end time's
+//! lower bound), then run by the scenario layer's flow run with no policy
+//! (`netheat_scenario::flow::FlowRun::plain`: per-flow ECMP, fair share),
+//! the loop `netheat run` uses too; `generate_workload`: a workload file's
 //! open-loop flows as columns.
 //!
-//! The run happens with the GIL released. Every ~0.25 s of wall time the
+//! The run happens with the GIL released; every ~0.25 s of wall time the
 //! GIL is taken back briefly to report progress and to let Ctrl-C through
-//! (`check_signals`), so a long run can be interrupted.
+//! (`crate::scenario::with_progress`).
 
-use std::time::{Duration, Instant};
-
-use netheat_core::Routing;
 use std::path::PathBuf;
 
 use netheat_core::budget::{self, BYTES_PER_FLOW};
 use netheat_core::clip;
-use netheat_engine::{DenseMode, FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_engine::DenseMode;
+use netheat_scenario::flow::{self, FlowRun};
 use netheat_workloads::flows_csv::QUOTE;
-use netheat_workloads::{
-    end_lower_bound, read_flow_trace, same_host_note, DagRunner, FlowColumns, FlowRow, RunBudget, TaskDag,
-};
+use netheat_workloads::{end_lower_bound, read_flow_trace, same_host_note, FlowColumns, FlowRow, RunBudget, TaskDag};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::errors;
 use crate::topology::PyTopology;
-
-/// Why a run stopped early.
-enum Stop {
-    /// The engine refused something (an `EngineError`).
-    Engine(String),
-    /// The run outgrew the memory budget (an `InputError`).
-    Input(String),
-}
 
 /// Where the rows of a run came from, to name a flow in messages.
 enum Source {
@@ -252,13 +243,6 @@ pub fn run_simulation<'py>(
         _ => return Err(errors::input(py, "give exactly one of a flow CSV path, flow columns or a workload file")),
     };
     notes.extend(same_host_note(&rows, &|i| source.place(i)));
-    // Application tasks: flow ids after the trace's, task ids after its task ids.
-    let mut runner = DagRunner::with_id_bases(
-        rows.iter().map(|r| r.flow_id + 1).max().unwrap_or(0),
-        0,
-        rows.iter().filter_map(|r| r.task_id).map(|t| t + 1).max().unwrap_or(0),
-    );
-    let task_table: Vec<usize> = tasks.iter().map(|t| t.1).collect();
     let total = rows.len() as u64 + tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
     // Within the budget: every flow, and every link in every window until
     // the last flow can end at the earliest.
@@ -267,130 +251,17 @@ pub fn run_simulation<'py>(
         let who = source.who(b.index, rows[b.index].flow_id);
         plan.check_bound(&b, &who, window_s).map_err(|e| errors::input(py, e))?;
     }
-    for (start, _, dag) in tasks {
-        runner.add_task(start, dag);
-    }
-    let cb = progress.as_ref().map(|p| p.clone_ref(py));
-    let outcome = py.allow_threads(move || -> Result<_, Stop> {
-        let routing: &dyn Routing = &*topo;
-        let cfg = SimConfig { window_s, seed, dense, max_windows: plan.max_windows, ..SimConfig::default() };
-        let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
-        for e in topo.events() {
-            sim.schedule_capacity(e.time_s, e.link, e.capacity_bps).map_err(|e| Stop::Engine(e.to_string()))?;
-        }
-        for r in &rows {
-            let mut f = FlowSpec::new(r.flow_id, r.src, r.dst, r.bytes, r.start_s, Route::Ecmp)
-                .with_priority(r.priority)
-                .with_weight(r.weight);
-            if let Some(c) = r.rate_cap_bps {
-                f = f.with_rate_cap(c);
-            }
-            if let Some(t) = r.task_id {
-                f = f.with_task(t);
-            }
-            sim.add_flow(f).map_err(|e| Stop::Engine(e.to_string()))?;
-        }
-        runner.install(&mut sim).map_err(|e| Stop::Engine(e.to_string()))?;
-        // Step one timestamp at a time (run_until never moves the clock past
-        // the last event this way) and look at the wall clock every 1024
-        // steps. Stop before a time whose windows would not fit the budget.
-        let mut last = Instant::now();
-        let mut steps = 0u32;
-        while let Some(t) = sim.next_event_time() {
-            plan.check_reached(t, window_s).map_err(Stop::Input)?;
-            sim.run_until(&mut runner, t);
-            steps = steps.wrapping_add(1);
-            if steps.is_multiple_of(1024) && last.elapsed() >= Duration::from_millis(250) {
-                last = Instant::now();
-                let done = sim.stats().flows_completed;
-                let stop = Python::with_gil(|py| -> PyResult<()> {
-                    if let Some(cb) = &cb {
-                        cb.call1(py, (done, total))?;
-                    }
-                    py.check_signals()
-                });
-                if let Err(e) = stop {
-                    return Ok(Err(e));
-                }
-            }
-        }
-        if let Some(e) = runner.error() {
-            return Err(Stop::Engine(format!("an application task could not start a step: {e}")));
-        }
-        Ok(Ok((sim.finish(), runner)))
+    // The scenario layer's flow run with no policy: one engine loop for
+    // `netheat simulate` and `netheat run`.
+    let (outcome, pending) = crate::scenario::with_progress(py, progress, move |tick| {
+        let mut run = FlowRun::plain(&topo, &rows, tasks, window_s, seed, plan);
+        run.dense = dense;
+        flow::run_flow(run, tick)
     });
-    let res = match outcome {
-        Err(Stop::Engine(msg)) => return Err(errors::engine(py, msg)),
-        Err(Stop::Input(msg)) => return Err(errors::input(py, msg)),
-        Ok(Err(pyerr)) => return Err(pyerr),
-        Ok(Ok(r)) => r,
-    };
-    let (res, runner) = res;
-    if let Some(cb) = &progress {
-        cb.call1(py, (res.stats.flows_completed, total))?;
+    if let Some(e) = pending {
+        return Err(e);
     }
-
-    let f = &res.flows;
-    let flows = PyDict::new(py);
-    flows.set_item("flow_id", column(py, "<u8", &f.iter().map(|x| x.id).collect::<Vec<_>>())?)?;
-    flows.set_item("src", column(py, "<u4", &f.iter().map(|x| x.src).collect::<Vec<_>>())?)?;
-    flows.set_item("dst", column(py, "<u4", &f.iter().map(|x| x.dst).collect::<Vec<_>>())?)?;
-    flows.set_item("bytes", column(py, "<f8", &f.iter().map(|x| x.bytes).collect::<Vec<_>>())?)?;
-    flows.set_item("start_s", column(py, "<f8", &f.iter().map(|x| x.start_s).collect::<Vec<_>>())?)?;
-    flows.set_item("finish_s", column(py, "<f8", &f.iter().map(|x| x.finish_s).collect::<Vec<_>>())?)?;
-    flows.set_item("fct_s", column(py, "<f8", &f.iter().map(|x| x.fct_s).collect::<Vec<_>>())?)?;
-    flows.set_item(
-        "task_id",
-        column(py, "<i8", &f.iter().map(|x| x.task_id.map_or(-1, |t| t as i64)).collect::<Vec<_>>())?,
-    )?;
-    flows.set_item("priority", column(py, "<i4", &f.iter().map(|x| x.priority).collect::<Vec<_>>())?)?;
-    flows.set_item(
-        "path_id",
-        column(py, "<i8", &f.iter().map(|x| x.path_id.map_or(-1, |p| p as i64)).collect::<Vec<_>>())?,
-    )?;
-
-    let (mut link, mut window, mut util) = (Vec::new(), Vec::new(), Vec::new());
-    for s in res.link_windows.iter() {
-        link.push(s.link);
-        window.push(s.window);
-        util.push(s.utilization);
-    }
-    let n_windows = if res.end_s > 0.0 { (res.end_s / window_s).ceil() as u64 } else { 0 };
-    let links = PyDict::new(py);
-    links.set_item("link", column(py, "<u4", &link)?)?;
-    links.set_item("window", column(py, "<u4", &window)?)?;
-    links.set_item("utilization", column(py, "<f8", &util)?)?;
-
-    let s = &res.stats;
-    let stats = PyDict::new(py);
-    stats.set_item("flows", total)?;
-    stats.set_item("completed", s.flows_completed)?;
-    stats.set_item("stranded", s.stranded)?;
-    stats.set_item("events", s.events)?;
-    stats.set_item("recomputations", s.recomputations)?;
-    stats.set_item("dense_instants", s.dense_instants)?;
-    stats.set_item("reroutes", s.reroutes)?;
-    stats.set_item("end_s", res.end_s)?;
-    stats.set_item("windows", n_windows)?;
-    stats.set_item("max_windows", plan.max_windows)?;
-
-    let recs = runner.records();
-    let tasks = PyDict::new(py);
-    let base = runner.task_id_base();
-    tasks.set_item("task_id", column(py, "<u8", &recs.iter().map(|r| base + r.task as u64).collect::<Vec<_>>())?)?;
-    tasks.set_item("kind", recs.iter().map(|r| r.kind).collect::<Vec<_>>())?;
-    tasks.set_item("table", column(py, "<u4", &task_table.iter().map(|&t| t as u32).collect::<Vec<_>>())?)?;
-    tasks.set_item("start_s", column(py, "<f8", &recs.iter().map(|r| r.start_s).collect::<Vec<_>>())?)?;
-    tasks.set_item("finish_s", column(py, "<f8", &recs.iter().map(|r| r.finish_s).collect::<Vec<_>>())?)?;
-    tasks.set_item("tct_s", column(py, "<f8", &recs.iter().map(|r| r.duration_s()).collect::<Vec<_>>())?)?;
-    tasks.set_item("flows", column(py, "<u8", &recs.iter().map(|r| r.flows as u64).collect::<Vec<_>>())?)?;
-    tasks.set_item("bytes", column(py, "<f8", &recs.iter().map(|r| r.bytes).collect::<Vec<_>>())?)?;
-
-    let out = PyDict::new(py);
-    out.set_item("flows", flows)?;
-    out.set_item("links", links)?;
-    out.set_item("tasks", tasks)?;
-    out.set_item("stats", stats)?;
-    out.set_item("notes", notes)?;
-    Ok(out)
+    let mut res = outcome.map_err(|e| crate::scenario::to_py(py, e))?;
+    res.notes = notes;
+    crate::scenario::result_dict(py, &res)
 }

@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use netheat_core::{HostId, LinkId, Routing};
-use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_engine::{Controller, Ctx, DenseMode, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
 use netheat_flowsched::policy::{size_class, ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
 use netheat_flowsched::HeavyPoll;
 use netheat_subways::lb::ActiveFlow;
@@ -75,6 +75,41 @@ pub struct FlowRun<'a> {
     pub storage: Option<StorageRun>,
     /// The placement policy, if any.
     pub placement: Option<PlacementRun>,
+    /// The engine's dense mode (the allocation is the same either way).
+    pub dense: DenseMode,
+}
+
+impl<'a> FlowRun<'a> {
+    /// `flows` and `tasks` on `topo` with no policy: per-flow ECMP, per-flow
+    /// fair share (the flows' own priority classes), no storage or
+    /// placement policy, until the last flow ends (`netheat simulate`).
+    pub fn plain(
+        topo: &'a Topology,
+        flows: &'a [FlowRow],
+        tasks: Vec<(f64, usize, TaskDag)>,
+        window_s: f64,
+        seed: u64,
+        plan: RunBudget,
+    ) -> Self {
+        FlowRun {
+            topo,
+            flows,
+            tasks,
+            routing: RoutingPolicy::Ecmp,
+            lb: netheat_subways::LbParams::default(),
+            scheduling: SchedulingPolicy::FairShare,
+            heavy_bytes: f64::INFINITY,
+            poll_s: netheat_flowsched::IdealOptions::default().poll_s,
+            lbs: 1,
+            window_s,
+            until_s: None,
+            seed,
+            plan,
+            storage: None,
+            placement: None,
+            dense: DenseMode::default(),
+        }
+    }
 }
 
 /// The storage policy of a run: re-places the replicas of every block of
@@ -670,7 +705,13 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     let mut open_tasks: Vec<(Option<u64>, Vec<u64>)> = Vec::new();
     let mut app_tables: Vec<usize> = Vec::new();
 
-    let cfg = SimConfig { window_s: r.window_s, seed: r.seed, max_windows: r.plan.max_windows, ..SimConfig::default() };
+    let cfg = SimConfig {
+        window_s: r.window_s,
+        seed: r.seed,
+        max_windows: r.plan.max_windows,
+        dense: r.dense,
+        ..SimConfig::default()
+    };
     let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
     for e in topo.events() {
         sim.schedule_capacity(e.time_s, e.link, e.capacity_bps)?;
@@ -872,6 +913,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     }
     out.stat("class_changes", decide.class_changes as f64);
     out.stat("reroutes", st.reroutes as f64);
+    out.stat("recomputations", st.recomputations as f64);
+    out.stat("dense_instants", st.dense_instants as f64);
+    out.stat("max_windows", r.plan.max_windows as f64);
     Ok(out)
 }
 

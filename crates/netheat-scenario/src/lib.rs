@@ -377,6 +377,7 @@ impl Scenario {
                             Some(run)
                         }
                     },
+                    dense: netheat_engine::DenseMode::default(),
                 };
                 let mut out = flow::run_flow(run, progress)?;
                 if scheduling == SchedulingPolicy::FifoLm {
