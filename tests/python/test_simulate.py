@@ -124,6 +124,51 @@ def test_deterministic_for_a_seed(tmp_path: Path) -> None:
     assert a.links.equals(b.links)
 
 
+def test_simulate_is_a_scenario_run_with_no_policy(tmp_path: Path) -> None:
+    # The same flows (priorities, weights, a cap, task ids) through `simulate` and through a
+    # scenario replaying them with no policy: one engine loop, so the same tables to the bit.
+    from netheat.scenario import Scenario
+
+    rng = np.random.default_rng(11)
+    n = 400
+    csv = tmp_path / "flows.csv"
+    rows = ["start_s,src,dst,bytes,task_id,priority,weight,rate_cap_bps"]
+    # Sorted by start, the first at 0: a replayed trace is renumbered in start order and shifted
+    # to start at its `offset` (0); the CSV keeps its row order and times.
+    starts = np.sort(rng.uniform(0, 0.5, n))
+    starts -= starts[0]
+    for i in range(n):
+        src, dst = rng.choice(16, size=2, replace=False)
+        cap = "2e9" if i % 7 == 0 else ""
+        task = str(i % 25) if i % 3 else ""
+        size = rng.uniform(1e4, 5e7)
+        rows.append(f"{starts[i]:.6f},{src},{dst},{size:.0f},{task},{i % 3},{1 + i % 2},{cap}")
+    csv.write_text("\n".join(rows) + "\n")
+    dc = Path(__file__).parents[2] / "examples/topologies/two-tier-4x4.toml"
+    a = simulate(Topology.load(dc), str(csv), window="50ms", seed=4)
+    text = f"""
+[scenario]
+seed = 4
+window = "50ms"
+[topology]
+file = "{dc}"
+[[workload.traffic]]
+kind = "replay"
+file = "{csv}"
+"""
+    b = Scenario.from_text(text, tmp_path).run()
+    assert a.flows.num_rows == n and a.stats["completed"] == n
+    for col in ("flow_id", "src", "dst", "bytes", "start_s", "finish_s", "fct_s", "priority"):
+        assert a.flows.column(col).to_numpy().tolist() == b.flows.column(col).to_numpy().tolist(), col
+    util = b.links.column("utilization").to_numpy()
+    assert np.array_equal(a.links.column("utilization").to_numpy(), util)
+    # Trace tasks: the 25 task ids, each spanning its flows (a third of the flows carry none).
+    assert a.tasks is not None and a.tasks.num_rows == 25
+    assert a.tasks.column("task_id").to_pylist() == b.tasks.column("task_id").to_pylist()
+    assert set(a.tasks.column("kind").to_pylist()) == {"trace"}
+    assert sum(a.tasks.column("flows").to_pylist()) == sum(1 for i in range(n) if i % 3)
+
+
 def test_bad_rows_exit_2_and_write_nothing(tmp_path: Path) -> None:
     topo = write(tmp_path, "dc.toml", DC)
     cases = {
