@@ -169,7 +169,7 @@ impl TaskAnswer<'_> {
     /// each were most of the service's time per `place/task` request
     /// through serde's escaping of every string and `core::fmt`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        use crate::text::{json_f64, json_int, json_str};
+        use crate::text::{json_array, json_f64, json_int, json_str};
         out.extend_from_slice(b"{\"policy\":");
         json_str(out, &self.policy);
         out.extend_from_slice(if self.stale { b",\"stale\":true" } else { b",\"stale\":false" });
@@ -183,12 +183,9 @@ impl TaskAnswer<'_> {
             Some(c) => json_str(out, c),
             None => out.extend_from_slice(b"null"),
         }
-        out.extend_from_slice(b",\"ranked\":[");
+        out.extend_from_slice(b",\"ranked\":");
         let mut reason = String::with_capacity(256);
-        for (i, r) in self.ranked.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
+        json_array(out, &self.ranked, |out, r| {
             out.extend_from_slice(b"{\"host\":");
             json_str(out, r.host);
             out.extend_from_slice(b",\"id\":");
@@ -212,6 +209,7 @@ impl TaskAnswer<'_> {
             reason.clear();
             r.reason.push(&mut reason);
             if r.reason.is_plain() {
+                // Known to need no escaping: copied as it is.
                 out.push(b'"');
                 out.extend_from_slice(reason.as_bytes());
                 out.push(b'"');
@@ -219,19 +217,16 @@ impl TaskAnswer<'_> {
                 json_str(out, &reason);
             }
             out.push(b'}');
-        }
-        out.extend_from_slice(b"],\"excluded\":[");
-        for (i, x) in self.excluded.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
+        });
+        out.extend_from_slice(b",\"excluded\":");
+        json_array(out, &self.excluded, |out, x| {
             out.extend_from_slice(b"{\"host\":");
             json_str(out, x.host);
             out.extend_from_slice(b",\"reason\":");
             json_str(out, &x.reason);
             out.push(b'}');
-        }
-        out.extend_from_slice(b"]}");
+        });
+        out.push(b'}');
     }
 }
 

@@ -110,6 +110,18 @@ pub(crate) fn json_int(out: &mut Vec<u8>, x: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
 }
 
+/// `items` as a JSON array, each written by `each`.
+pub(crate) fn json_array<T>(out: &mut Vec<u8>, items: &[T], mut each: impl FnMut(&mut Vec<u8>, &T)) {
+    out.push(b'[');
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        each(out, x);
+    }
+    out.push(b']');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
