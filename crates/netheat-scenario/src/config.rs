@@ -43,8 +43,39 @@ pub struct ScenarioSection {
     /// on the flow engine, 1 ms on the packet engine.
     #[schemars(with = "Option<UnitString>")]
     pub window: Option<Duration>,
+    /// Flow engine only: when it may switch to dense mode, one rate per
+    /// bottleneck group of flow classes where one event moves many rates:
+    /// `auto`, `off` or `always`. The allocation is the same either way
+    /// (docs/architecture.md); `stats.json` counts the dense instants.
+    #[serde(default)]
+    pub dense: DenseSetting,
     /// Free text, copied to `stats.json`.
     pub description: Option<String>,
+}
+
+/// `scenario.dense`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DenseSetting {
+    /// Where a batch of local repairs covers many flows and the classes
+    /// aggregate enough to pay.
+    #[default]
+    Auto,
+    /// Never: every instant is a local repair.
+    Off,
+    /// Whenever flows are active and no link is down.
+    Always,
+}
+
+impl DenseSetting {
+    /// The engine's mode.
+    pub fn mode(self) -> netheat_engine::DenseMode {
+        match self {
+            Self::Auto => netheat_engine::DenseMode::Auto,
+            Self::Off => netheat_engine::DenseMode::Off,
+            Self::Always => netheat_engine::DenseMode::Always,
+        }
+    }
 }
 
 /// How a unit-string key appears in the schema: a string of format `unit`
@@ -71,7 +102,14 @@ fn default_seed() -> u64 {
 
 impl Default for ScenarioSection {
     fn default() -> Self {
-        Self { engine: EngineKind::Flow, duration: None, seed: 1, window: None, description: None }
+        Self {
+            engine: EngineKind::Flow,
+            duration: None,
+            seed: 1,
+            window: None,
+            dense: DenseSetting::Auto,
+            description: None,
+        }
     }
 }
 

@@ -43,8 +43,8 @@ use netheat_workloads::RunBudget;
 use thiserror::Error;
 
 pub use config::{
-    schema, EngineKind, PlacementObjective, PlacementPolicyKind, RoutingPolicy, SchedulingPolicy, Sections,
-    StoragePolicy, TransportKind,
+    schema, DenseSetting, EngineKind, PlacementObjective, PlacementPolicyKind, RoutingPolicy, SchedulingPolicy,
+    Sections, StoragePolicy, TransportKind,
 };
 pub use doc::{Parts, ScenarioDoc};
 pub use result::{BlockOut, Decision, FlowOut, MigrationOut, PlacementOut, QueueOut, ScenarioResult, TaskOut};
@@ -149,6 +149,12 @@ impl Scenario {
                 }
             }
             EngineKind::Packet => {
+                if s.scenario.dense != DenseSetting::Auto {
+                    return Err(at(
+                        "scenario.dense",
+                        "dense mode is the flow engine's (`scenario.engine = \"flow\"`); the packet engine moves packets one by one".into(),
+                    ));
+                }
                 if let Some(sc) = &s.scheduling {
                     if sc.policy == SchedulingPolicy::Spc {
                         return Err(at(
@@ -248,6 +254,11 @@ impl Scenario {
         if !p.topology.events().is_empty() {
             return Err(at(
                 "`spc` cannot run with capacity `[[events]]` of the datacenter: the SPC protocol simulator's link capacities are fixed".into(),
+            ));
+        }
+        if s.scenario.dense != DenseSetting::Auto {
+            return Err(at(
+                "`spc` cannot run with `scenario.dense`: the SPC protocol simulator computes its rates per round, without the flow engine's dense mode".into(),
             ));
         }
         Ok(())
@@ -377,7 +388,7 @@ impl Scenario {
                             Some(run)
                         }
                     },
-                    dense: netheat_engine::DenseMode::default(),
+                    dense: s.scenario.dense.mode(),
                 };
                 let mut out = flow::run_flow(run, progress)?;
                 if scheduling == SchedulingPolicy::FifoLm {
