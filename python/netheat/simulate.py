@@ -349,6 +349,8 @@ def simulate(
                 raw = run_simulation(topology, None, source, window_s, seed, bar, dense=dense)
             else:
                 raw = run_simulation(topology, source, None, window_s, seed, bar, dense=dense)
+        # The bar's last state: the run's own count (the engine reports progress only while it runs).
+        bar(int(raw["stats"]["completed"]), int(raw["stats"]["flows"]))
     finally:
         bar.close()
     wall = time.perf_counter() - t0
