@@ -393,15 +393,20 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   "aggregation"` is the Baraat paper's tasks: `task-sizes` (`bing`,
   `data-analytics`, `uniform`, `pareto`), `structure` (`one-stage`,
   `two-stage`, `storage`), `placement` (`rack`, `pool`), `fanout`,
-  `aggregators` and Poisson arrivals at a `load` of the aggregators' links).
+  `aggregators` and Poisson arrivals at a `load` of the aggregators' links;
+  `kind = "incast"` is trains of `incasts` incasts about `period` apart,
+  `fanin` senders in other racks each sending one message (a task) of the
+  next of `message-sizes` to a receiver: the CloudBurst slides' incasts).
 - **Policies**: the sections below. Keys left out take the policy's own
   default (the papers' values, documented with each policy in
   docs/architecture.md).
 
 Combinations that mean nothing stop with exit 2 naming both keys: a
 `[transport]` on the flow engine, a flow scheduler other than `fair-share`,
-`detour` or `subways-ecmp` routing, a storage or placement policy or
-application tasks on the packet engine, a storage policy without
+`detour` or `subways-ecmp` routing, a storage or placement policy, or
+application tasks with steps that wait for other steps on the packet engine
+(it takes tasks whose every step is a flow starting with the task, such as
+`incast` messages), a storage policy without
 `file-write` tasks, a placement policy without `compute-job` tasks, and
 `scheduling.policy = "spc"` with `adaptive`, `detour` or `subways-ecmp`
 routing, a storage or placement policy or capacity `[[events]]`.
@@ -414,6 +419,14 @@ same tables (`links` from the bytes each flow sent per round). Compare it
 with the idealized scheduler it approximates:
 `netheat run examples/scenarios/baraat-spc.toml --out runs/spc` and
 `--set scheduling.policy=fifo-lm`.
+
+On the packet engine, `transport.kind` is the transport of every flow, or of
+the application tasks' messages when `transport.traffic-kind` sets the
+open-loop traffic's: CloudBurst's incast messages over DCTCP background is
+`kind = "cloudburst"`, `traffic-kind = "dctcp"`
+(`experiments/scenarios/cloudburst-incast.toml`). Baselines get CloudBurst's
+isolation with `transport.task-class = 0` under background traffic of
+`priority = 1` (strict priority) and, optionally, `transport.small-queue`.
 
 Every run writes the same tables whichever engine ran (`flows`, `tasks`,
 `links`; `queues` on the packet engine; `blocks` under a storage policy;

@@ -46,26 +46,28 @@ def test_agrees_with_numpy_linear() -> None:
 
 
 def test_bit_identical_to_netheat_core_stats() -> None:
-    # The packet engine reports the mean and p99 of the incast message times
+    # The baraat point reports the mean and quantiles of its task times
     # through netheat_core::stats, and returns the times themselves.
-    from test_packet import cloudburst_point
+    from netheat.experiments import points
 
-    r = cloudburst_point(
-        "dctcp",
-        racks=2,
-        hosts_per_rack=4,
-        spines=2,
-        host_bps=10e9,
-        uplink_bps=20e9,
-        load=0.3,
-        fanin=4,
-        msg_bytes=[5000, 93000],
-        incasts=10,
-        incast_gap_s=1e-3,
-        drain_s=0.05,
-        seed=3,
-    )
-    mct = r["mct_s"]
-    assert len(mct) == 40
-    assert quantile(mct, 0.99) == r["mct_p99_s"]
-    assert mean(mct) == r["mct_mean_s"]
+    params = {
+        "workload": "bing",
+        "policy": "fair-share",
+        "load": 0.5,
+        "tasks": 200,
+        "fanout": 4,
+        "pods": 1,
+        "racks-per-pod": 2,
+        "hosts-per-rack": 10,
+        "aggregators": 2,
+    }
+    out = points.run("baraat", params, 3)
+    dtype, raw = out["tables"]["tasks"]["tct_s"]
+    tct = np.frombuffer(raw, dtype=np.dtype(dtype))
+    done = tct[~np.isnan(tct)]
+    assert len(done) == 200
+    v = out["values"]
+    assert quantile(done, 0.99) == v["p99_tct_s"]
+    assert quantile(done, 0.95) == v["p95_tct_s"]
+    assert quantile(done, 0.5) == v["median_tct_s"]
+    assert mean(done) == v["mean_tct_s"]

@@ -1,87 +1,167 @@
-"""Packet-level engine through the binding and the ``cloudburst`` scenario kind."""
+"""Packet-level engine through scenarios: the ``incast`` app, the transports, CloudBurst's
+queue and timeout, and the ``memcache`` point kind.
+
+Numbers are derived by hand: a message cannot finish before its bytes cross
+the receiver's 10 Gbit/s link; the re-burst timeout is the per-link sum
+written in the test.
+"""
 
 from __future__ import annotations
 
-import math
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
-from netheat._columns import arrow_table
-from netheat.errors import NetheatError
+from netheat import Scenario
+from netheat.errors import ConfigError, NetheatError
 from netheat.experiments import points
 from netheat.experiments.registry import get_kind
+from netheat.experiments.scenario import point_values
 
-SMALL: dict[str, Any] = dict(
-    racks=2,
-    hosts_per_rack=4,
-    spines=2,
-    host_bps=10e9,
-    uplink_bps=20e9,
-    load=0.0,
-    fanin=4,
-    msg_bytes=[93000],
-    incasts=3,
-    incast_gap_s=1e-3,
-    drain_s=0.05,
-)
+ROOT = Path(__file__).resolve().parents[2]
+CLOUDBURST = ROOT / "experiments" / "scenarios" / "cloudburst-incast.toml"
 
+_KEYS = {"duration_s": "duration"}
 
-_KEYS = {
-    "host_bps": "host-speed",
-    "uplink_bps": "uplink-speed",
-    "incast_gap_s": "incast-gap",
-    "drain_s": "drain",
-    "duration_s": "duration",
-}
-
-
-def cloudburst_point(variant: str, seed: int = 1, **kw: Any) -> dict[str, Any]:
-    """One ``cloudburst`` point through ``run_point``: its values, ``mct_s`` (finished incast
-    messages), and the ``flows`` and ``ports`` columns."""
-    params = {_KEYS.get(k, k.replace("_", "-")): v for k, v in kw.items()}
-    params["variant"] = variant
-    if "msg-bytes" in params:
-        params["msg-bytes"] = ",".join(str(b) for b in params["msg-bytes"])
-    out = points.run("cloudburst", params, seed)
-    t = {name: arrow_table(cols).to_pydict() for name, cols in out["tables"].items()}
-    return {**out["values"], "mct_s": t["messages"]["mct_s"], "flows": t["flows"], "ports": t["queues"]}
+# Two leaves of four hosts, two spines, 10 Gbit/s everywhere; no background:
+# 3 incasts of 4 senders, 93 KB each.
+SMALL = """
+[scenario]
+engine = "packet"
+duration = "60ms"
+[topology]
+kind = "three-tier"
+pods = 1
+racks-per-pod = 2
+hosts-per-rack = 4
+aggs-per-pod = 2
+host-link = "10Gbps"
+tor-uplink = "20Gbps"
+[packet]
+propagation-delay = "1us"
+cloudburst-queue = "12000B"
+[transport]
+kind = "{kind}"
+[[workload.app]]
+kind = "incast"
+fanin = 4
+message-sizes = {sizes}
+incasts = 3
+period = "1ms"
+"""
 
 
-def test_incast_messages_complete_no_faster_than_the_receiver_link() -> None:
-    for variant in ("dctcp", "cloudburst-d"):
-        r = cloudburst_point(variant, **SMALL)
-        assert r["unfinished"] == 0
-        assert len(r["mct_s"]) == 12
-        # 4 x 93 KB into one 10 Gbps port: the last message needs >= 4 * 74.4 us.
-        assert max(r["mct_s"]) >= 4 * 93000 * 8 / 10e9
-        assert set(r["flows"]) >= {
-            "flow_id",
-            "src",
-            "dst",
-            "bytes",
-            "start_s",
-            "finish_s",
-            "fct_s",
-            "path_id",
-        }
-        assert len(r["ports"]["drops"]) == len(r["ports"]["mean_queue_bytes"])
-        assert not math.isnan(r["mct_p99_s"])
+def small(kind: str = "dctcp", sizes: str = '["93000B"]', **over: Any) -> Scenario:
+    return Scenario.from_text(SMALL.format(kind=kind, sizes=sizes)).with_overrides(over)
 
 
-def test_unknown_variant_is_an_error() -> None:
-    with pytest.raises(NetheatError, match="dctcp"):
-        cloudburst_point("bbr", **SMALL)
+def test_incast_messages_are_tasks_that_finish_no_faster_than_the_receiver_link() -> None:
+    for kind in ("dctcp", "cloudburst", "mptcp", "dctcp-replication", "newreno"):
+        res = small(kind).run()
+        tasks = pl.from_arrow(res.tables["tasks"])
+        flows = pl.from_arrow(res.tables["flows"])
+        assert isinstance(tasks, pl.DataFrame) and isinstance(flows, pl.DataFrame)
+        # One task and one flows row per message, whatever the transport
+        # splits it into.
+        assert tasks.height == flows.height == 3 * 4, kind
+        assert tasks["kind"].unique().to_list() == ["incast"]
+        assert tasks["tct_s"].null_count() == 0 and not tasks["tct_s"].is_nan().any(), kind
+        assert (tasks["bytes"] == 93000).all()
+        # The 4 messages of one incast share the receiver's 10 Gbps port:
+        # the last needs at least 4 x 93,000 B x 8 / 10 Gbps = 297.6 us.
+        last = tasks.group_by("start_s").agg(pl.col("tct_s").max())["tct_s"]
+        assert (last >= 4 * 93000 * 8 / 10e9).all(), kind
+        # Tasks' times are their flows' (one flow each).
+        joined = tasks.join(flows, on="task_id")
+        assert (joined["tct_s"] - joined["fct_s"]).abs().max() < 1e-12
 
 
-def test_scenario_kind_runs_a_quick_point() -> None:
-    kind = get_kind("cloudburst")
-    params = {p.name: p.default for p in kind.params}
-    params.update({"racks": 2, "hosts-per-rack": 4, "spines": 2, "fanin": 4, "incasts": 4, "load": 0.1})
-    res = kind.run_point(params, 1)
-    assert res.values["unfinished"] == 0
-    assert res.values["mct_p99_s"] >= res.values["mct_mean_s"] > 0
+def test_reburst_timeout_is_derived_from_the_datacenter_or_given() -> None:
+    # All links 10 Gbps, 1 us each, 12 KB CloudBurst queue: per link 2 x 1 us
+    # + 2 x 13,500 B / 10 Gbps + (1,500 + 64) B / 10 Gbps = 24.8512 us; four
+    # links between racks: 99.4048 us.
+    res = small("cloudburst").run()
+    assert res.stats["reburst_timeout_s"] == pytest.approx(99.4048e-6, rel=1e-9)
+    res = small("cloudburst", **{"transport.reburst-timeout": "300us"}).run()
+    assert res.stats["reburst_timeout_s"] == pytest.approx(3e-4)
+    assert "reburst_timeout_s" not in small("dctcp").run().stats
+
+
+def test_task_class_sets_the_incast_messages_queue_class() -> None:
+    for cls in (0, 1, 5):
+        flows = pl.from_arrow(small("dctcp", **{"transport.task-class": cls}).run().tables["flows"])
+        assert isinstance(flows, pl.DataFrame)
+        assert flows["priority"].unique().to_list() == [cls]
+
+
+def test_transport_combinations_that_mean_nothing_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"transport\.small-queue") as e:
+        small("newreno", **{"transport.small-queue": True}).check()
+    assert "DCTCP" in str(e.value)
+    with pytest.raises(ConfigError, match=r"transport\.task-class"):
+        small("dctcp", **{"transport.task-class": 8}).check()
+    with pytest.raises(ConfigError, match=r"transport\.pias-thresholds"):
+        small("pias", **{"transport.pias-thresholds": ["2MB", "1MB"]}).check()
+    with pytest.raises(ConfigError, match=r"packet\.buffer-alpha"):
+        small("dctcp", **{"packet.buffer-alpha": 0.0}).check()
+    # A task whose steps wait for each other (memcache: response after the
+    # request) needs the flow engine.
+    text = SMALL.format(kind="dctcp", sizes='["1000B"]').replace(
+        'kind = "incast"\nfanin = 4\nmessage-sizes = ["1000B"]\nincasts = 3\nperiod = "1ms"',
+        'kind = "memcache"\nrate = 1000.0\nduration = "5ms"',
+    )
+    with pytest.raises(ConfigError, match=r"workload.app\[0\]") as e:
+        Scenario.from_text(text).check()
+    assert "memcache" in str(e.value) and "flow" in str(e.value)
+    with pytest.raises(ConfigError, match="message-sizes"):
+        small("dctcp", sizes="[]").check()
+    with pytest.raises(ConfigError, match="fanin"):
+        small("dctcp", **{"workload.app.0.fanin": 0}).check()
+
+
+def test_per_size_values_are_quantiles_of_the_tasks_of_that_size() -> None:
+    res = small("dctcp", sizes='["5000B", "93000B"]').run()
+    v = point_values(res)
+    tasks = pl.from_arrow(res.tables["tasks"])
+    assert isinstance(tasks, pl.DataFrame)
+    for b in (5000, 93000):
+        t = tasks.filter(pl.col("bytes") == b)["tct_s"].to_numpy()
+        assert len(t) == 4 * (2 if b == 5000 else 1)
+        want = float(np.quantile(t, 0.99, method="linear"))
+        assert v[f"incast.{b}B.tct_p99_s"] == pytest.approx(want, rel=1e-12)
+        assert v[f"incast.{b}B.tct_mean_s"] == pytest.approx(float(np.mean(t)), rel=1e-12)
+    assert v["incast.tct_p99_s"] == pytest.approx(
+        float(np.quantile(tasks["tct_s"].to_numpy(), 0.99, method="linear")), rel=1e-12
+    )
+
+
+def test_the_cloudburst_experiment_scenario_runs_its_variants() -> None:
+    # The experiment's own scenario, shortened: 6 incasts, 6 ms of background.
+    base = Scenario.from_toml(CLOUDBURST).with_overrides(
+        {"workload.app.0.incasts": 6, "workload.duration": "6ms", "scenario.duration": "60ms"}
+    )
+    dctcp = base.with_overrides({"transport.kind": "dctcp"}).run()
+    cb = base.run()
+    for res in (dctcp, cb):
+        v = point_values(res)
+        # Sizes alternate per incast, starting with 5 KB: 3 incasts of 16 messages each.
+        sizes = pl.from_arrow(res.tables["tasks"]).filter(pl.col("kind") == "incast")["bytes"]
+        assert sorted(sizes.value_counts().rows()) == [(5000.0, 48), (93000.0, 48)]
+        assert np.isfinite(v["incast.5000B.tct_p99_s"]) and np.isfinite(v["incast.93000B.tct_p99_s"])
+        assert v["incast.93000B.tct_p99_s"] >= 93000 * 8 / 10e9
+    assert cb.stats["reburst_timeout_s"] == pytest.approx(99.4048e-6, rel=1e-9)
+    # Background flows ran in class 1, DCTCP's incast messages in class 0.
+    flows = pl.from_arrow(dctcp.tables["flows"])
+    tasks = pl.from_arrow(dctcp.tables["tasks"])
+    assert isinstance(flows, pl.DataFrame) and isinstance(tasks, pl.DataFrame)
+    incast = flows.join(tasks.filter(pl.col("kind") == "incast").select("task_id"), on="task_id")
+    assert incast["priority"].unique().to_list() == [0]
+    background = flows.join(incast.select("flow_id"), on="flow_id", how="anti")
+    assert background.height > 0
+    assert background["priority"].unique().to_list() == [1]
 
 
 def test_memcache_max_rate_type0_is_bounded_by_the_memcache_uplinks(tmp_path: Any) -> None:
@@ -105,91 +185,3 @@ def test_memcache_max_rate_type0_is_bounded_by_the_memcache_uplinks(tmp_path: An
     with pytest.raises(NetheatError, match="type0, type1, type1-lb, type1-detour"):
         memcache_max_rate("type3", 10.0, 1, **kw)
     assert get_kind("memcache").figures is not None
-
-
-def test_cloudburst_point_writes_flow_link_and_queue_tables() -> None:
-    from netheat.experiments.cloudburst import run_cloudburst
-
-    kind = get_kind("cloudburst")
-    params = {p.name: p.default for p in kind.params}
-    params.update({"racks": 2, "hosts-per-rack": 4, "spines": 2, "load": 0.0, "fanin": 4, "incasts": 3})
-    params["uplink-speed"] = 20e9
-    res = run_cloudburst(params, 1)
-    flows, links, queues = res.tables["flows"], res.tables["links"], res.tables["queues"]
-    # The same columns as the flow-level engine's tables.
-    assert flows.column_names == [
-        "flow_id",
-        "src",
-        "dst",
-        "bytes",
-        "start_s",
-        "finish_s",
-        "fct_s",
-        "task_id",
-        "priority",
-        "path_id",
-    ]
-    assert links.column_names[:6] == ["link", "layer", "direction", "src_node", "dst_node", "capacity_bps"]
-    assert flows.num_rows == 3 * 4
-    # Every queue row is a directed link of the leaf-spine, and bytes delivered
-    # to the receivers show up as utilization of their host downlinks.
-    from netheat.experiments.cloudburst import topology as kind_topology
-
-    topo = kind_topology(params)
-    assert queues.num_rows == topo.num_links
-    down = pl.from_arrow(links).filter((pl.col("layer") == "host-tor") & (pl.col("direction") == "down"))
-    carried = (
-        down.select(
-            (
-                pl.col("utilization")
-                * pl.col("capacity_bps")
-                * (pl.col("window_end_s") - pl.col("window_start_s"))
-            ).sum()
-        ).item()
-        / 8
-    )
-    payload = sum(flows["bytes"].to_pylist())
-    # Wire bytes include 40 B of headers per 1,460 B segment (and retransmissions).
-    assert payload <= carried <= payload * 1.2
-
-
-def _small_kind_params(**over: Any) -> dict[str, Any]:
-    kind = get_kind("cloudburst")
-    params = {p.name: p.default for p in kind.params}
-    params.update({"racks": 2, "hosts-per-rack": 4, "spines": 2, "load": 0.0, "fanin": 4, "incasts": 4})
-    params["uplink-speed"] = 20e9
-    params.update(over)
-    return params
-
-
-def test_cloudburst_point_reports_p99_per_message_size_and_the_a_priori_timeout() -> None:
-    from netheat.experiments.cloudburst import run_cloudburst
-
-    res = run_cloudburst(_small_kind_params(), 1)
-    v = res.values
-    # 4 x 93 KB into one 10 Gbps port: the last needs >= 297.6 us; a 5 KB
-    # message needs >= 4 us of serialization.
-    assert v["mct_p99_large_s"] >= 4 * 93000 * 8 / 10e9
-    assert 5000 * 8 / 10e9 <= v["mct_p99_small_s"] < v["mct_p99_large_s"]
-    # Re-burst timeout (all links 10 Gbps, 1 us each, 12 KB CloudBurst queue):
-    # per hop 2 x 1 us + 2 x 13,500 B / 10 Gbps + (1,500 + 64) B / 10 Gbps
-    # = 24.8512 us, four hops: 99.4048 us.
-    assert v["cloudburst_timeout_s"] == pytest.approx(99.4048e-6, rel=1e-9)
-    # An explicit timeout is used as given.
-    res = run_cloudburst(_small_kind_params(**{"cloudburst-timeout": 3e-4}), 1)
-    assert res.values["cloudburst_timeout_s"] == pytest.approx(3e-4)
-
-
-def test_isolation_moves_baseline_incast_messages_to_cloudburst_class() -> None:
-    from netheat.experiments.cloudburst import run_cloudburst
-
-    for iso, prio in (("priority", 0), ("small-queue", 0), ("none", 1)):
-        for variant in ("dctcp", "pias"):
-            res = run_cloudburst(_small_kind_params(variant=variant, isolation=iso), 1)
-            df = pl.from_arrow(res.tables["flows"])
-            assert isinstance(df, pl.DataFrame)
-            flows = df.filter(pl.col("task_id") >= 0)
-            assert flows.height == 4 * 4
-            assert flows["priority"].unique().to_list() == [prio], (iso, variant)
-    with pytest.raises(NetheatError, match="small-queue"):
-        run_cloudburst(_small_kind_params(isolation="strict"), 1)

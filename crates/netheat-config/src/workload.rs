@@ -14,7 +14,7 @@
 //!
 //! [[app]]                          # tasks whose flows depend on each other
 //! kind = "partition-aggregate"     # partition-aggregate | retrieval | shuffle | data-parallel | memcache | coflow
-//!                                  # | file-write | compute-job
+//!                                  # | file-write | compute-job | shuffle-job | aggregation | incast
 //! rate = 50.0                      # tasks per second (Poisson starts)
 //! stages = 2
 //! ```
@@ -36,6 +36,7 @@ use netheat_workloads::apps::aggregation::{self, AggregationSpec, Placement as A
 use netheat_workloads::apps::cfs::CfsWrite;
 use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
 use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
+use netheat_workloads::apps::incast::Incasts;
 use netheat_workloads::apps::memcache::Memcache;
 use netheat_workloads::apps::partition_aggregate::PartitionAggregate;
 use netheat_workloads::apps::shuffle::{DataParallel, JobPattern, JobPlacement, Shuffle, ShuffleJob};
@@ -125,6 +126,10 @@ pub enum AppKind {
     /// at a target load of the aggregators' links (the Baraat paper's
     /// workloads, SIGCOMM'14 §5.2).
     Aggregation,
+    /// Trains of incasts: `fanin` senders in other racks each send one
+    /// message to a receiver; one task per message (the CloudBurst slides'
+    /// small-message incasts).
+    Incast,
 }
 
 /// `pattern` of a generator.
@@ -363,6 +368,17 @@ pub struct AppTable {
     /// `aggregation`: every task arrives at time 0 (a data-parallel batch;
     /// `load` unused).
     pub batch: Option<bool>,
+    /// `incast`: senders per incast, each in another rack than the receiver
+    /// (default 16).
+    pub fanin: Option<i64>,
+    /// `incast`: message sizes, one per incast, cycled (default `["5000B",
+    /// "93000B"]`).
+    pub message_sizes: Option<Vec<Bytes>>,
+    /// `incast`: number of incasts (default 60).
+    pub incasts: Option<i64>,
+    /// `incast`: mean time between incasts; each gap is uniform in 0.5-1.5
+    /// times it (default 1 ms).
+    pub period: Option<Duration>,
 }
 
 /// What a workload file produces on a topology.
@@ -940,6 +956,46 @@ impl Wcx<'_> {
         Ok(generated)
     }
 
+    /// An `incast` table: `incasts` incasts of `fanin` one-message tasks
+    /// each (no `rate`, `duration` or `tasks`).
+    fn incast(
+        &self,
+        p: &str,
+        a: &AppTable,
+        set: &[(&str, bool)],
+        seed: u64,
+        out: &Workload,
+    ) -> Result<Vec<(f64, TaskDag)>, ConfigError> {
+        self.only(p, "incast", set, &["fanin", "message-sizes", "incasts", "period"])?;
+        let inc = Incasts {
+            fanin: count(self.cx, &format!("{p}.fanin"), a.fanin.unwrap_or(16), 1)?,
+            message_bytes: match &a.message_sizes {
+                None => vec![5_000.0, 93_000.0],
+                Some(v) if v.is_empty() => {
+                    return Err(self.at(&format!("{p}.message-sizes"), "needs at least one size"));
+                }
+                Some(v) => {
+                    for (j, b) in v.iter().enumerate() {
+                        if !(b.0.is_finite() && b.0 >= 1.0) {
+                            return Err(self.at(
+                                &format!("{p}.message-sizes[{j}]"),
+                                format!("must be at least 1 byte, got {}", b.0),
+                            ));
+                        }
+                    }
+                    v.iter().map(|b| b.0).collect()
+                }
+            },
+            incasts: count(self.cx, &format!("{p}.incasts"), a.incasts.unwrap_or(60), 1)?,
+            period_s: self.positive(&format!("{p}.period"), Some(a.period.map_or(1e-3, |d| d.0)), "duration")?,
+        };
+        let flows = (inc.incasts * inc.fanin) as f64;
+        let what = format!("`{p}`: {} messages", format_count(flows));
+        self.fits(&format!("{p}.incasts"), what, flows, flows * BYTES_PER_TASK_STEP as f64, out, "use fewer incasts")?;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED);
+        inc.tasks(self.topo, &mut rng).map_err(|e| self.gen(p, e))
+    }
+
     /// A `shuffle-job` table: one task at time 0 (no `rate`, `duration` or
     /// `tasks`).
     fn shuffle_job(&self, p: &str, a: &AppTable, set: &[(&str, bool)], out: &Workload) -> Result<TaskDag, ConfigError> {
@@ -991,7 +1047,8 @@ impl Wcx<'_> {
             drift_sigma => "drift-sigma", nodes => "nodes", first_rack => "first-rack",
             flows_per_pair => "flows-per-pair", placement => "placement", pattern => "pattern",
             task_sizes => "task-sizes", structure => "structure", fanout => "fanout", flow_cv => "flow-cv",
-            load => "load", aggregators => "aggregators", batch => "batch",
+            load => "load", aggregators => "aggregators", batch => "batch", fanin => "fanin",
+            message_sizes => "message-sizes", incasts => "incasts", period => "period",
         );
         let limit = match a.tasks {
             Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,
@@ -1007,6 +1064,9 @@ impl Wcx<'_> {
         }
         if a.kind == AppKind::Aggregation {
             return self.aggregation(&p, a, &set, seed, out);
+        }
+        if a.kind == AppKind::Incast {
+            return self.incast(&p, a, &set, seed, out);
         }
         let common = ["rate", "duration", "tasks"];
         let rate = self.positive(&format!("{p}.rate"), a.rate, "rate (tasks/s)")?;
@@ -1253,7 +1313,9 @@ impl Wcx<'_> {
                 // `[placement]` policy tracks that and places them again.
                 Box::new(move |r| cj.job(topo, &mut RandomPlacement::default(), r).map(|j| j.dag))
             }
-            AppKind::Coflow | AppKind::ShuffleJob | AppKind::Aggregation => unreachable!("handled above"),
+            AppKind::Coflow | AppKind::ShuffleJob | AppKind::Aggregation | AppKind::Incast => {
+                unreachable!("handled above")
+            }
         };
         // Estimate before drawing anything: tasks times their flows and steps.
         let (flows, steps, task_key) = per_task;

@@ -6,8 +6,9 @@
 //! propagation and switching delay per hop, and transports (NewReno, DCTCP,
 //! PIAS, multipath baselines, CloudBurst) behind one trait selected by tag.
 //! Events are ordered by (time in picoseconds, sequence), so runs are
-//! deterministic. The experiments run on it (CloudBurst's incast point,
-//! Subways' memcache) are in `netheat-repro` (`cloudburst`, `memcache`).
+//! deterministic. Scenarios run on it (`netheat-scenario`'s `packet.rs`,
+//! CloudBurst's incast experiment among them); Subways' memcache point is in
+//! `netheat-repro` (`memcache`).
 #![warn(missing_docs)]
 
 pub mod engine;

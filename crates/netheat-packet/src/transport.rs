@@ -7,7 +7,8 @@
 //! baselines given CloudBurst's isolation), `pias`, and `cloudburst-a|b|c|d`
 //! (`cloudburst` = `cloudburst-d`).
 //! Replication and MPTCP-like multipath are built from several `dctcp` flows
-//! on distinct path offsets by the workload layer.
+//! on distinct path offsets by the caller (the scenario's `mptcp` and
+//! `dctcp-replication` transports, `netheat-scenario`'s `packet.rs`).
 
 use netheat_fec::{LtDecoder, LtParams};
 

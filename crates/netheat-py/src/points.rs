@@ -1,6 +1,6 @@
 //! `run_point`: the one entry point of the paper experiment points
 //! (`netheat_repro::points`: `baraat`, `sinbad`, `ccp`, `utp`,
-//! `cloudburst`, `memcache`), plus `point_kinds`, `point_schema` and
+//! `memcache`), plus `point_kinds`, `point_schema` and
 //! `point_check`.
 //!
 //! Parameters cross as JSON (kebab-case keys, SI numbers or unit strings);

@@ -16,7 +16,10 @@
 //!   uplink classes;
 //! * [`hdfs`]: the prediction of the emulated HDFS bench (`make
 //!   bench-hdfs`'s cluster, background and writers);
-//! * [`cloudburst`]: the CloudBurst incast point on the packet engine;
+//! * [`cloudburst`]: the CloudBurst incast network and point on the packet
+//!   engine, kept for `make bench`'s `packet_bench` and `make
+//!   validate-ns3`'s leaf-spine cross-check (the experiment itself is a
+//!   scenario: `experiments/scenarios/cloudburst-incast.toml`);
 //! * [`memcache`]: the Subways memcache experiment on the packet engine;
 //! * [`utp`]: the Borg-like cluster of the hotspot paper's UTP, run on the
 //!   flow engine.
@@ -33,7 +36,7 @@
 //! [`netheat_subways::SubwaysError`], [`netheat_sched::SchedError`]).
 //!
 //! [`points`] is the registry of the experiment point kinds (`baraat`,
-//! `sinbad`, `ccp`, `utp`, `cloudburst`, `memcache`): each declares its
+//! `sinbad`, `ccp`, `utp`, `memcache`): each declares its
 //! parameters once, as a serde struct with a JSON Schema, beside its run.
 #![warn(missing_docs)]
 

@@ -1,7 +1,7 @@
 //! The registry of experiment point kinds: one definition per parameter.
 //!
 //! Each paper experiment kind (`baraat`, `sinbad`, `ccp`, `utp`,
-//! `cloudburst`, `memcache`) declares its parameters once, as a serde
+//! `memcache`) declares its parameters once, as a serde
 //! struct next to its implementation (kebab-case keys, unknown keys
 //! rejected, every key defaulted, a doc comment per key that becomes its
 //! description in the JSON Schema), and one [`PointKind`] entry beside it
@@ -168,7 +168,6 @@ pub const KINDS: &[&PointKind] = &[
     &crate::sinbad::POINT,
     &crate::ccp::POINT,
     &crate::utp::POINT,
-    &crate::cloudburst::POINT,
     &crate::memcache::POINT,
 ];
 
@@ -316,7 +315,7 @@ mod tests {
     #[test]
     fn every_kind_round_trips_its_defaults_and_documents_every_key() {
         let tags = tags();
-        assert_eq!(tags, ["baraat", "sinbad", "ccp", "utp", "cloudburst", "memcache"]);
+        assert_eq!(tags, ["baraat", "sinbad", "ccp", "utp", "memcache"]);
         for k in KINDS {
             let defaults = (k.defaults)();
             let fields: Vec<String> = defaults.as_object().unwrap().keys().cloned().collect();

@@ -519,11 +519,33 @@ impl PlacementObjective {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct TransportSection {
-    /// `newreno`, `dctcp` (ECN marking at `packet.ecn-threshold`), `pias`
-    /// (DCTCP plus priority demotion by bytes sent) or `cloudburst`
-    /// (multipath with fountain coding, §3 of the CloudBurst paper).
+    /// Transport of every flow, or of the application tasks' flows when
+    /// `traffic-kind` is set: `newreno`, `dctcp` (ECN marking at
+    /// `packet.ecn-threshold`), `pias` (DCTCP plus priority demotion by
+    /// bytes sent, PIAS NSDI'15), `cloudburst` (multipath with fountain
+    /// coding in the small CloudBurst queue, §3 of the CloudBurst slides;
+    /// `cloudburst-a`, `-b`, `-c` are its ablations: neither spraying nor
+    /// the small queue, spraying only, the small queue only), `mptcp` (a
+    /// message split in two halves over two uncoupled DCTCP subflows on
+    /// different ECMP paths; done when both are) or `dctcp-replication`
+    /// (two DCTCP copies of a message on different ECMP paths; done when
+    /// the first is).
     #[serde(default)]
     pub kind: TransportKind,
+    /// Transport of the open-loop `[[workload.traffic]]` flows. Default:
+    /// `kind`.
+    pub traffic_kind: Option<TransportKind>,
+    /// Strict-priority class (0 is served first) of the application tasks'
+    /// flows, for transports that do not choose their own (all but `pias`,
+    /// which adds its demotions to it, and CloudBurst, whose symbols always
+    /// use the small CloudBurst queue). Open-loop flows take their
+    /// `[[workload.traffic]]` table's `priority`. Default: 0.
+    pub task_class: Option<u8>,
+    /// The application tasks' DCTCP data packets use the small CloudBurst
+    /// queue of `packet.cloudburst-queue` (a baseline given all of
+    /// CloudBurst's isolation); `kind` must be `dctcp`, `mptcp` or
+    /// `dctcp-replication`. Default: false.
+    pub small_queue: Option<bool>,
     /// Initial congestion window, packets.
     pub init_cwnd: Option<f64>,
     /// Minimum retransmission timeout.
@@ -531,6 +553,18 @@ pub struct TransportSection {
     pub min_rto: Option<Duration>,
     /// DCTCP gain g.
     pub dctcp_gain: Option<f64>,
+    /// `pias`: demotion thresholds in bytes sent, ascending (a flow past
+    /// the i-th moves i classes down).
+    #[schemars(with = "Option<Vec<UnitString>>")]
+    pub pias_thresholds: Option<Vec<Bytes>>,
+    /// CloudBurst's re-burst timeout. Default: derived from the datacenter,
+    /// the longest time a symbol that is not dropped can take to be
+    /// acknowledged on the longest host-to-host path (per link each way:
+    /// propagation, a full CloudBurst queue plus one packet of a lower
+    /// class on the wire, the packet's own serialization; the 64-byte ACK
+    /// back), so the timer fires only when every symbol in flight was lost.
+    #[schemars(with = "Option<UnitString>")]
+    pub reburst_timeout: Option<Duration>,
 }
 
 /// `transport.kind`.
@@ -546,17 +580,53 @@ pub enum TransportKind {
     Pias,
     /// CloudBurst.
     Cloudburst,
+    /// CloudBurst without spraying or its small queue (ablation).
+    CloudburstA,
+    /// CloudBurst with spraying only (ablation).
+    CloudburstB,
+    /// CloudBurst with its small queue only (ablation).
+    CloudburstC,
+    /// Two uncoupled DCTCP subflows on different paths, half each.
+    Mptcp,
+    /// Two DCTCP copies on different paths, the first to finish counts.
+    DctcpReplication,
 }
 
 impl TransportKind {
-    /// The tag in `netheat_packet::transport_tags()`.
+    /// The tag as written in scenario files.
     pub fn tag(self) -> &'static str {
         match self {
             Self::Newreno => "newreno",
             Self::Dctcp => "dctcp",
             Self::Pias => "pias",
             Self::Cloudburst => "cloudburst",
+            Self::CloudburstA => "cloudburst-a",
+            Self::CloudburstB => "cloudburst-b",
+            Self::CloudburstC => "cloudburst-c",
+            Self::Mptcp => "mptcp",
+            Self::DctcpReplication => "dctcp-replication",
         }
+    }
+
+    /// The transport of each copy or subflow in
+    /// `netheat_packet::transport_tags()`, `small_queue` putting DCTCP data
+    /// in the CloudBurst queue.
+    pub fn engine_tag(self, small_queue: bool) -> &'static str {
+        match self {
+            Self::Dctcp | Self::Mptcp | Self::DctcpReplication if small_queue => "dctcp-cbq",
+            Self::Dctcp | Self::Mptcp | Self::DctcpReplication => "dctcp",
+            other => other.tag(),
+        }
+    }
+
+    /// Whether ECN marking is on by default (DCTCP-based transports).
+    pub fn uses_ecn(self) -> bool {
+        matches!(self, Self::Dctcp | Self::Pias | Self::Mptcp | Self::DctcpReplication)
+    }
+
+    /// Whether the transport uses CloudBurst's small queue.
+    pub fn is_cloudburst(self) -> bool {
+        matches!(self, Self::Cloudburst | Self::CloudburstA | Self::CloudburstB | Self::CloudburstC)
     }
 }
 
@@ -570,12 +640,28 @@ pub struct PacketSection {
     /// Processing delay per switch hop.
     #[schemars(with = "Option<UnitString>")]
     pub switch_delay: Option<Duration>,
-    /// Buffer of each switch port (drop-tail limit).
+    /// Buffer of each switch port (drop-tail limit), when buffers are not
+    /// shared.
     #[schemars(with = "Option<UnitString>")]
     pub port_buffer: Option<Bytes>,
+    /// Shared buffer per switch port: each switch shares this times its
+    /// number of ports among its ports (ASIC data sheets quote buffer per
+    /// port; Broadcom Trident+: 192 KB per 10 Gbps port), a port taking at
+    /// most `buffer-alpha` times what is still free (dynamic threshold,
+    /// Choudhury and Hahne, ToN 1998). Default: none, static
+    /// `port-buffer`s.
+    #[schemars(with = "Option<UnitString>")]
+    pub shared_buffer: Option<Bytes>,
+    /// Dynamic-threshold factor alpha of `shared-buffer`.
+    pub buffer_alpha: Option<f64>,
+    /// Limit of the small CloudBurst queue of every switch port (served at
+    /// strict priority 0; the slides' "aggressive dropping").
+    #[schemars(with = "Option<UnitString>")]
+    pub cloudburst_queue: Option<Bytes>,
     /// ECN marking threshold K on the instantaneous queue. Default: none,
-    /// or 65 packets of 1,500 bytes for `dctcp` and `pias` (DCTCP's K for
-    /// 10 Gbit/s, SIGCOMM'10 §3.4).
+    /// or 65 packets of 1,500 bytes when a DCTCP-based transport (`dctcp`,
+    /// `pias`, `mptcp`, `dctcp-replication`) is in use (DCTCP's K for 10
+    /// Gbit/s, SIGCOMM'10 §3.4).
     #[schemars(with = "Option<UnitString>")]
     pub ecn_threshold: Option<Bytes>,
 }
@@ -682,9 +768,18 @@ fn policy_defaults() -> Vec<(&'static str, &'static str, serde_json::Value)> {
         ("TransportSection", "init-cwnd", tr.init_cwnd.into()),
         ("TransportSection", "min-rto", seconds(tr.rto_min_s)),
         ("TransportSection", "dctcp-gain", tr.dctcp_g.into()),
+        ("TransportSection", "task-class", 0.into()),
+        ("TransportSection", "small-queue", false.into()),
+        (
+            "TransportSection",
+            "pias-thresholds",
+            tr.pias_thresholds.iter().map(|b| serde_json::Value::from(format!("{b}B"))).collect::<Vec<_>>().into(),
+        ),
         ("PacketSection", "propagation-delay", seconds(net.prop_delay_s)),
         ("PacketSection", "switch-delay", seconds(net.switch_delay_s)),
         ("PacketSection", "port-buffer", format!("{}B", net.port_buffer_bytes).into()),
+        ("PacketSection", "buffer-alpha", net.alpha.into()),
+        ("PacketSection", "cloudburst-queue", format!("{}B", net.cloudburst_queue_bytes).into()),
         ("PlacementSection", "candidates", cl.candidates.into()),
         ("PlacementSection", "hot-threshold", cl.hot_threshold.into()),
         ("PlacementSection", "tick", seconds(cl.tick_s)),

@@ -199,11 +199,53 @@ impl Scenario {
                             .into(),
                     ));
                 }
-                if !p.workload.tasks.is_empty() {
+                if let Some((_, table, dag)) =
+                    p.workload.tasks.iter().find(|t| packet::first_dependent_step(&t.2).is_some())
+                {
                     return Err(at(
-                        "workload.app",
-                        "application tasks (DAGs of flows) run on `scenario.engine = \"flow\"`; the packet engine runs open-loop `[[workload.traffic]]`".into(),
+                        &format!("workload.app[{table}]"),
+                        format!(
+                            "`{}` tasks have steps that wait for other steps (a DAG), which run on `scenario.engine = \"flow\"`; the packet engine takes application tasks whose every step is a flow starting with the task (`incast`)",
+                            dag.kind
+                        ),
                     ));
+                }
+                if let Some(t) = &s.transport {
+                    if t.small_queue == Some(true)
+                        && !matches!(
+                            t.kind,
+                            TransportKind::Dctcp | TransportKind::Mptcp | TransportKind::DctcpReplication
+                        )
+                    {
+                        return Err(at(
+                            "transport.small-queue",
+                            format!(
+                                "puts DCTCP data in CloudBurst's small queue; `transport.kind = \"{}\"` is not DCTCP-based (use `dctcp`, `mptcp` or `dctcp-replication`)",
+                                t.kind.tag()
+                            ),
+                        ));
+                    }
+                    if let Some(c) = t.task_class.filter(|&c| c > 7) {
+                        return Err(at(
+                            "transport.task-class",
+                            format!("the packet engine has 8 strict-priority classes, 0-7; got {c}"),
+                        ));
+                    }
+                    if let Some(v) = &t.pias_thresholds {
+                        if v.windows(2).any(|w| w[1].0 <= w[0].0) || v.iter().any(|b| b.0.is_nan() || b.0 < 1.0) {
+                            return Err(at(
+                                "transport.pias-thresholds",
+                                "must be ascending, each at least 1 byte".into(),
+                            ));
+                        }
+                    }
+                    if let Some(x) = t.reburst_timeout.filter(|x| x.0.is_nan() || x.0 <= 0.0) {
+                        return Err(at("transport.reburst-timeout", format!("must be more than 0 s, got {} s", x.0)));
+                    }
+                }
+                if let Some(a) = s.packet.as_ref().and_then(|p| p.buffer_alpha).filter(|a| !(*a > 0.0 && a.is_finite()))
+                {
+                    return Err(at("packet.buffer-alpha", format!("must be a positive number, got {a}")));
                 }
             }
         }
@@ -396,7 +438,7 @@ impl Scenario {
                 }
                 out
             }
-            EngineKind::Packet => packet::run_packet(topo, &workload.flows, &s, progress)?,
+            EngineKind::Packet => packet::run_packet(topo, &workload.flows, &workload.tasks, &s, progress)?,
         };
         Ok(finish(out, notes, seed, topo, &topology_source))
     }

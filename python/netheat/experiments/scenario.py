@@ -21,7 +21,10 @@ Values per point (the kind's own metric scope, see
 - ``tct_mean_s``, ``tct_p50_s``, ``tct_p95_s``, ``tct_p99_s`` over finished tasks, and the
   same per task kind as ``<kind>.tct_p99_s`` (``partition-aggregate``,
   ``file-write``, ``trace``...; a kind that did not run has no value, so its
-  metric is null);
+  metric is null), and per task size as ``<kind>.<bytes>B.tct_p99_s`` for a
+  kind whose tasks come in at most ``MAX_SIZE_CLASSES`` whole-byte sizes
+  (``incast.5000B.tct_p99_s``: the 99th percentile completion time of the
+  5,000-byte incast messages);
 - ``block_write_mean_s``, ``block_write_p50_s``, ``block_write_p95_s`` over finished blocks, when
   the run has a ``blocks`` table (a storage policy);
 - ``hot_tor_share``: the fraction of ToR-windows whose outbound uplink
@@ -113,6 +116,11 @@ def check_scenario(params: dict[str, Any]) -> None:
         raise ConfigError(str(e), key="scenario", reason=str(e)) from None
 
 
+MAX_SIZE_CLASSES = 16
+"""Task kinds with at most this many distinct (whole-byte) task sizes get per-size values
+(``incast.5000B.tct_p99_s``); kinds with more (trace tasks) would flood the summary."""
+
+
 def _times(column: Any) -> np.ndarray:
     """An Arrow column of times as floats (NaN: unfinished)."""
     return np.asarray(column.to_numpy(zero_copy_only=False), dtype=float)
@@ -136,8 +144,14 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     values["tct_max_s"] = float(np.max(tct)) if tct.size and not np.isnan(tct).any() else float("nan")
     values.update(_tails("tct", tct, (0.95, 0.99)))
     kinds = np.asarray(res.tasks.column("kind").to_pylist(), dtype=object)
+    sizes = _times(res.tasks.column("bytes"))
     for kind in sorted(set(kinds.tolist())):
-        values.update(_tails(f"{kind}.tct", tct[kinds == kind]))
+        of_kind = kinds == kind
+        values.update(_tails(f"{kind}.tct", tct[of_kind]))
+        distinct = np.unique(sizes[of_kind])
+        if distinct.size <= MAX_SIZE_CLASSES and np.all(distinct == np.round(distinct)):
+            for b in distinct:
+                values.update(_tails(f"{kind}.{int(b)}B.tct", tct[of_kind & (sizes == b)]))
     if "blocks" in res.tables:
         values.update(_tails("block_write", _times(res.tables["blocks"].column("write_s")), (0.95,)))
     values["hot_tor_share"] = hot_tor_share(res)
@@ -193,6 +207,15 @@ SCOPE = MetricScope(
             "task completion time ({1}) of the finished tasks of kind {0}",
             "mean, median and 99th percentile task completion time of the finished tasks of one kind "
             "(partition-aggregate, file-write, trace...); null when no task of that kind ran",
+        ),
+        MetricFamily(
+            "<task-kind>.<bytes>B.tct_{mean,p50,p99}_s",
+            r"([a-z][a-z0-9-]*)\.([0-9]+)B\.tct_(mean|p50|p99)_s",
+            "s",
+            "task completion time ({2}) of the finished {1}-byte tasks of kind {0}",
+            "mean, median and 99th percentile task completion time of the finished tasks of one kind and "
+            f"size, for kinds whose tasks come in at most {MAX_SIZE_CLASSES} sizes (incast.5000B.tct_p99_s); "
+            "null when no such task ran",
         ),
         MetricFamily(
             "stats.<name>",

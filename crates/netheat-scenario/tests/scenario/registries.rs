@@ -60,7 +60,12 @@ fn every_policy_a_scenario_names_is_registered() {
         assert_eq!(netheat_sched::placement_policy(tag, &[]).unwrap().name(), tag);
     }
     for v in values::<TransportKind>() {
-        let tag = parse::<TransportKind>(&v).tag();
-        assert!(netheat_packet::transport_tags().contains(&tag), "transport.kind = {v:?}");
+        // `mptcp` and `dctcp-replication` are two engine flows of DCTCP
+        // each (the scenario builds them): their engine tags must exist.
+        let k = parse::<TransportKind>(&v);
+        for small_queue in [false, true] {
+            let tag = k.engine_tag(small_queue);
+            assert!(netheat_packet::transport_tags().contains(&tag), "transport.kind = {v:?}: {tag}");
+        }
     }
 }

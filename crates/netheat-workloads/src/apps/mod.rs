@@ -13,6 +13,7 @@ pub mod analytics;
 pub mod cfs;
 pub mod coflow;
 pub mod compute;
+pub mod incast;
 pub mod memcache;
 pub mod partition_aggregate;
 pub mod shuffle;
