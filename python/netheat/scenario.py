@@ -233,9 +233,19 @@ class ScenarioResult:
         """Every directed link in every window, with its utilization."""
         return self.tables["links"]
 
+    def measured(self, name: str) -> pa.Table:
+        """Table ``name`` without the rows that start before ``scenario.warmup`` (all rows without one)."""
+        t = self.tables[name]
+        warmup = float(self.stats.get("warmup_s", 0.0))
+        if warmup <= 0.0 or "start_s" not in t.column_names:
+            return t
+        import pyarrow.compute as pc
+
+        return t.filter(pc.greater_equal(t["start_s"], warmup))
+
     def summary(self) -> str:
-        """A few lines for the terminal."""
-        f = self.flows
+        """A few lines for the terminal (after ``scenario.warmup``, when given)."""
+        f = self.measured("flows")
         fct = f["fct_s"].to_numpy(zero_copy_only=False)
         done = fct[~np.isnan(fct)]
         lines = [
@@ -246,7 +256,7 @@ class ScenarioResult:
                 else ""
             )
         ]
-        t = self.tasks
+        t = self.measured("tasks")
         if t.num_rows:
             tct = t["tct_s"].to_numpy(zero_copy_only=False)
             ok = tct[~np.isnan(tct)]
@@ -258,6 +268,10 @@ class ScenarioResult:
         for k in ("rebinds", "detours", "class_changes", "drops", "marks"):
             if self.stats.get(k):
                 lines.append(f"{k.replace('_', ' ')}: {self.stats[k]}")
+        if self.stats.get("warmup_s"):
+            lines.append(
+                f"(flows and tasks starting after the {fmt_seconds(self.stats['warmup_s'])} warm-up)"
+            )
         lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -396,17 +410,16 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   `aggregators` and Poisson arrivals at a `load` of the aggregators' links;
   `kind = "incast"` is trains of `incasts` incasts about `period` apart,
   `fanin` senders in other racks each sending one message (a task) of the
-  next of `message-sizes` to a receiver: the CloudBurst slides' incasts).
+  next of `message-sizes` to a receiver: the CloudBurst slides' incasts;
+  `kind = "memcache"` takes `server-racks` and `client-racks`).
 - **Policies**: the sections below. Keys left out take the policy's own
   default (the papers' values, documented with each policy in
   docs/architecture.md).
 
 Combinations that mean nothing stop with exit 2 naming both keys: a
 `[transport]` on the flow engine, a flow scheduler other than `fair-share`,
-`detour` or `subways-ecmp` routing, a storage or placement policy, or
-application tasks with steps that wait for other steps on the packet engine
-(it takes tasks whose every step is a flow starting with the task, such as
-`incast` messages), a storage policy without
+`subways-ecmp` routing or a storage or placement policy on the packet
+engine, a storage policy without
 `file-write` tasks, a placement policy without `compute-job` tasks, and
 `scheduling.policy = "spc"` with `adaptive`, `detour` or `subways-ecmp`
 routing, a storage or placement policy or capacity `[[events]]`.
@@ -420,7 +433,12 @@ with the idealized scheduler it approximates:
 `netheat run examples/scenarios/baraat-spc.toml --out runs/spc` and
 `--set scheduling.policy=fifo-lm`.
 
-On the packet engine, `transport.kind` is the transport of every flow, or of
+The packet engine runs application tasks as the flow engine does (a step
+starts when what it waits for has finished: a memcache response when its
+request has arrived), and `routing.policy = "detour"` there gives every flow
+detours through a neighbouring server, taken packet by packet when the direct
+ToRs back up (`experiments/scenarios/memcache.toml`). On the packet engine,
+`transport.kind` is the transport of every flow, or of
 the application tasks' messages when `transport.traffic-kind` sets the
 open-loop traffic's: CloudBurst's incast messages over DCTCP background is
 `kind = "cloudburst"`, `traffic-kind = "dctcp"`

@@ -17,14 +17,12 @@ import pytest
 
 from netheat import Scenario
 from netheat.errors import ConfigError, NetheatError
-from netheat.experiments import points
 from netheat.experiments.registry import get_kind
 from netheat.experiments.scenario import point_values
 
 ROOT = Path(__file__).resolve().parents[2]
 CLOUDBURST = ROOT / "experiments" / "scenarios" / "cloudburst-incast.toml"
 
-_KEYS = {"duration_s": "duration"}
 
 # Two leaves of four hosts, two spines, 10 Gbit/s everywhere; no background:
 # 3 incasts of 4 senders, 93 KB each.
@@ -107,15 +105,10 @@ def test_transport_combinations_that_mean_nothing_are_refused() -> None:
         small("pias", **{"transport.pias-thresholds": ["2MB", "1MB"]}).check()
     with pytest.raises(ConfigError, match=r"packet\.buffer-alpha"):
         small("dctcp", **{"packet.buffer-alpha": 0.0}).check()
-    # A task whose steps wait for each other (memcache: response after the
-    # request) needs the flow engine.
-    text = SMALL.format(kind="dctcp", sizes='["1000B"]').replace(
-        'kind = "incast"\nfanin = 4\nmessage-sizes = ["1000B"]\nincasts = 3\nperiod = "1ms"',
-        'kind = "memcache"\nrate = 1000.0\nduration = "5ms"',
-    )
-    with pytest.raises(ConfigError, match=r"workload.app\[0\]") as e:
-        Scenario.from_text(text).check()
-    assert "memcache" in str(e.value) and "flow" in str(e.value)
+    # Subways' vanilla ECMP is a flow-engine policy.
+    with pytest.raises(ConfigError, match=r"routing\.policy") as e:
+        small("dctcp", **{"routing.policy": "subways-ecmp"}).check()
+    assert "detour" in str(e.value)
     with pytest.raises(ConfigError, match="message-sizes"):
         small("dctcp", sizes="[]").check()
     with pytest.raises(ConfigError, match="fanin"):
@@ -164,24 +157,106 @@ def test_the_cloudburst_experiment_scenario_runs_its_variants() -> None:
     assert background["priority"].unique().to_list() == [1]
 
 
-def test_memcache_max_rate_type0_is_bounded_by_the_memcache_uplinks(tmp_path: Any) -> None:
-    def memcache_max_rate(variant: str, oversubscription: float, seed: int, **kw: Any) -> dict[str, Any]:
-        params = {_KEYS.get(k, k.replace("_", "-")): v for k, v in kw.items()}
-        params.update(variant=variant, oversubscription=oversubscription)
-        values: dict[str, Any] = points.run("memcache", params, seed)["values"]
-        return values
+MEMCACHE = """
+[scenario]
+engine = "packet"
+warmup = "2ms"
+duration = "24ms"
+[topology]
+kind = "subways"
+wiring = "type0"
+pods = 1
+racks-per-pod = 8
+hosts-per-rack = 2
+host-link = "10Gbps"
+ports-per-host = 2
+loop-size = 8
+aggs-per-pod = 2
+spines = 0
+oversubscription = 10.0
+[transport]
+kind = "newreno"
+[workload]
+duration = "4ms"
+[[workload.app]]
+kind = "memcache"
+rate = 1e5
+request = "50B"
+response = "1500B"
+service = "0s"
+server-racks = [0, 4]
+client-racks = [1, 2, 3, 5, 6, 7]
+"""
 
-    # 8 racks of 2 servers, 2 x 10 Gbps ports, ToRs 10:1: the two memcache
-    # ToRs have 4 Gbps of uplink each, and every response (1,540 B) plus
-    # the ACK of its request (64 B) crosses one of them.
+SEARCH = {
+    "search.key": "workload.app.0.rate",
+    "search.start": 1e5,
+    "search.value": "memcache.tct_mean_s",
+    "search.at-most": 1e-3,
+    "search.precision": 0.02,
+}
+
+
+def _search_point(tmp_path: Path, **over: Any) -> dict[str, float]:
+    path = tmp_path / "mc.toml"
+    path.write_text(MEMCACHE)
+    kind = get_kind("scenario")
+    params: dict[str, Any] = {p.name: p.default for p in kind.params}
+    params.update({"scenario": path, **SEARCH, **over})
+    return kind.run_point(params, 1).values
+
+
+def test_oversubscription_sets_the_tor_uplinks() -> None:
+    from netheat._netheat import Topology
+
+    # 2 servers x 2 x 10 Gbps per rack at 10:1: 4 Gbps of ToR uplink,
+    # 2 Gbps to each of the 2 aggregation switches.
+    topo = Topology.from_toml(MEMCACHE[MEMCACHE.index("[topology]") : MEMCACHE.index("[transport]")])
+    links = pl.DataFrame(topo.links())
+    up = links.filter((pl.col("layer") == "tor-agg") & (pl.col("direction") == "up"))
+    assert up.height == 8 * 2 and (up["capacity_bps"] == 2e9).all()
+    both = MEMCACHE.replace("oversubscription = 10.0", 'oversubscription = 10.0\ntor-uplink = "4Gbps"')
+    with pytest.raises(NetheatError, match="oversubscription"):
+        Scenario.from_text(both).check()
+    with pytest.raises(NetheatError, match="oversubscription"):
+        Scenario.from_text(MEMCACHE.replace("oversubscription = 10.0", "oversubscription = -1.0")).check()
+
+
+def test_warmup_leaves_early_tasks_out_of_the_values() -> None:
+    res = Scenario.from_text(MEMCACHE).with_overrides({"workload.app.0.rate": 2e5}).run()
+    tasks = pl.from_arrow(res.tables["tasks"])
+    assert isinstance(tasks, pl.DataFrame)
+    late = tasks.filter(pl.col("start_s") >= 2e-3)
+    assert 0 < late.height < tasks.height
+    v = point_values(res)
+    assert v["memcache.tct_mean_s"] == pytest.approx(float(late["tct_s"].mean()), rel=1e-12)
+    # A memcache task is its request, then its response once the request has arrived.
+    flows = pl.from_arrow(res.tables["flows"]).sort("flow_id")
+    assert isinstance(flows, pl.DataFrame)
+    first = flows.filter(pl.col("task_id") == tasks["task_id"][0])
+    assert first["bytes"].to_list() == [50.0, 1500.0]
+    assert first["start_s"][1] == pytest.approx(first["finish_s"][0], abs=1e-12)
+
+
+def test_capacity_search_finds_the_memcache_uplink_bound(tmp_path: Path) -> None:
+    # The two memcache ToRs have 4 Gbps of uplink each, and every response
+    # (1,540 B on the wire) plus the ACK of its request (64 B) crosses one.
     bound = 2 * 4e9 / ((1540 + 64) * 8)
-    kw: dict[str, Any] = dict(hosts_per_rack=2, duration_s=4e-3)
-    t0 = memcache_max_rate("type0", 10.0, 1, **kw)
-    # The 1 ms target tolerates some loss (5 ms RTO) past saturation.
-    assert bound <= t0["max_rate_per_s"] <= 1.3 * bound
-    assert t0["mean_latency_s"] <= 1e-3
-    t1 = memcache_max_rate("type1", 10.0, 1, **kw)
-    assert t1["max_rate_per_s"] > 1.8 * t0["max_rate_per_s"]
-    with pytest.raises(NetheatError, match="type0, type1, type1-lb, type1-detour"):
-        memcache_max_rate("type3", 10.0, 1, **kw)
-    assert get_kind("memcache").figures is not None
+    t0 = _search_point(tmp_path)
+    # The 1 ms target tolerates some queueing (and loss, 5 ms RTO) past saturation.
+    assert bound <= t0["search.found"] <= 1.3 * bound
+    assert t0["memcache.tct_mean_s"] <= 1e-3 and t0["unfinished_tasks"] == 0
+    # Doubling from 1e5 to past 2.5e5, then bisection to 2%: 1 + 2 + 5 or so runs.
+    assert 4 <= t0["search.runs"] <= 12
+    # Type 1: each memcache server reaches two ToRs, twice the uplink.
+    t1 = _search_point(tmp_path, **{"topology.wiring": "type1"})
+    assert t1["search.found"] > 1.8 * t0["search.found"]
+
+
+def test_a_search_needs_all_its_keys_and_a_feasible_start(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"search\.value"):
+        _search_point(tmp_path, **{"search.value": None})
+    with pytest.raises(ConfigError, match=r"search\.start"):
+        _search_point(tmp_path, **{"search.at-most": 1e-9})
+    with pytest.raises(ConfigError, match=r"search\.value"):
+        _search_point(tmp_path, **{"search.value": "no_such_value"})

@@ -14,7 +14,7 @@ from netheat.errors import ConfigError, InputError
 from netheat.experiments import load_experiment, points
 from netheat.experiments.registry import get_kind
 
-KINDS = ["baraat", "sinbad", "ccp", "utp", "memcache"]
+KINDS = ["baraat", "sinbad", "ccp", "utp"]
 SMALL_DC = Path(__file__).resolve().parents[2] / "experiments" / "topologies" / "utp-cluster-small.toml"
 
 

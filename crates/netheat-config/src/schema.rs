@@ -86,8 +86,12 @@ pub struct TopologySection {
     pub ports_per_host: Option<i64>,
     /// Per-port speeds, instead of `host-link` and `ports-per-host`.
     pub host_ports: Option<Vec<Bandwidth>>,
-    /// Total ToR uplink each way.
-    pub tor_uplink: Bandwidth,
+    /// Total ToR uplink each way (or `oversubscription`).
+    pub tor_uplink: Option<Bandwidth>,
+    /// ToR oversubscription, server-facing capacity over uplink capacity:
+    /// each ToR's uplink is its hosts' port capacity divided by this
+    /// (instead of `tor-uplink`).
+    pub oversubscription: Option<f64>,
     /// Aggregation switches per pod (three-tier, subways).
     pub aggs_per_pod: Option<i64>,
     /// Spine switches (three-tier, subways).

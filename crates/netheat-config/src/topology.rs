@@ -271,8 +271,24 @@ impl Cx<'_> {
             (None, None, _) => return Err(self.at("topology", "missing required key `host-link` (or `host-ports`)")),
         };
         let base_host = self.host("hosts", &raw.hosts, &HostSpec { ports_bps, ..HostSpec::with_ports(0, 0.0) })?;
-        let mut racks =
-            vec![RackSpec { kind: RackKind::Compute, host: base_host, tor_uplink_bps: t.tor_uplink.0 }; nracks];
+        let tor_uplink_bps = match (t.tor_uplink, t.oversubscription) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    self.at("topology.oversubscription", "give either `tor-uplink` or `oversubscription`, not both")
+                )
+            }
+            (Some(u), None) => u.0,
+            (None, Some(o)) if o.is_finite() && o > 0.0 => {
+                t.hosts_per_rack as f64 * base_host.ports_bps.iter().sum::<f64>() / o
+            }
+            (None, Some(o)) => {
+                return Err(self.at("topology.oversubscription", format!("must be a positive number, got {o}")))
+            }
+            (None, None) => {
+                return Err(self.at("topology", "missing required key `tor-uplink` (or `oversubscription`)"))
+            }
+        };
+        let mut racks = vec![RackSpec { kind: RackKind::Compute, host: base_host, tor_uplink_bps }; nracks];
         for (g, group) in raw.rack_group.iter().enumerate() {
             let key = format!("rack-group[{g}]");
             for r in group.racks.iter() {

@@ -308,6 +308,8 @@ pub struct AppTable {
     pub service: Option<Duration>,
     /// `memcache`: racks holding the servers (default every rack).
     pub server_racks: Option<Vec<i64>>,
+    /// `memcache`: racks holding the clients (default every rack).
+    pub client_racks: Option<Vec<i64>>,
     /// `coflow`: the trace dataset (default `coflow-fb2010`).
     pub dataset: Option<String>,
     /// `coflow`: multiplier of trace times.
@@ -1040,7 +1042,7 @@ impl Wcx<'_> {
             mid_aggregators => "mid-aggregators", mid_compute => "mid-compute", mid_response => "mid-response",
             chunk => "chunk", servers => "servers", device => "device", bytes_per_pair => "bytes-per-pair",
             mappers => "mappers", reducers => "reducers", workers => "workers", iterations => "iterations",
-            service => "service", server_racks => "server-racks", dataset => "dataset", time_scale => "time-scale",
+            service => "service", server_racks => "server-racks", client_racks => "client-racks", dataset => "dataset", time_scale => "time-scale",
             file_size => "file-size", block => "block", replicas => "replicas", fault_tolerance => "fault-tolerance",
             tasks_per_job => "tasks-per-job", cores_per_task => "cores-per-task", memory_per_task => "memory-per-task",
             peers => "peers", task_duration => "task-duration", bandwidth_per_core => "bandwidth-per-core",
@@ -1174,7 +1176,12 @@ impl Wcx<'_> {
                 })
             }
             AppKind::Memcache => {
-                self.only(&p, "memcache", &set, &allow(&["request", "response", "service", "server-racks"]))?;
+                self.only(
+                    &p,
+                    "memcache",
+                    &set,
+                    &allow(&["request", "response", "service", "server-racks", "client-racks"]),
+                )?;
                 let d = Memcache::default();
                 let mc = Memcache {
                     request_bytes: b(a.request, d.request_bytes),
@@ -1183,24 +1190,33 @@ impl Wcx<'_> {
                 };
                 per_task = (2.0, 3.0, p.clone());
                 let racks = self.topo.racks().len() as i64;
-                let servers: Vec<u32> = match &a.server_racks {
-                    None => (0..self.topo.hosts().len() as u32).collect(),
-                    Some(rs) => {
-                        let mut v = Vec::new();
-                        for (j, &r) in rs.iter().enumerate() {
-                            if !(0..racks).contains(&r) {
-                                return Err(self.at(
-                                    &format!("{p}.server-racks[{j}]"),
-                                    format!("rack {r} does not exist (racks 0..{})", racks - 1),
-                                ));
+                let hosts_of = |key: &str, rs: &Option<Vec<i64>>| -> Result<Vec<u32>, ConfigError> {
+                    match rs {
+                        None => Ok((0..self.topo.hosts().len() as u32).collect()),
+                        Some(rs) => {
+                            let mut v = Vec::new();
+                            for (j, &r) in rs.iter().enumerate() {
+                                if !(0..racks).contains(&r) {
+                                    return Err(self.at(
+                                        &format!("{p}.{key}[{j}]"),
+                                        format!("rack {r} does not exist (racks 0..{})", racks - 1),
+                                    ));
+                                }
+                                v.extend(rack_hosts(self.topo, r as u32));
                             }
-                            v.extend(rack_hosts(self.topo, r as u32));
+                            Ok(v)
                         }
-                        v
                     }
                 };
+                let servers = hosts_of("server-racks", &a.server_racks)?;
                 let topo = self.topo;
-                Box::new(move |r| mc.random_task(topo, &servers, r))
+                match &a.client_racks {
+                    None => Box::new(move |r| mc.random_task(topo, &servers, r)),
+                    Some(_) => {
+                        let clients = hosts_of("client-racks", &a.client_racks)?;
+                        Box::new(move |r| mc.random_task_between(topo, &clients, &servers, r))
+                    }
+                }
             }
             AppKind::FileWrite => {
                 self.only(&p, "file-write", &set, &allow(&["file-size", "block", "replicas", "fault-tolerance"]))?;

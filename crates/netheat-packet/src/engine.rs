@@ -251,7 +251,13 @@ pub struct Simulator<'a> {
     events: u64,
     actions: Vec<Action>,
     window_ps: u64,
+    /// Flows finished since the controller last heard (indices).
+    done: Vec<u32>,
 }
+
+/// Flows a [`Simulator::run_with`] controller starts: each with the extra
+/// paths it may use (see [`Simulator::add_flow_with_paths`]).
+pub type NewFlows = Vec<(FlowSpec, Vec<Vec<LinkId>>)>;
 
 impl<'a> Simulator<'a> {
     /// A simulator over `topo` with `cfg`.
@@ -317,6 +323,7 @@ impl<'a> Simulator<'a> {
             free_slots: Vec::new(),
             events: 0,
             actions: Vec::new(),
+            done: Vec::new(),
         })
     }
 
@@ -383,7 +390,7 @@ impl<'a> Simulator<'a> {
         let ecmp = (splitmix(spec.id ^ self.cfg.seed.rotate_left(17)) % np as u64) as usize;
         let tp = make_transport(&spec.transport, tcfg, spec.bytes, spec.priority, spec.id, spec.path_offset)?;
         let idx = self.flows.len() as u32;
-        let t = (spec.start_s * PS).round() as u64;
+        let t = ((spec.start_s * PS).round() as u64).max(self.now);
         self.flows.push(FlowState {
             spec,
             paths,
@@ -406,9 +413,35 @@ impl<'a> Simulator<'a> {
     }
 
     /// Runs until no events remain or `until_s` is reached.
-    pub fn run(mut self, until_s: f64) -> SimResult {
+    pub fn run(self, until_s: f64) -> SimResult {
+        self.run_with(until_s, &TransportConfig::default(), &mut |_, _, _| {}).expect("no flow is added during the run")
+    }
+
+    /// Runs until no events remain or `until_s` is reached, telling
+    /// `on_done(flow_id, finish_s, new)` of every flow as it finishes (in
+    /// the order they finish) so it can start others (with `tcfg`), at that
+    /// instant or later: how tasks whose steps wait for other steps run.
+    pub fn run_with(
+        mut self,
+        until_s: f64,
+        tcfg: &TransportConfig,
+        on_done: &mut dyn FnMut(u64, f64, &mut NewFlows),
+    ) -> Result<SimResult, PacketError> {
         let until = if until_s.is_finite() { (until_s * PS) as u64 } else { u64::MAX };
-        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+        let mut new: NewFlows = Vec::new();
+        loop {
+            // Flows that finished at the last event start what waits for
+            // them (`now` is still that event's time); flows started at
+            // this instant come after the events already due at it.
+            for f in std::mem::take(&mut self.done) {
+                let fs = &self.flows[f as usize];
+                let (id, at) = (fs.spec.id, fs.finish_ps.unwrap_or(self.now) as f64 / PS);
+                on_done(id, at, &mut new);
+                for (spec, extra) in new.drain(..) {
+                    self.add_flow_with_paths(spec, tcfg, &extra)?;
+                }
+            }
+            let Some(Reverse((t, _, ev))) = self.heap.pop() else { break };
             if t > until {
                 break;
             }
@@ -433,7 +466,7 @@ impl<'a> Simulator<'a> {
                 }
             }
         }
-        self.finish()
+        Ok(self.finish())
     }
 
     /// Index of flow `f`'s path with the fewest bytes queued along it plus
@@ -499,6 +532,7 @@ impl<'a> Simulator<'a> {
                     let fs = &mut self.flows[f as usize];
                     if fs.finish_ps.is_none() {
                         fs.finish_ps = Some(self.now);
+                        self.done.push(f);
                     }
                 }
                 Action::Ack { seq, ece, ts, prio, path_of, cb_class } => {

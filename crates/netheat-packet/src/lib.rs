@@ -6,15 +6,15 @@
 //! propagation and switching delay per hop, and transports (NewReno, DCTCP,
 //! PIAS, multipath baselines, CloudBurst) behind one trait selected by tag.
 //! Events are ordered by (time in picoseconds, sequence), so runs are
-//! deterministic. Scenarios run on it (`netheat-scenario`'s `packet.rs`,
-//! CloudBurst's incast experiment among them); Subways' memcache point is in
-//! `netheat-repro` (`memcache`).
+//! deterministic. Scenarios run on it (`netheat-scenario`'s `packet.rs`:
+//! CloudBurst's incast experiment and Subways' memcache experiment among
+//! them).
 #![warn(missing_docs)]
 
 pub mod engine;
 pub mod transport;
 
-pub use engine::{FlowRecord, FlowSpec, LinkWindow, NetConfig, PortStats, SimResult, Simulator};
+pub use engine::{FlowRecord, FlowSpec, LinkWindow, NetConfig, NewFlows, PortStats, SimResult, Simulator};
 pub use transport::{transport_tags, TransportConfig};
 
 /// Errors of the packet engine.

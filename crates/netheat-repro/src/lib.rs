@@ -20,7 +20,6 @@
 //!   engine, kept for `make bench`'s `packet_bench` and `make
 //!   validate-ns3`'s leaf-spine cross-check (the experiment itself is a
 //!   scenario: `experiments/scenarios/cloudburst-incast.toml`);
-//! * [`memcache`]: the Subways memcache experiment on the packet engine;
 //! * [`utp`]: the Borg-like cluster of the hotspot paper's UTP, run on the
 //!   flow engine.
 //!
@@ -36,7 +35,7 @@
 //! [`netheat_subways::SubwaysError`], [`netheat_sched::SchedError`]).
 //!
 //! [`points`] is the registry of the experiment point kinds (`baraat`,
-//! `sinbad`, `ccp`, `utp`, `memcache`): each declares its
+//! `sinbad`, `ccp`, `utp`): each declares its
 //! parameters once, as a serde struct with a JSON Schema, beside its run.
 #![warn(missing_docs)]
 
@@ -44,7 +43,6 @@ pub mod baraat;
 pub mod ccp;
 pub mod cloudburst;
 pub mod hdfs;
-pub mod memcache;
 pub mod points;
 pub mod sinbad;
 pub mod utp;

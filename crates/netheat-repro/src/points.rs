@@ -1,7 +1,6 @@
 //! The registry of experiment point kinds: one definition per parameter.
 //!
-//! Each paper experiment kind (`baraat`, `sinbad`, `ccp`, `utp`,
-//! `memcache`) declares its parameters once, as a serde
+//! Each paper experiment kind (`baraat`, `sinbad`, `ccp`, `utp`) declares its parameters once, as a serde
 //! struct next to its implementation (kebab-case keys, unknown keys
 //! rejected, every key defaulted, a doc comment per key that becomes its
 //! description in the JSON Schema), and one [`PointKind`] entry beside it
@@ -163,13 +162,8 @@ macro_rules! point_kind {
 }
 
 /// Every registered point kind.
-pub const KINDS: &[&PointKind] = &[
-    &crate::baraat::point::POINT,
-    &crate::sinbad::POINT,
-    &crate::ccp::POINT,
-    &crate::utp::POINT,
-    &crate::memcache::POINT,
-];
+pub const KINDS: &[&PointKind] =
+    &[&crate::baraat::point::POINT, &crate::sinbad::POINT, &crate::ccp::POINT, &crate::utp::POINT];
 
 /// The kind registered under `tag`.
 pub fn kind(tag: &str) -> Result<&'static PointKind, PointError> {
@@ -315,7 +309,7 @@ mod tests {
     #[test]
     fn every_kind_round_trips_its_defaults_and_documents_every_key() {
         let tags = tags();
-        assert_eq!(tags, ["baraat", "sinbad", "ccp", "utp", "memcache"]);
+        assert_eq!(tags, ["baraat", "sinbad", "ccp", "utp"]);
         for k in KINDS {
             let defaults = (k.defaults)();
             let fields: Vec<String> = defaults.as_object().unwrap().keys().cloned().collect();

@@ -49,6 +49,12 @@ pub struct ScenarioSection {
     /// (docs/architecture.md); `stats.json` counts the dense instants.
     #[serde(default)]
     pub dense: DenseSetting,
+    /// Flows and tasks that start before this run like the others and stay
+    /// in the tables, but are left out of the summary values of `netheat
+    /// run` and of experiments (`stats.json` gives it as `warmup_s`): a
+    /// system measured once it is loaded. Default: 0.
+    #[schemars(with = "Option<UnitString>")]
+    pub warmup: Option<Duration>,
     /// Free text, copied to `stats.json`.
     pub description: Option<String>,
 }
@@ -108,6 +114,7 @@ impl Default for ScenarioSection {
             seed: 1,
             window: None,
             dense: DenseSetting::Auto,
+            warmup: None,
             description: None,
         }
     }
@@ -143,7 +150,10 @@ pub struct RoutingSection {
     /// time 0 (`[[events]]`) is down for these policies from the start: they
     /// never use its ports; later capacity events are seen only through the
     /// rates. On the packet engine, `adaptive` is per-packet choice of the
-    /// least-queued path, and `subways-ecmp` and `detour` are refused.
+    /// least-queued path (a hop costing a packet), `detour` the same over
+    /// the shortest paths and detours through a neighbouring server (one
+    /// per ToR of the source, with a port on a ToR the source does not
+    /// reach), and `subways-ecmp` is refused.
     #[serde(default)]
     pub policy: RoutingPolicy,
     /// Controller period: utilization samples and re-binding.

@@ -172,15 +172,11 @@ impl Scenario {
                         ));
                     }
                 }
-                if let Some(r) = s
-                    .routing
-                    .as_ref()
-                    .filter(|r| matches!(r.policy, RoutingPolicy::Detour | RoutingPolicy::SubwaysEcmp))
-                {
+                if let Some(r) = s.routing.as_ref().filter(|r| r.policy == RoutingPolicy::SubwaysEcmp) {
                     return Err(at(
                         "routing.policy",
                         format!(
-                            "`{}` runs on `scenario.engine = \"flow\"`; the packet engine offers `ecmp` and per-packet `adaptive`",
+                            "`{}` runs on `scenario.engine = \"flow\"`; the packet engine offers `ecmp`, per-packet `adaptive` and `detour` (adaptive over the shortest paths and detours through neighbouring servers)",
                             r.policy.tag()
                         ),
                     ));
@@ -197,17 +193,6 @@ impl Scenario {
                         "placement",
                         "placement policies place the tasks of `compute-job` applications on `scenario.engine = \"flow\"`"
                             .into(),
-                    ));
-                }
-                if let Some((_, table, dag)) =
-                    p.workload.tasks.iter().find(|t| packet::first_dependent_step(&t.2).is_some())
-                {
-                    return Err(at(
-                        &format!("workload.app[{table}]"),
-                        format!(
-                            "`{}` tasks have steps that wait for other steps (a DAG), which run on `scenario.engine = \"flow\"`; the packet engine takes application tasks whose every step is a flow starting with the task (`incast`)",
-                            dag.kind
-                        ),
                     ));
                 }
                 if let Some(t) = &s.transport {
@@ -391,7 +376,7 @@ impl Scenario {
                         seed,
                     };
                     let out = spc::run_spc_scenario(run, progress)?;
-                    return Ok(finish(out, notes, seed, topo, &topology_source));
+                    return Ok(finish(out, notes, s.scenario.warmup.map(|w| w.0), seed, topo, &topology_source));
                 }
                 let run = flow::FlowRun {
                     topo,
@@ -440,7 +425,7 @@ impl Scenario {
             }
             EngineKind::Packet => packet::run_packet(topo, &workload.flows, &workload.tasks, &s, progress)?,
         };
-        Ok(finish(out, notes, seed, topo, &topology_source))
+        Ok(finish(out, notes, s.scenario.warmup.map(|w| w.0), seed, topo, &topology_source))
     }
 }
 
@@ -449,11 +434,15 @@ impl Scenario {
 fn finish(
     mut out: ScenarioResult,
     notes: Vec<String>,
+    warmup_s: Option<f64>,
     seed: u64,
     topo: &netheat_topology::Topology,
     topology_source: &str,
 ) -> ScenarioResult {
     out.notes.splice(0..0, notes);
+    if let Some(w) = warmup_s {
+        out.stat("warmup_s", w);
+    }
     out.stat("seed", seed as f64);
     out.stats.insert("hosts".into(), topo.hosts().len() as f64);
     out.notes.push(format!("datacenter: {topology_source}"));

@@ -1,11 +1,12 @@
 //! A scenario on the packet-level engine: the workload's open-loop flows
-//! and the flows of its application tasks, each with the transport of
+//! and the steps of its application tasks, each flow with the transport of
 //! `[transport]`, through switches with the buffers of `[packet]`.
 //!
-//! Application tasks run here when every step is a flow that starts with
-//! its task (one wave of messages, such as the `incast` app's): the packet
-//! engine takes each flow's start time before the run and cannot start a
-//! step when another finishes (checked before the run, naming the table).
+//! Application tasks run as on the flow engine: a step starts when the
+//! steps it depends on have finished (a delay step finishes its length
+//! later), and a task finishes with its last step. Flows get ids after the
+//! open-loop flows': first those that start with their task, in task
+//! order, then the others in the order they start.
 //!
 //! `mptcp` and `dctcp-replication` are built here from two DCTCP flows on
 //! ECMP path offsets 0 and 1 (the engine's transports are single-path TCP
@@ -13,12 +14,22 @@
 //! same, finished when both halves are (`mptcp`) or the first copy is
 //! (`dctcp-replication`).
 //!
+//! `routing.policy = "detour"` gives every flow between servers of a
+//! Subways datacenter, besides its shortest paths, detours through a
+//! neighbouring server: for each ToR `a` of the source, one server (chosen
+//! by the flow id) with a port on `a` and another on a ToR `b` the source
+//! does not reach, then from `b` through the fabric to the destination
+//! (CoNEXT'15 §5.3). Packets take the least-queued path, a hop costing a
+//! packet (`adaptive`), so detours carry traffic only when the direct ToRs
+//! back up.
+//!
 //! Flow sizes are rounded to whole bytes (at least one). A flow between
 //! two ports of one host never enters the network and is reported finished
 //! at its start, as on the flow engine.
 
+use netheat_core::LinkId;
 use netheat_packet::transport::{HDR, MSS};
-use netheat_packet::{FlowSpec, NetConfig, Simulator, TransportConfig};
+use netheat_packet::{FlowSpec, NetConfig, NewFlows, Simulator, TransportConfig};
 use netheat_topology::Topology;
 use netheat_workloads::dag::Step;
 use netheat_workloads::{FlowRow, TaskDag};
@@ -38,12 +49,6 @@ pub const DRAIN_S: f64 = 1.0;
 
 /// Bytes of an ACK on the wire, for the derived re-burst timeout.
 const ACK_BYTES: f64 = 64.0;
-
-/// The index of the first step of `dag` that is not a flow starting with
-/// its task, if any: such a task cannot run on the packet engine.
-pub fn first_dependent_step(dag: &TaskDag) -> Option<usize> {
-    (0..dag.steps.len()).find(|&i| !matches!(dag.steps[i], Step::Flow { .. }) || !dag.deps[i].is_empty())
-}
 
 /// CloudBurst's re-burst timeout derived from the datacenter: the longest,
 /// over the first host of every rack to every other host (path 0 of each
@@ -74,6 +79,40 @@ pub fn reburst_timeout_s(topo: &Topology, net: &NetConfig) -> f64 {
     worst
 }
 
+/// Detour paths from `src` to `dst` through one neighbouring server per
+/// ToR of `src` (see the module docs); `pick` chooses among the candidates.
+pub fn detours(topo: &Topology, src: u32, dst: u32, pick: u64) -> Vec<Vec<LinkId>> {
+    let hosts = topo.hosts();
+    let own: Vec<u32> = hosts[src as usize].ports.iter().map(|q| q.tor).collect();
+    let mut out = Vec::new();
+    for mp in &hosts[src as usize].ports {
+        let via: Vec<(usize, usize, usize)> = hosts
+            .iter()
+            .enumerate()
+            .filter(|&(x, _)| x as u32 != src && x as u32 != dst)
+            .filter_map(|(x, h)| {
+                let a = h.ports.iter().position(|q| q.tor == mp.tor)?;
+                let b = h.ports.iter().position(|q| !own.contains(&q.tor))?;
+                Some((x, a, b))
+            })
+            .collect();
+        if via.is_empty() {
+            continue;
+        }
+        let (x, a, b) = via[(pick % via.len() as u64) as usize];
+        let (xa, xb) = (&hosts[x].ports[a], &hosts[x].ports[b]);
+        for wp in &hosts[dst as usize].ports {
+            for i in 0..topo.tor_routes(xb.tor, wp.tor) {
+                let mut path = vec![mp.up, xa.down, xb.up];
+                topo.tor_route(xb.tor, wp.tor, i, &mut path);
+                path.push(wp.down);
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
 /// How a message becomes engine flows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Split {
@@ -93,12 +132,223 @@ struct Message {
     start_s: f64,
     task_id: i64,
     split: Split,
-    /// Engine flow indices (one or two).
-    engine: [usize; 2],
+    /// Engine flow ids (one or two).
+    engine: [u64; 2],
+    /// Engine flows finished so far.
+    parts_done: u8,
+    finish_s: f64,
+    /// `(task, step)` of an application task's flow.
+    step: Option<(usize, usize)>,
 }
 
-/// Runs the open-loop `flows` and the one-wave application `tasks` on the
-/// packet engine.
+/// The transports and paths messages get.
+struct Sender<'a> {
+    topo: &'a Topology,
+    detour: bool,
+    messages: Vec<Message>,
+    /// Engine flow id -> message index.
+    owner: Vec<usize>,
+}
+
+impl Sender<'_> {
+    /// Engine flows of one message, recorded; returns them to be added.
+    fn send(&mut self, mut m: Message, tp: TransportKind, prio: u8, small: bool, out: &mut NewFlows) {
+        let tag = tp.engine_tag(small);
+        m.split = match tp {
+            TransportKind::Mptcp if m.bytes >= 2 => Split::Halves,
+            TransportKind::DctcpReplication => Split::Copies,
+            _ => Split::One,
+        };
+        let sizes: &[(u64, usize)] = match m.split {
+            Split::One => &[(m.bytes, 0)],
+            Split::Halves => &[(m.bytes.div_ceil(2), 0), (m.bytes / 2, 1)],
+            Split::Copies => &[(m.bytes, 0), (m.bytes, 1)],
+        };
+        let extra = if self.detour { detours(self.topo, m.src, m.dst, m.flow_id) } else { Vec::new() };
+        let idx = self.messages.len();
+        for (k, &(bytes, off)) in sizes.iter().enumerate() {
+            let id = self.owner.len() as u64;
+            self.owner.push(idx);
+            m.engine[k] = id;
+            let spec = FlowSpec {
+                id,
+                src: m.src,
+                dst: m.dst,
+                bytes,
+                start_s: m.start_s,
+                transport: tag.into(),
+                task_id: m.task_id,
+                priority: prio,
+                path_offset: off,
+            };
+            out.push((spec, extra.clone()));
+        }
+        self.messages.push(m);
+    }
+
+    /// Engine flow `id` finished at `t`: the message's finish when this
+    /// completes it.
+    fn part_done(&mut self, id: u64, t: f64) -> Option<usize> {
+        let i = self.owner[id as usize];
+        let m = &mut self.messages[i];
+        m.parts_done += 1;
+        let complete = match m.split {
+            Split::One | Split::Copies => m.parts_done == 1,
+            Split::Halves => m.parts_done == 2,
+        };
+        if complete {
+            m.finish_s = t;
+            Some(i)
+        } else {
+            None
+        }
+    }
+}
+
+/// The application tasks' steps: what each waits for and when it finished.
+struct Tasks<'a> {
+    tasks: &'a [(f64, usize, TaskDag)],
+    task_base: u64,
+    waiting: Vec<Vec<u32>>,
+    children: Vec<Vec<Vec<usize>>>,
+    ready_at: Vec<Vec<f64>>,
+    step_finish: Vec<Vec<f64>>,
+    next_flow: u64,
+}
+
+/// What a step start produces: engine flows, and flows between two ports
+/// of one host (finished at once).
+struct Started {
+    new: NewFlows,
+    local: Vec<FlowOut>,
+}
+
+/// How application tasks' messages are sent.
+#[derive(Clone, Copy)]
+struct TaskTransport {
+    kind: TransportKind,
+    class: u8,
+    small_queue: bool,
+}
+
+impl<'a> Tasks<'a> {
+    fn new(tasks: &'a [(f64, usize, TaskDag)], task_base: u64, flow_base: u64) -> Self {
+        let mut children = Vec::with_capacity(tasks.len());
+        for (_, _, dag) in tasks {
+            let mut c = vec![Vec::new(); dag.steps.len()];
+            for (s, ds) in dag.deps.iter().enumerate() {
+                for &d in ds {
+                    c[d].push(s);
+                }
+            }
+            children.push(c);
+        }
+        Self {
+            tasks,
+            task_base,
+            waiting: tasks.iter().map(|t| t.2.deps.iter().map(|d| d.len() as u32).collect()).collect(),
+            children,
+            ready_at: tasks.iter().map(|t| vec![t.0; t.2.steps.len()]).collect(),
+            step_finish: tasks.iter().map(|t| vec![f64::NAN; t.2.steps.len()]).collect(),
+            next_flow: flow_base,
+        }
+    }
+
+    /// Starts step `si` of task `ti` at `t` and, through delays and local
+    /// flows that finish at once, whatever that releases.
+    fn start(&mut self, ti: usize, si: usize, t: f64, tt: TaskTransport, snd: &mut Sender<'_>, out: &mut Started) {
+        let mut work = vec![(si, t)];
+        while let Some((s, t)) = work.pop() {
+            match self.tasks[ti].2.steps[s] {
+                Step::Delay { seconds } => {
+                    self.finish(ti, s, t + seconds, &mut work);
+                }
+                Step::Flow { src, dst, bytes, .. } => {
+                    let flow_id = self.next_flow;
+                    self.next_flow += 1;
+                    let task_id = (self.task_base + ti as u64) as i64;
+                    if src == dst {
+                        out.local.push(FlowOut {
+                            flow_id,
+                            src,
+                            dst,
+                            bytes,
+                            start_s: t,
+                            finish_s: t,
+                            fct_s: 0.0,
+                            task_id,
+                            priority: i32::from(tt.class),
+                            path_id: -1,
+                        });
+                        self.finish(ti, s, t, &mut work);
+                        continue;
+                    }
+                    let m = Message {
+                        flow_id,
+                        src,
+                        dst,
+                        bytes: (bytes.round() as u64).max(1),
+                        start_s: t,
+                        task_id,
+                        split: Split::One,
+                        engine: [0; 2],
+                        parts_done: 0,
+                        finish_s: f64::NAN,
+                        step: Some((ti, s)),
+                    };
+                    snd.send(m, tt.kind, tt.class, tt.small_queue, &mut out.new);
+                }
+            }
+        }
+    }
+
+    /// Step `s` of task `ti` finished at `t`: its dependants whose last
+    /// wait this was become ready (pushed to `work` with their start).
+    fn finish(&mut self, ti: usize, s: usize, t: f64, work: &mut Vec<(usize, f64)>) {
+        self.step_finish[ti][s] = t;
+        for k in 0..self.children[ti][s].len() {
+            let c = self.children[ti][s][k];
+            self.waiting[ti][c] -= 1;
+            self.ready_at[ti][c] = self.ready_at[ti][c].max(t);
+            if self.waiting[ti][c] == 0 {
+                work.push((c, self.ready_at[ti][c]));
+            }
+        }
+    }
+
+    /// The `tasks` rows: a task finishes with its last step (NaN when one
+    /// did not finish).
+    fn rows(&self, flows: &[FlowOut]) -> Vec<TaskOut> {
+        let mut rows: Vec<TaskOut> = self
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, (start, table, dag))| {
+                let f = &self.step_finish[i];
+                let finish_s =
+                    if f.iter().any(|x| x.is_nan()) { f64::NAN } else { f.iter().fold(*start, |a, &b| a.max(b)) };
+                TaskOut {
+                    task_id: self.task_base + i as u64,
+                    kind: dag.kind.to_string(),
+                    table: *table as i64,
+                    start_s: *start,
+                    finish_s,
+                    flows: 0,
+                    bytes: 0.0,
+                }
+            })
+            .collect();
+        for f in flows.iter().filter(|f| f.task_id >= self.task_base as i64) {
+            let t = &mut rows[(f.task_id as u64 - self.task_base) as usize];
+            t.flows += 1;
+            t.bytes += f.bytes;
+        }
+        rows
+    }
+}
+
+/// Runs the open-loop `flows` and the application `tasks` on the packet
+/// engine.
 pub fn run_packet(
     topo: &Topology,
     flows: &[FlowRow],
@@ -109,12 +359,16 @@ pub fn run_packet(
     let t = s.transport.as_ref();
     let kind = t.map_or(TransportKind::Newreno, |t| t.kind);
     let traffic_kind = t.and_then(|t| t.traffic_kind).unwrap_or(kind);
-    let small_queue = t.and_then(|t| t.small_queue).unwrap_or(false);
-    let task_class = t.and_then(|t| t.task_class).unwrap_or(0);
+    let tt = TaskTransport {
+        kind,
+        class: t.and_then(|t| t.task_class).unwrap_or(0).min(7),
+        small_queue: t.and_then(|t| t.small_queue).unwrap_or(false),
+    };
     let d = NetConfig::default();
     let p = s.packet.as_ref();
     let dctcp_in_use = (!flows.is_empty() && traffic_kind.uses_ecn()) || (!tasks.is_empty() && kind.uses_ecn());
     let window_s = s.scenario.window.map_or(1e-3, |w| w.0);
+    let routing = s.routing.as_ref().map_or(RoutingPolicy::Ecmp, |r| r.policy);
     let net = NetConfig {
         prop_delay_s: p.and_then(|p| p.propagation_delay).map_or(d.prop_delay_s, |x| x.0),
         switch_delay_s: p.and_then(|p| p.switch_delay).map_or(d.switch_delay_s, |x| x.0),
@@ -128,7 +382,7 @@ pub fn run_packet(
             .or(dctcp_in_use.then_some(DCTCP_K_BYTES)),
         window_s,
         seed: s.scenario.seed,
-        adaptive: s.routing.as_ref().is_some_and(|r| r.policy == RoutingPolicy::Adaptive),
+        adaptive: matches!(routing, RoutingPolicy::Adaptive | RoutingPolicy::Detour),
         ..d
     };
     let td = TransportConfig::default();
@@ -147,64 +401,24 @@ pub fn run_packet(
         ..td
     };
     let mut sim = Simulator::new(topo, net)?;
+    let mut snd = Sender { topo, detour: routing == RoutingPolicy::Detour, messages: Vec::new(), owner: Vec::new() };
     let mut local: Vec<FlowOut> = Vec::new();
-    let mut msgs: Vec<Message> = Vec::new();
-    let mut engine_flows = 0usize;
-    let mut add = |sim: &mut Simulator,
-                   m: Message,
-                   tp: TransportKind,
-                   prio: u8,
-                   small: bool,
-                   msgs: &mut Vec<Message>|
-     -> Result<(), ScenarioError> {
-        let tag = tp.engine_tag(small);
-        let spec = |bytes: u64, off: usize| FlowSpec {
-            id: 0,
-            src: m.src,
-            dst: m.dst,
-            bytes,
-            start_s: m.start_s,
-            transport: tag.into(),
-            task_id: m.task_id,
-            priority: prio,
-            path_offset: off,
-        };
-        let split = match tp {
-            TransportKind::Mptcp if m.bytes >= 2 => Split::Halves,
-            TransportKind::DctcpReplication => Split::Copies,
-            _ => Split::One,
-        };
-        let parts: Vec<FlowSpec> = match split {
-            Split::One => vec![spec(m.bytes, 0)],
-            Split::Halves => vec![spec(m.bytes.div_ceil(2), 0), spec(m.bytes / 2, 1)],
-            Split::Copies => vec![spec(m.bytes, 0), spec(m.bytes, 1)],
-        };
-        let mut engine = [engine_flows; 2];
-        for (k, mut f) in parts.into_iter().enumerate() {
-            f.id = engine_flows as u64;
-            engine[k] = engine_flows;
-            sim.add_flow(f, &tcfg)?;
-            engine_flows += 1;
-        }
-        msgs.push(Message { split, engine, ..m });
-        Ok(())
-    };
-    let local_row = |flow_id: u64, src: u32, bytes: f64, start_s: f64, task_id: i64, priority: i32| FlowOut {
-        flow_id,
-        src,
-        dst: src,
-        bytes,
-        start_s,
-        finish_s: start_s,
-        fct_s: 0.0,
-        task_id,
-        priority,
-        path_id: -1,
-    };
+    let mut new: NewFlows = Vec::new();
     for f in flows {
         let task_id = f.task_id.map_or(-1, |t| t as i64);
         if f.src == f.dst {
-            local.push(local_row(f.flow_id, f.src, f.bytes, f.start_s, task_id, f.priority));
+            local.push(FlowOut {
+                flow_id: f.flow_id,
+                src: f.src,
+                dst: f.dst,
+                bytes: f.bytes,
+                start_s: f.start_s,
+                finish_s: f.start_s,
+                fct_s: 0.0,
+                task_id,
+                priority: f.priority,
+                path_id: -1,
+            });
             continue;
         }
         let m = Message {
@@ -216,75 +430,59 @@ pub fn run_packet(
             task_id,
             split: Split::One,
             engine: [0; 2],
+            parts_done: 0,
+            finish_s: f64::NAN,
+            step: None,
         };
-        add(&mut sim, m, traffic_kind, f.priority.clamp(0, 7) as u8, false, &mut msgs)?;
+        snd.send(m, traffic_kind, f.priority.clamp(0, 7) as u8, false, &mut new);
     }
     // Application tasks: ids after the open-loop flows' and tasks', as the
     // flow engine's task runner numbers them.
     let flow_base = flows.iter().map(|f| f.flow_id + 1).max().unwrap_or(0);
     let task_base = flows.iter().filter_map(|f| f.task_id).map(|t| t + 1).max().unwrap_or(0);
-    let mut next_flow = flow_base;
-    for (i, (start, _, dag)) in tasks.iter().enumerate() {
-        let task_id = (task_base + i as u64) as i64;
-        for step in &dag.steps {
-            let Step::Flow { src, dst, bytes, .. } = *step else {
-                return Err(ScenarioError::Run(format!(
-                    "task {task_id} has a step that is not a flow starting with it (checked before the run)"
-                )));
-            };
-            let flow_id = next_flow;
-            next_flow += 1;
-            if src == dst {
-                local.push(local_row(flow_id, src, bytes, *start, task_id, i32::from(task_class)));
-                continue;
-            }
-            let m = Message {
-                flow_id,
-                src,
-                dst,
-                bytes: (bytes.round() as u64).max(1),
-                start_s: *start,
-                task_id,
-                split: Split::One,
-                engine: [0; 2],
-            };
-            add(&mut sim, m, kind, task_class.min(7), small_queue, &mut msgs)?;
+    let mut dag = Tasks::new(tasks, task_base, flow_base);
+    let mut started = Started { new, local: Vec::new() };
+    for (ti, (start, _, task)) in tasks.iter().enumerate() {
+        for si in (0..task.steps.len()).filter(|&si| task.deps[si].is_empty()) {
+            dag.start(ti, si, *start, tt, &mut snd, &mut started);
         }
     }
+    for (spec, extra) in started.new.drain(..) {
+        sim.add_flow_with_paths(spec, &tcfg, &extra)?;
+    }
+    local.append(&mut started.local);
     let last = flows.iter().map(|f| f.start_s).chain(tasks.iter().map(|t| t.0)).fold(0.0, f64::max);
     let until = s.scenario.duration.map_or(last + DRAIN_S, |d| d.0);
-    let total = (msgs.len() + local.len()) as u64;
+    let total = flows.len() as u64 + tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
     if !progress(0, total) {
         return Err(ScenarioError::Interrupted);
     }
-    let res = sim.run(until);
+    let res = sim.run_with(until, &tcfg, &mut |id, at, out| {
+        if let Some(i) = snd.part_done(id, at) {
+            if let Some((ti, si)) = snd.messages[i].step {
+                let mut work = Vec::new();
+                dag.finish(ti, si, at, &mut work);
+                let mut st = Started { new: std::mem::take(out), local: Vec::new() };
+                for (c, t) in work {
+                    dag.start(ti, c, t, tt, &mut snd, &mut st);
+                }
+                *out = st.new;
+                local.append(&mut st.local);
+            }
+        }
+    })?;
     let mut out = ScenarioResult::new("packet");
     out.window_s = window_s;
-    for m in &msgs {
-        let a = &res.flows[m.engine[0]];
-        let finish_s = match m.split {
-            Split::One => a.finish_s,
-            Split::Halves | Split::Copies => {
-                let b = &res.flows[m.engine[1]];
-                let (x, y) = (a.finish_s, b.finish_s);
-                match (m.split, x.is_nan(), y.is_nan()) {
-                    (Split::Halves, false, false) => x.max(y),
-                    (Split::Halves, _, _) => f64::NAN,
-                    (_, true, true) => f64::NAN,
-                    (_, true, false) => y,
-                    (_, false, true) => x,
-                    _ => x.min(y),
-                }
-            }
-        };
+    for m in &snd.messages {
+        let a = &res.flows[m.engine[0] as usize];
         out.flows.push(FlowOut {
             flow_id: m.flow_id,
             src: m.src,
             dst: m.dst,
             bytes: m.bytes as f64,
             start_s: m.start_s,
-            finish_s,
-            fct_s: finish_s - m.start_s,
+            finish_s: m.finish_s,
+            fct_s: m.finish_s - m.start_s,
             task_id: m.task_id,
             priority: i32::from(a.priority),
             path_id: i64::from(a.path_id),
@@ -310,7 +508,7 @@ pub fn run_packet(
         });
     }
     out.tasks = crate::result::trace_tasks(&out.flows, task_base);
-    out.tasks.extend(app_tasks(&out.flows, tasks, task_base));
+    out.tasks.extend(dag.rows(&out.flows));
     let done = out.flows.iter().filter(|f| !f.finish_s.is_nan()).count();
     out.stat("flows", out.flows.len() as f64);
     out.stat("completed", done as f64);
@@ -323,31 +521,6 @@ pub fn run_packet(
         out.stat("reburst_timeout_s", reburst);
     }
     Ok(out)
-}
-
-/// The `tasks` rows of the application tasks, from their flows' rows: a
-/// task finishes with its last flow (NaN when one did not finish).
-fn app_tasks(flows: &[FlowOut], tasks: &[(f64, usize, TaskDag)], task_base: u64) -> Vec<TaskOut> {
-    let mut rows: Vec<TaskOut> = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, (start, table, dag))| TaskOut {
-            task_id: task_base + i as u64,
-            kind: dag.kind.to_string(),
-            table: *table as i64,
-            start_s: *start,
-            finish_s: if dag.steps.is_empty() { *start } else { f64::NEG_INFINITY },
-            flows: 0,
-            bytes: 0.0,
-        })
-        .collect();
-    for f in flows.iter().filter(|f| f.task_id >= task_base as i64) {
-        let t = &mut rows[(f.task_id as u64 - task_base) as usize];
-        t.finish_s = if f.finish_s.is_nan() || t.finish_s.is_nan() { f64::NAN } else { t.finish_s.max(f.finish_s) };
-        t.flows += 1;
-        t.bytes += f.bytes;
-    }
-    rows
 }
 
 #[cfg(test)]
@@ -372,44 +545,69 @@ mod tests {
     }
 
     #[test]
-    fn only_tasks_of_flows_starting_with_the_task_run_on_the_packet_engine() {
-        let mut wave = TaskDag::new("incast");
-        wave.flow(0, 1, 10.0, &[]);
-        wave.flow(2, 1, 10.0, &[]);
-        assert_eq!(first_dependent_step(&wave), None);
-        let mut chain = TaskDag::new("memcache");
-        let q = chain.flow(0, 1, 50.0, &[]);
-        chain.flow(1, 0, 1500.0, &[q]);
-        assert_eq!(first_dependent_step(&chain), Some(1));
-        let mut delayed = TaskDag::new("x");
-        delayed.delay(1e-3, &[]);
-        assert_eq!(first_dependent_step(&delayed), Some(0));
+    fn a_step_starts_when_what_it_waits_for_has_finished() {
+        // Request 0 -> 5 (50 B), 10 us of service, response 5 -> 0 (1,500 B),
+        // on an idle two-rack network; a second task's lone flow 1 -> 6.
+        let topo = Topology::build(&TopologySpec::three_tier(1, 2, 4, 2, 0, 10e9, 20e9, None)).unwrap();
+        let mut mc = TaskDag::new("memcache");
+        let q = mc.flow(0, 5, 50.0, &[]);
+        let w = mc.delay(10e-6, &[q]);
+        mc.flow(5, 0, 1500.0, &[w]);
+        let mut one = TaskDag::new("one");
+        one.flow(1, 6, 1000.0, &[]);
+        let tasks = vec![(1e-3, 0, mc), (2e-3, 1, one)];
+        let s = Sections::default();
+        let out = run_packet(&topo, &[], &tasks, &s, &mut |_, _| true).unwrap();
+        // Flow ids in start order: the request (0), the lone flow (1),
+        // then the response (2), released during the run.
+        let ids: Vec<u64> = out.flows.iter().map(|f| f.flow_id).collect();
+        assert_eq!(ids, [0, 1, 2]);
+        let (req, resp) = (&out.flows[0], &out.flows[2]);
+        assert_eq!((req.start_s, req.task_id, resp.task_id), (1e-3, 0, 0));
+        assert!(req.finish_s > req.start_s);
+        assert!((resp.start_s - (req.finish_s + 10e-6)).abs() < 1e-12, "{} vs {}", resp.start_s, req.finish_s);
+        // The request crosses 4 links of 10 Gbps store-and-forward, 1 us
+        // each: at least 4 x (90 B x 8 / 10 Gbps + 1 us) = 4.288 us.
+        assert!(req.fct_s >= 4.288e-6, "{}", req.fct_s);
+        assert_eq!(out.tasks.len(), 2);
+        let t = &out.tasks[0];
+        assert_eq!((t.kind.as_str(), t.flows, t.bytes, t.finish_s), ("memcache", 2, 1550.0, resp.finish_s));
+        assert_eq!(out.tasks[1].finish_s, out.flows[1].finish_s);
     }
 
     #[test]
-    fn a_task_finishes_with_its_last_flow_and_not_at_all_if_one_is_unfinished() {
-        let row = |flow_id: u64, task_id: i64, bytes: f64, finish_s: f64| FlowOut {
-            flow_id,
-            src: 0,
-            dst: 1,
-            bytes,
-            start_s: 0.5,
-            finish_s,
-            fct_s: finish_s - 0.5,
-            task_id,
-            priority: 0,
-            path_id: 0,
-        };
-        let mut two = TaskDag::new("incast");
-        two.flow(0, 1, 10.0, &[]);
-        two.flow(2, 1, 20.0, &[]);
-        let tasks = vec![(0.5, 0, two.clone()), (0.5, 0, two)];
-        // Task ids from 3 (open-loop task ids 0-2 before them).
-        let flows = [row(7, 3, 10.0, 0.9), row(8, 3, 20.0, 0.7), row(9, 4, 10.0, 0.8), row(10, 4, 20.0, f64::NAN)];
-        let out = app_tasks(&flows, &tasks, 3);
-        assert_eq!(out.len(), 2);
-        assert_eq!((out[0].task_id, out[0].flows, out[0].bytes, out[0].finish_s), (3, 2, 30.0, 0.9));
-        assert!(out[1].finish_s.is_nan());
-        assert_eq!(out[1].kind, "incast");
+    fn detour_paths_are_walks_through_a_neighbouring_server() {
+        use netheat_topology::{FabricSpec, HostSpec, SubwaysSpec, Wiring};
+        // 8 racks of 2 servers, 2 ports each, Type 1 wiring in one loop.
+        let spec = TopologySpec::uniform(
+            FabricSpec::Clos {
+                pods: 1,
+                aggs_per_pod: 2,
+                spines: 0,
+                agg_uplink_bps: None,
+                subways: Some(SubwaysSpec { wiring: Wiring::Type1, loop_size: 8, clusters_per_loop: 1 }),
+            },
+            8,
+            2,
+            HostSpec::with_ports(2, 10e9),
+            4e9,
+        );
+        let topo = Topology::build(&spec).unwrap();
+        let links = topo.links();
+        let (src, dst) = (0u32, 6u32);
+        let ds = detours(&topo, src, dst, 3);
+        assert!(!ds.is_empty());
+        let own: Vec<u32> = topo.hosts()[0].ports.iter().map(|q| q.tor).collect();
+        for d in &ds {
+            assert!(d.windows(2).all(|w| links[w[0] as usize].dst == links[w[1] as usize].src));
+            assert_eq!(links[d[0] as usize].src, topo.hosts()[src as usize].node);
+            assert_eq!(links[d[d.len() - 1] as usize].dst, topo.hosts()[dst as usize].node);
+            // The third link leaves the intermediate server towards a ToR
+            // the source does not reach.
+            let x = links[d[1] as usize].dst;
+            let hx = topo.hosts().iter().find(|h| h.node == x).expect("a server");
+            let b = hx.ports.iter().find(|q| q.up == d[2]).expect("its port").tor;
+            assert!(!own.contains(&b));
+        }
     }
 }

@@ -10,7 +10,8 @@
 //! `shuffle-job` workload application (`netheat-workloads`,
 //! `apps::shuffle::ShuffleJob`) run by a scenario (`netheat-scenario`,
 //! whose `routing.policy` picks these policies); its memcache experiment is
-//! in `netheat-repro` (`memcache`).
+//! a packet-engine scenario (`experiments/scenarios/memcache.toml`, detours
+//! in `netheat-scenario`'s `packet.rs`).
 #![warn(missing_docs)]
 
 pub mod error;

@@ -230,7 +230,9 @@ def resolve_params(kind: ScenarioKind, raw: dict[str, Any], base_dir: Path) -> d
             out[p.name] = convert_param(p, raw[p.name], base_dir)
         elif p.required:
             raise KeyError(p.name)
-        else:
+        elif p.default is not None or not kind.open_params:
+            # (A kind with open parameters gets only what was given, so an optional
+            # parameter it adds does not change the points, or hashes, of files without it.)
             out[p.name] = p.default
     out.update((k, v) for k, v in raw.items() if k not in out and kind.accepts(k))
     return out

@@ -181,30 +181,40 @@ def utp_figures(run_dir: Path) -> list[tuple[Path, str]]:
     return out
 
 
-def memcache_figures(run_dir: Path) -> list[tuple[Path, str]]:
-    """Subways memcache: max request rate at the latency target against ToR oversubscription."""
-    rates: dict[tuple[str, float], list[float]] = {}
+def search_figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Scenario experiments with a capacity search (``search.*``) swept over one numeric key:
+    ``search.found`` against that key, one line per variant (mean over seeds)."""
+    found: dict[tuple[str, float], list[float]] = {}
+    axes: set[str] = set()
+    key = value = ""
     for meta in sorted((run_dir / "points").glob("*/point.json")):
         m = json.loads(meta.read_text())
-        if m.get("kind") != "memcache":
+        sweep = m.get("sweep") or {}
+        if m.get("kind") != "scenario" or len(sweep) != 1:
             continue
         v = json.loads((meta.parent / "values.json").read_text())
-        key = (str(m["variant"]), float(m["params"]["oversubscription"]))
-        rates.setdefault(key, []).append(float(v["max_rate_per_s"]))
-    if not rates:
+        ((axis, x),) = sweep.items()
+        if "search.found" not in v or not isinstance(x, int | float):
+            continue
+        axes.add(axis)
+        key, value = str(m["params"].get("search.key")), str(m["params"].get("search.value"))
+        limit = m["params"].get("search.at-most")
+        found.setdefault((str(m["variant"]), float(x)), []).append(float(v["search.found"]))
+    if not found or len(axes) != 1:
         return []
+    (axis,) = axes
     fig, ax = plt.subplots(figsize=(7, 4))
-    for variant in dict.fromkeys(k[0] for k in rates):
-        xs = sorted((o, float(np.mean(r))) for (v, o), r in rates.items() if v == variant)
-        ax.plot([o for o, _ in xs], [r / 1e6 for _, r in xs], marker="o", label=variant)
-    ax.set_xlabel("ToR oversubscription")
-    ax.set_ylabel("max requests/s at 1 ms mean latency (millions)")
+    for variant in dict.fromkeys(k[0] for k in found):
+        xs = sorted((o, float(np.mean(r))) for (v, o), r in found.items() if v == variant)
+        ax.plot([o for o, _ in xs], [r for _, r in xs], marker="o", label=variant)
+    ax.set_xlabel(axis)
+    ax.set_ylabel(f"largest {key}")
     ax.legend(fontsize=8)
     return [
         (
-            _save(fig, run_dir / "memcache_max_rate.png"),
-            "Largest request rate whose mean latency stays at or below the target (mean over seeds), per "
-            "wiring and balancing, against ToR oversubscription.",
+            _save(fig, run_dir / "search_found.png"),
+            f"Largest {key} at which {value} stays at or below {limit} with every measured task "
+            f"finished (mean over seeds), per variant, against {axis}.",
         )
     ]
 

@@ -252,9 +252,6 @@ def _load_builtins() -> None:
         from netheat.experiments import storage  # registers "sinbad"
 
         del storage
-        from netheat.experiments import memcache  # registers "memcache"
-
-        del memcache
         from netheat.experiments import scenario  # registers "scenario"
 
         del scenario

@@ -11,10 +11,17 @@ every variant at every sweep point before anything runs, and a bad key is
 an error naming the experiment file and the key.
 
 Values per point (the kind's own metric scope, see
-:mod:`netheat.experiments.registry`; quantiles by :mod:`netheat.metrics`):
+:mod:`netheat.experiments.registry`; quantiles by :mod:`netheat.metrics`),
+over the flows, tasks and blocks that start after ``scenario.warmup``:
 
 - ``fct_mean_s``, ``fct_p50_s``, ``fct_p99_s`` over finished flows and
   ``unfinished_flows``;
+- ``unfinished_tasks``: tasks still running when the run stopped;
+- ``search.found`` and ``search.runs`` for a point with ``search.*`` parameters: the largest
+  value of the scenario key ``search.key`` at which ``search.value`` stays at or below
+  ``search.at-most`` with every measured task finished (a capacity: the largest request rate
+  at a latency target), found by doubling from ``search.start`` and geometric bisection to
+  ``search.precision``; the point's other values and tables are those of the run there;
 - ``tct_max_s``: the completion time of the task that finished last, NaN
   when a task did not finish (or there is none): a single job's completion
   time (the ``shuffle-job`` app of the Subways experiments);
@@ -49,6 +56,8 @@ output directory, or the points already there are reused.
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -75,8 +84,68 @@ TABLES = tuple(t for t in SCENARIO_TABLES if t != "links")
 """Tables of a point that go to the run (when the scenario produces them): all but ``links``."""
 
 
+SEARCH_PARAMS = (
+    Param(
+        "search.key",
+        "str",
+        None,
+        "a numeric dotted scenario key to search (e.g. workload.app.0.rate): the point reports the "
+        "largest value at which `search.value` stays at or below `search.at-most`, and the values of "
+        "the run there",
+    ),
+    Param("search.start", "float", None, "the search's first value; it must meet the condition"),
+    Param("search.value", "str", None, "the point value the condition is on (e.g. memcache.tct_mean_s)"),
+    Param("search.at-most", "float", None, "the condition: `search.value` at or below this"),
+    Param(
+        "search.precision",
+        "float",
+        None,
+        "relative precision (default 0.02): the value doubles from `search.start` while the condition holds, "
+        "then halves the interval geometrically until its ends are within this of each other",
+    ),
+)
+"""The capacity search of a point (all of them, or none but ``search.precision``)."""
+
+
 def _overrides(params: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in params.items() if k != "scenario"}
+    skip = {"scenario", *(p.name for p in SEARCH_PARAMS)}
+    return {k: v for k, v in params.items() if k not in skip}
+
+
+def _search(params: dict[str, Any]) -> tuple[str, float, str, float, float] | None:
+    """The point's search, checked, or ``None`` when it has none."""
+    given: dict[str, Any] = {
+        p.name: params.get(p.name) for p in SEARCH_PARAMS if p.name != "search.precision"
+    }
+    if all(v is None for v in given.values()):
+        return None
+    missing = [k for k, v in given.items() if v is None]
+    if missing:
+        raise ConfigError(
+            f"{missing[0]}: a search needs search.key, search.start, search.value and search.at-most",
+            key=missing[0],
+            reason="a search needs search.key, search.start, search.value and search.at-most",
+        )
+    start, limit = float(given["search.start"]), float(given["search.at-most"])
+    precision = float(params.get("search.precision") or 0.02)
+    if not (start > 0 and np.isfinite(start)):
+        raise ConfigError(
+            f"search.start: must be positive, got {start}", key="search.start", reason="must be positive"
+        )
+    if not (0 < precision < 1):
+        raise ConfigError(
+            f"search.precision: must be in (0, 1), got {precision}",
+            key="search.precision",
+            reason="must be in (0, 1)",
+        )
+    value = str(given["search.value"])
+    if SCOPE.get(value) is None:
+        raise ConfigError(
+            f"search.value: {value!r} is not a value of the scenario kind; known: {', '.join(SCOPE.names())}",
+            key="search.value",
+            reason=f"{value!r} is not a value of the scenario kind",
+        )
+    return str(given["search.key"]), start, value, limit, precision
 
 
 def _scenario(params: dict[str, Any], seed: int | None) -> Scenario:
@@ -106,6 +175,12 @@ def check_scenario(params: dict[str, Any]) -> None:
     """
     scn = _scenario(params, None)
     over = _overrides(params)
+    search = _search(params)
+    if search is not None:
+        try:
+            scn = scn.with_overrides({search[0]: search[1]})
+        except NetheatError as e:
+            raise ConfigError(f"search.key: {e}", key="search.key", reason=str(e)) from None
     try:
         scn.check()
     except ConfigError as e:
@@ -137,14 +212,16 @@ def _tails(prefix: str, times: np.ndarray, qs: tuple[float, ...] = (0.99,)) -> d
 
 def point_values(res: ScenarioResult) -> dict[str, float]:
     """The values of one run (see the module docs)."""
-    fct = _times(res.flows.column("fct_s"))
+    flows, tasks = res.measured("flows"), res.measured("tasks")
+    fct = _times(flows.column("fct_s"))
     values = _tails("fct", fct)
     values["unfinished_flows"] = float(np.count_nonzero(np.isnan(fct)))
-    tct = _times(res.tasks.column("tct_s"))
+    tct = _times(tasks.column("tct_s"))
+    values["unfinished_tasks"] = float(np.count_nonzero(np.isnan(tct)))
     values["tct_max_s"] = float(np.max(tct)) if tct.size and not np.isnan(tct).any() else float("nan")
     values.update(_tails("tct", tct, (0.95, 0.99)))
-    kinds = np.asarray(res.tasks.column("kind").to_pylist(), dtype=object)
-    sizes = _times(res.tasks.column("bytes"))
+    kinds = np.asarray(tasks.column("kind").to_pylist(), dtype=object)
+    sizes = _times(tasks.column("bytes"))
     for kind in sorted(set(kinds.tolist())):
         of_kind = kinds == kind
         values.update(_tails(f"{kind}.tct", tct[of_kind]))
@@ -153,7 +230,7 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
             for b in distinct:
                 values.update(_tails(f"{kind}.{int(b)}B.tct", tct[of_kind & (sizes == b)]))
     if "blocks" in res.tables:
-        values.update(_tails("block_write", _times(res.tables["blocks"].column("write_s")), (0.95,)))
+        values.update(_tails("block_write", _times(res.measured("blocks").column("write_s")), (0.95,)))
     values["hot_tor_share"] = hot_tor_share(res)
     for k, v in res.stats.items():
         if isinstance(v, int | float) and not isinstance(v, bool):
@@ -162,12 +239,71 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
 
 
 def run_scenario_point(params: dict[str, Any], seed: int) -> PointResult:
-    """Run one ``scenario`` point: the scenario with the point's overrides and seed."""
+    """Run one ``scenario`` point: the scenario with the point's overrides and seed, or, with
+    ``search.*`` parameters, the capacity search over ``search.key``."""
+    search = _search(params)
+    if search is not None:
+        return _run_search(params, seed, search)
     res = _scenario(params, seed).run()
+    return _point(res, point_values(res))
+
+
+def _point(res: ScenarioResult, values: dict[str, float]) -> PointResult:
     tables = {k: res.tables[k] for k in TABLES if k in res.tables}
     # The run's "datacenter: <file>" note repeats the scenario file's reference on every point.
     notes = [n for n in res.notes if not n.startswith("datacenter: ")]
-    return PointResult(tables=tables, values=point_values(res), notes=notes)
+    return PointResult(tables=tables, values=values, notes=notes)
+
+
+def _run_search(
+    params: dict[str, Any], seed: int, search: tuple[str, float, str, float, float]
+) -> PointResult:
+    """The largest value of the key meeting the condition (the value at or below the limit, and
+    every measured task finished: a run that cannot keep up fails it): doubling from the start
+    while it holds, then geometric bisection to the precision. The point's values and tables are the
+    run's at that value, plus ``search.found`` and ``search.runs``."""
+    key, start, value, limit, precision = search
+    base = _scenario(params, seed)
+    runs = 0
+
+    def run(x: float) -> tuple[bool, ScenarioResult, dict[str, float]]:
+        nonlocal runs
+        runs += 1
+        res = base.with_overrides({key: x}).run()
+        v = point_values(res)
+        got = v.get(value, float("nan"))
+        return bool(got <= limit and v["unfinished_tasks"] == 0), res, v
+
+    ok, res, v = run(start)
+    if not ok:
+        raise ConfigError(
+            f"search.start: {value} = {v.get(value)} is above {limit} already at {key} = {start}",
+            key="search.start",
+            reason=f"{value} is above search.at-most already at the start",
+        )
+    lo, best = start, (res, v)
+    hi = 2.0 * start
+    while True:
+        ok, res, v = run(hi)
+        if not ok:
+            break
+        lo, best, hi = hi, (res, v), 2.0 * hi
+    while hi / lo > 1.0 + precision:
+        mid = math.sqrt(lo * hi)
+        ok, res, v = run(mid)
+        if ok:
+            lo, best = mid, (res, v)
+        else:
+            hi = mid
+    res, v = best
+    return _point(res, {**v, "search.found": lo, "search.runs": float(runs)})
+
+
+def _figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """A capacity search's results against the swept key (:func:`plots.search_figures`)."""
+    from netheat.experiments.plots import search_figures
+
+    return search_figures(run_dir)
 
 
 SCOPE = MetricScope(
@@ -176,6 +312,7 @@ SCOPE = MetricScope(
         MetricKind("fct_p50_s", "s", "median flow completion time of the finished flows"),
         MetricKind("fct_p99_s", "s", "99th percentile flow completion time of the finished flows"),
         MetricKind("unfinished_flows", "flows", "flows still running when the run stopped"),
+        MetricKind("unfinished_tasks", "tasks", "tasks still running when the run stopped"),
         MetricKind(
             "tct_max_s",
             "s",
@@ -193,6 +330,13 @@ SCOPE = MetricScope(
         MetricKind("block_write_mean_s", "s", "mean block write time (storage policies)"),
         MetricKind("block_write_p50_s", "s", "median block write time (storage policies)"),
         MetricKind("block_write_p95_s", "s", "95th percentile block write time (storage policies)"),
+        MetricKind(
+            "search.found",
+            "",
+            "the largest value of search.key at which search.value stayed at or below search.at-most "
+            "(a point with search.* parameters)",
+        ),
+        MetricKind("search.runs", "runs", "scenario runs the point's search took"),
         MetricKind(
             "hot_tor_share",
             "fraction",
@@ -239,6 +383,7 @@ SCENARIO = register_kind(
                 'scenario key overriding it, written quoted ("routing.policy" = "adaptive")',
                 required=True,
             ),
+            *SEARCH_PARAMS,
         ),
         values=("fct_mean_s", "fct_p50_s", "fct_p99_s", "unfinished_flows", "tct_p99_s", "hot_tor_share"),
         tables=TABLES,
@@ -250,6 +395,7 @@ SCENARIO = register_kind(
         ),
         open_params=True,
         check=check_scenario,
+        figures=_figures,
         metric_scope=SCOPE,
     )
 )

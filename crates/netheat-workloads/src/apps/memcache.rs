@@ -61,4 +61,24 @@ impl Memcache {
         }
         self.task(topo, client, server)
     }
+
+    /// A request from a uniform client among `clients` to a uniform server
+    /// among `servers` (the client drawn again while it is the server).
+    pub fn random_task_between<R: Rng + ?Sized>(
+        &self,
+        topo: &Topology,
+        clients: &[HostId],
+        servers: &[HostId],
+        rng: &mut R,
+    ) -> Result<TaskDag, GenError> {
+        if servers.is_empty() || clients.is_empty() || (clients.len() == 1 && servers == clients) {
+            return Err(GenError::NotEnoughHosts("memcache needs a server and another host as client".into()));
+        }
+        let server = servers[rng.gen_range(0..servers.len())];
+        let mut client = clients[rng.gen_range(0..clients.len())];
+        while client == server {
+            client = clients[rng.gen_range(0..clients.len())];
+        }
+        self.task(topo, client, server)
+    }
 }
