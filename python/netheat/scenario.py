@@ -198,8 +198,10 @@ class ScenarioResult:
                 continue
             arrays = {k: arrow_column(v) for k, v in cols.items()}
             if name == "flows":
-                path = arrays["path_id"]
-                arrays["path_id"] = pa.array(path, mask=path < 0)
+                # No task, no path: null (as `netheat simulate` and `workload generate` write them).
+                for col in ("task_id", "path_id"):
+                    v = arrays[col]
+                    arrays[col] = pa.array(v, mask=v < 0)
             tables[name] = pa.table(arrays)
         stats = {
             k: (int(v) if float(v).is_integer() and abs(v) < 2**53 else v) for k, v in raw["stats"].items()

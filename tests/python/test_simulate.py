@@ -160,6 +160,9 @@ file = "{csv}"
     assert a.flows.num_rows == n and a.stats["completed"] == n
     for col in ("flow_id", "src", "dst", "bytes", "start_s", "finish_s", "fct_s", "priority"):
         assert a.flows.column(col).to_numpy().tolist() == b.flows.column(col).to_numpy().tolist(), col
+    # A flow without a task has a null task_id in both.
+    assert a.flows.column("task_id").to_pylist() == b.flows.column("task_id").to_pylist()
+    assert b.flows.column("task_id").null_count == sum(1 for i in range(n) if not i % 3)
     util = b.links.column("utilization").to_numpy()
     assert np.array_equal(a.links.column("utilization").to_numpy(), util)
     # Trace tasks: the 25 task ids, each spanning its flows (a third of the flows carry none).

@@ -3,7 +3,8 @@
 //!
 //! Tables (their Parquet files are named after them):
 //! * `flows`: one row per flow: `flow_id, src, dst, bytes, start_s,
-//!   finish_s, fct_s, task_id (-1: none), priority, path_id (-1: explicit)`;
+//!   finish_s, fct_s, task_id (-1: none; null in Python and Parquet),
+//!   priority, path_id (-1: explicit; null likewise)`;
 //! * `tasks`: one row per task: application tasks of the workload (their
 //!   `kind`) and flows of a trace that share a `task_id` (`kind = "trace"`):
 //!   `task_id, kind, table (-1: trace), start_s, finish_s, tct_s, flows, bytes`;
