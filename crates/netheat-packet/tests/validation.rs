@@ -158,3 +158,36 @@ fn shared_buffer_dynamic_threshold_caps_one_congested_port() {
     let (max_q, _) = shared_buffer_max_queue(NetConfig::default());
     assert!(max_q > 200_000, "{max_q}");
 }
+
+#[test]
+fn run_with_starts_flows_when_others_finish() {
+    // Flow 0 (0 -> 1) alone; when it finishes, the controller starts flow
+    // 1 (1 -> 0) 10 us later. Flow 1 on an idle network takes exactly what
+    // the same flow takes alone, shifted to its start.
+    let topo = rack(4);
+    let tcfg = TransportConfig::default();
+    let alone = |spec: FlowSpec| {
+        let mut sim = Simulator::new(&topo, NetConfig::default()).unwrap();
+        sim.add_flow(spec, &tcfg).unwrap();
+        sim.run(f64::INFINITY).flows[0].clone()
+    };
+    let first = alone(flow(0, 0, 1, 100_000, "newreno"));
+    let second = alone(flow(1, 1, 0, 50_000, "newreno"));
+    let mut sim = Simulator::new(&topo, NetConfig::default()).unwrap();
+    sim.add_flow(flow(0, 0, 1, 100_000, "newreno"), &tcfg).unwrap();
+    let mut heard = Vec::new();
+    let r = sim
+        .run_with(f64::INFINITY, &tcfg, &mut |id, at, new| {
+            heard.push((id, at));
+            if id == 0 {
+                new.push((FlowSpec { start_s: at + 10e-6, ..flow(1, 1, 0, 50_000, "newreno") }, Vec::new()));
+            }
+        })
+        .unwrap();
+    assert_eq!(r.flows.len(), 2);
+    assert_eq!(heard.len(), 2, "both finishes heard, the last one too");
+    assert_eq!((heard[0].0, heard[0].1), (0, r.flows[0].finish_s));
+    assert_eq!(r.flows[0].fct_s, first.fct_s);
+    assert!((r.flows[1].start_s - (r.flows[0].finish_s + 10e-6)).abs() < 1e-15);
+    assert!((r.flows[1].fct_s - second.fct_s).abs() < 1e-9, "{} vs {}", r.flows[1].fct_s, second.fct_s);
+}

@@ -204,7 +204,7 @@ def search_figures(run_dir: Path) -> list[tuple[Path, str]]:
         return []
     (axis,) = axes
     fig, ax = plt.subplots(figsize=(7, 4))
-    for variant in dict.fromkeys(k[0] for k in found):
+    for variant in sorted({k[0] for k in found}):
         xs = sorted((o, float(np.mean(r))) for (v, o), r in found.items() if v == variant)
         ax.plot([o for o, _ in xs], [r for _, r in xs], marker="o", label=variant)
     ax.set_xlabel(axis)
