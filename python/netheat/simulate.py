@@ -36,7 +36,7 @@ LINK_COLUMNS = (
 )
 
 
-TASK_COLUMNS = "task_id, kind, table, start_s, finish_s, tct_s, flows, bytes"
+TASK_COLUMNS = "task_id, kind, table, start_s, finish_s, tct_s, flows, bytes, floor_s"
 
 
 LINK_CHUNK_ROWS = 1 << 21
@@ -127,6 +127,7 @@ def _tasks_table(cols: dict[str, Any]) -> pa.Table:
             "tct_s": column(cols["tct_s"]),
             "flows": column(cols["flows"]),
             "bytes": column(cols["bytes"]),
+            "floor_s": column(cols["floor_s"]),
         }
     )
 

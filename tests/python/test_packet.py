@@ -236,6 +236,10 @@ def test_warmup_leaves_early_tasks_out_of_the_values() -> None:
     first = flows.filter(pl.col("task_id") == tasks["task_id"][0])
     assert first["bytes"].to_list() == [50.0, 1500.0]
     assert first["start_s"][1] == pytest.approx(first["finish_s"][0], abs=1e-12)
+    # No schedule finishes a task faster than its largest delivery into one host over that
+    # host's NIC: the 1,500 B response into a server of 2 x 10 Gbps ports, 0.6 us.
+    assert (tasks["floor_s"] == 1500 * 8 / 20e9).all()
+    assert v["tct_p99_floor"] == pytest.approx(0.6e-6 / v["tct_p99_s"], rel=1e-12)
 
 
 def test_capacity_search_finds_the_memcache_uplink_bound(tmp_path: Path) -> None:

@@ -865,6 +865,7 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
             finish_s: rec.finish_s,
             flows: rec.flows as u64,
             bytes: rec.bytes,
+            floor_s: f64::NAN,
         });
     }
     let mut out = ScenarioResult::new("flow");

@@ -440,6 +440,7 @@ fn finish(
     topology_source: &str,
 ) -> ScenarioResult {
     out.notes.splice(0..0, notes);
+    result::set_floors(&mut out, topo);
     if let Some(w) = warmup_s {
         out.stat("warmup_s", w);
     }

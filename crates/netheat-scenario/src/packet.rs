@@ -335,6 +335,7 @@ impl<'a> Tasks<'a> {
                     finish_s,
                     flows: 0,
                     bytes: 0.0,
+                    floor_s: f64::NAN,
                 }
             })
             .collect();

@@ -7,7 +7,8 @@
 //!   priority, path_id (-1: explicit; null likewise)`;
 //! * `tasks`: one row per task: application tasks of the workload (their
 //!   `kind`) and flows of a trace that share a `task_id` (`kind = "trace"`):
-//!   `task_id, kind, table (-1: trace), start_s, finish_s, tct_s, flows, bytes`;
+//!   `task_id, kind, table (-1: trace), start_s, finish_s, tct_s, flows, bytes,
+//!   floor_s` (the least time any schedule needs: bytes into a host over its NIC);
 //! * `links`: utilization of every directed link that carried bytes, per
 //!   window: `link, window, utilization`;
 //! * `queues` (packet engine): per directed link, `link, mean_queue_bytes,
@@ -93,6 +94,29 @@ pub struct TaskOut {
     pub flows: u64,
     /// Bytes.
     pub bytes: f64,
+    /// The least time any schedule needs for the task: the bytes its flows
+    /// carry into each host over that host's NIC capacity, the largest
+    /// (every byte into a host crosses its ports; [`set_floors`]). NaN
+    /// for a task without network bytes.
+    pub floor_s: f64,
+}
+
+/// Sets every task's [`TaskOut::floor_s`] from its flows' rows.
+pub fn set_floors(out: &mut ScenarioResult, topo: &netheat_topology::Topology) {
+    let mut into: BTreeMap<(i64, u32), f64> = BTreeMap::new();
+    for f in out.flows.iter().filter(|f| f.task_id >= 0 && f.src != f.dst) {
+        *into.entry((f.task_id, f.dst)).or_default() += f.bytes;
+    }
+    let mut floor: BTreeMap<i64, f64> = BTreeMap::new();
+    for ((task, host), bytes) in into {
+        let nic: f64 = topo.hosts()[host as usize].ports.iter().map(|p| p.speed_bps).sum();
+        let t = bytes * 8.0 / nic;
+        let e = floor.entry(task).or_insert(t);
+        *e = e.max(t);
+    }
+    for t in &mut out.tasks {
+        t.floor_s = floor.get(&(t.task_id as i64)).copied().unwrap_or(f64::NAN);
+    }
 }
 
 /// One row of `blocks`.
@@ -306,6 +330,7 @@ pub fn trace_tasks(flows: &[FlowOut], app_base: u64) -> Vec<TaskOut> {
             finish_s: f64::NEG_INFINITY,
             flows: 0,
             bytes: 0.0,
+            floor_s: f64::NAN,
         });
         t.start_s = t.start_s.min(f.start_s);
         t.finish_s = if f.finish_s.is_nan() || t.finish_s.is_nan() { f64::NAN } else { t.finish_s.max(f.finish_s) };

@@ -241,6 +241,7 @@ pub fn run_spc_scenario(
                 finish_s: cut(tr.finish_s),
                 flows: p.dag.num_flows() as u64,
                 bytes: p.dag.bytes(),
+                floor_s: f64::NAN,
             });
         }
     }

@@ -17,6 +17,9 @@ over the flows, tasks and blocks that start after ``scenario.warmup``:
 - ``fct_mean_s``, ``fct_p50_s``, ``fct_p99_s`` over finished flows and
   ``unfinished_flows``;
 - ``unfinished_tasks``: tasks still running when the run stopped;
+- ``tct_p99_floor``: the p99 of the finished tasks' ``floor_s`` (the least time any schedule
+  needs: a task's bytes into a host over that host's NIC capacity) over their p99 task time,
+  the lowest p99 ratio any scheduler can reach against this run;
 - ``search.found`` and ``search.runs`` for a point with ``search.*`` parameters: the largest
   value of the scenario key ``search.key`` at which ``search.value`` stays at or below
   ``search.at-most`` with every measured task finished (a capacity: the largest request rate
@@ -220,6 +223,9 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     values["unfinished_tasks"] = float(np.count_nonzero(np.isnan(tct)))
     values["tct_max_s"] = float(np.max(tct)) if tct.size and not np.isnan(tct).any() else float("nan")
     values.update(_tails("tct", tct, (0.95, 0.99)))
+    floor = _times(tasks.column("floor_s"))[~np.isnan(tct)]
+    floor_p99 = quantiles(floor, (0.99,))[0] if floor.size and not np.isnan(floor).any() else float("nan")
+    values["tct_p99_floor"] = floor_p99 / values["tct_p99_s"]
     kinds = np.asarray(tasks.column("kind").to_pylist(), dtype=object)
     sizes = _times(tasks.column("bytes"))
     for kind in sorted(set(kinds.tolist())):
@@ -313,6 +319,12 @@ SCOPE = MetricScope(
         MetricKind("fct_p99_s", "s", "99th percentile flow completion time of the finished flows"),
         MetricKind("unfinished_flows", "flows", "flows still running when the run stopped"),
         MetricKind("unfinished_tasks", "tasks", "tasks still running when the run stopped"),
+        MetricKind(
+            "tct_p99_floor",
+            "x",
+            "lowest p99 task completion time any schedule can reach, relative to the run's own p99: the "
+            "p99 of the finished tasks' floor_s (bytes into a host over its NIC capacity) over their p99",
+        ),
         MetricKind(
             "tct_max_s",
             "s",
