@@ -177,3 +177,22 @@ def test_bad_workers_and_backend_arguments(tmp_path: Path) -> None:
         run_experiment(exp, tmp_path / "o", ray_address="127.0.0.1:1")
     with pytest.raises(InputError, match="at least 1"):
         run_experiment(exp, tmp_path / "o", workers=0)
+
+
+def test_a_variant_has_its_own_quick_form(tmp_path: Path) -> None:
+    """`quick = {...}` in a variant overrides [quick] for that variant, in quick runs only."""
+    text = GOOD.replace('name = "b"\nload = 0.2', 'name = "b"\nload = 0.2\nquick = { load = 0.05 }') + (
+        "\n[quick]\nload = 0.3\n"
+    )
+    path = _write(tmp_path, text)
+    full = {p.variant: p.params["load"] for p in expand_points(load_experiment(path))}
+    quick = {p.variant: p.params["load"] for p in expand_points(load_experiment(path, quick=True))}
+    assert full == {"a": 0.1, "b": 0.2}
+    assert quick == {"a": 0.3, "b": 0.05}
+    bad = _write(tmp_path, GOOD.replace('name = "b"\nload = 0.2', 'name = "b"\nquick = 3'))
+    with pytest.raises(ConfigError, match=r"variant\[1\]\.quick"):
+        load_experiment(bad, quick=True)
+    typo = _write(tmp_path, GOOD.replace('name = "b"\nload = 0.2', 'name = "b"\nquick = { lod = 0.05 }'))
+    with pytest.raises(ConfigError, match=r"variant\[1\]\.quick\.lod") as e:
+        load_experiment(typo, quick=True)
+    assert "load" in str(e.value)

@@ -62,7 +62,7 @@ from netheat.experiments.registry import (
 from netheat.textfile import read_config_text
 
 EXPERIMENT_KEYS = ("name", "kind", "seeds", "description", "reference", "note")
-VARIANT_KEYS = ("name", "kind", "where")
+VARIANT_KEYS = ("name", "kind", "where", "quick")
 METRIC_KEYS = ("name", "kind", "variant", "of", "numerator", "denominator", "where", "paper", "unit", "note")
 TOP_KEYS = ("experiment", "base", "variant", "sweep", "quick", "metric")
 
@@ -337,8 +337,19 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
         except ConfigError as e:
             key = f"{where}.kind" if "kind" in vd else "experiment.kind"
             raise ctx.error(key, str(e)) from None
-        params = {**base, **{k: v for k, v in vd.items() if k not in VARIANT_KEYS}, **quick_params}
-        section_of = {k: "base" for k in base} | {k: where for k in vd} | {k: "quick" for k in quick_params}
+        # A variant's own `quick = {...}` overrides [quick] for that variant (its quick form).
+        vquick = vd.get("quick", {})
+        if not isinstance(vquick, dict):
+            raise ctx.error(f"{where}.quick", "expected a table of parameters, e.g. quick = { tasks = 50 }")
+        if not quick:
+            vquick = {}
+        params = {**base, **{k: v for k, v in vd.items() if k not in VARIANT_KEYS}, **quick_params, **vquick}
+        section_of = (
+            {k: "base" for k in base}
+            | {k: where for k in vd}
+            | {k: "quick" for k in quick_params}
+            | {k: f"{where}.quick" for k in vquick}
+        )
         valid = kind.param_names()
         if kind.topology_overrides:
             valid = [*valid, "topology.<key> (an override of the datacenter file's [topology] key)"]

@@ -223,13 +223,35 @@ BARAAT_POLICIES = ("fair-share", "sff", "stf", "fifo", "fifo-lm", "spc")
 """The one-stage policy variants of ``experiments/baraat.toml`` (same tasks per workload and seed)."""
 
 
+APP = "workload.app.0."
+"""Prefix of the aggregation app's keys in a scenario experiment's points (``experiments/baraat.toml``)."""
+
+
+def _aggregation_params(p: dict[str, Any]) -> dict[str, Any]:
+    """A scenario point's aggregation-app keys in the baraat kind's names (the scenario
+    file's own values where the point does not override them: one-stage, 0.8, no batch)."""
+    from netheat._netheat import parse_duration
+
+    compute = p.get(APP + "compute", 0.0)
+    return {
+        "workload": str(p[APP + "task-sizes"]).replace("-", "_"),
+        "app": p.get(APP + "structure", "one-stage"),
+        "load": p.get(APP + "load", 0.8),
+        "batch": p.get(APP + "batch", False),
+        "compute": parse_duration(compute) if isinstance(compute, str) else float(compute),
+    }
+
+
 def _baraat_tasks(run_dir: Path) -> pl.DataFrame:
-    """Every finished baraat task with its point's workload, app, load and policy."""
+    """Every finished Baraat task (a ``baraat`` point's, or a scenario point's whose app is the
+    aggregation workload) with its point's workload, app, load and policy."""
     params: dict[str, dict[str, Any]] = {}
     for meta in sorted((run_dir / "points").glob("*/point.json")):
         m = json.loads(meta.read_text())
         if m.get("kind") == "baraat":
             params[meta.parent.name] = m["params"]
+        elif m.get("kind") == "scenario" and APP + "task-sizes" in m["params"]:
+            params[meta.parent.name] = _aggregation_params(m["params"])
     path = run_dir / "tasks.parquet"
     if not params or not path.exists():
         return pl.DataFrame()

@@ -306,10 +306,11 @@ def _run_search(
 
 
 def _figures(run_dir: Path) -> list[tuple[Path, str]]:
-    """A capacity search's results against the swept key (:func:`plots.search_figures`)."""
-    from netheat.experiments.plots import search_figures
+    """A capacity search's results against the swept key (:func:`plots.search_figures`), and
+    Baraat's figures for runs of its aggregation workload (:func:`plots.baraat_figures`)."""
+    from netheat.experiments.plots import baraat_figures, search_figures
 
-    return search_figures(run_dir)
+    return search_figures(run_dir) + baraat_figures(run_dir)
 
 
 SCOPE = MetricScope(

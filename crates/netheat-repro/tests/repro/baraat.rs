@@ -515,17 +515,19 @@ fn point_and_aggregation_scenario_agree_on_rack_local_tasks() {
     use netheat_scenario::Scenario;
 
     let seed = netheat_config::workload::table_seed(1, 1, 0);
-    for (structure, app, compute_s, fanout) in [
-        ("one-stage", Structure::OneStage, 0.0, 7),
-        ("one-stage", Structure::OneStage, 2e-3, 7),
-        ("storage", Structure::Storage, 0.0, 3),
+    for (structure, app, compute_s, fanout, sizes, law) in [
+        ("one-stage", Structure::OneStage, 0.0, 7, "bing", SizeLaw::Bing),
+        ("one-stage", Structure::OneStage, 2e-3, 7, "bing", SizeLaw::Bing),
+        ("storage", Structure::Storage, 0.0, 3, "bing", SizeLaw::Bing),
+        ("one-stage", Structure::OneStage, 0.0, 7, "uniform", SizeLaw::Uniform),
+        ("storage", Structure::Storage, 0.0, 3, "uniform", SizeLaw::Uniform),
     ] {
         let w = AggregationSpec {
             fanout,
             aggregators: 4,
             load: 0.8,
             compute_s,
-            ..AggregationSpec::new(SizeLaw::Bing, app, 300, seed)
+            ..AggregationSpec::new(law, app, 300, seed)
         };
         for policy in ["fair-share", "sff", "stf", "fifo", "fifo-lm"] {
             let p = PointSpec::new(2, 2, 8, w.clone(), policy);
@@ -534,7 +536,7 @@ fn point_and_aggregation_scenario_agree_on_rack_local_tasks() {
                 "[scenario]\nseed = 1\n\
                  [topology]\nkind = \"three-tier\"\npods = 2\nracks-per-pod = 2\nhosts-per-rack = 8\n\
                  aggs-per-pod = 4\nspines = 16\nhost-link = \"1Gbps\"\ntor-uplink = \"4Gbps\"\n\
-                 [[workload.app]]\nkind = \"aggregation\"\nstructure = \"{structure}\"\nfanout = {fanout}\n\
+                 [[workload.app]]\nkind = \"aggregation\"\ntask-sizes = \"{sizes}\"\nstructure = \"{structure}\"\nfanout = {fanout}\n\
                  aggregators = 4\nload = 0.8\ntasks = 300\ncompute = \"{}ms\"\n\
                  [scheduling]\npolicy = \"{policy}\"\nheavy-percentile = {}\nload-balancers = {}\npoll-interval = \"{}us\"\n",
                 compute_s * 1e3,
@@ -544,7 +546,7 @@ fn point_and_aggregation_scenario_agree_on_rack_local_tasks() {
             );
             let sc = Scenario::from_text(&text, "equivalence.toml", std::path::Path::new("."));
             let r = sc.run(&netheat_data::DataDir::explicit("."), &mut |_, _| true).unwrap();
-            let what = format!("{structure}, compute {compute_s} s, {policy}");
+            let what = format!("{sizes} {structure}, compute {compute_s} s, {policy}");
             assert_eq!(r.tasks.len(), point.tasks.len(), "{what}");
             for (a, b) in point.tasks.iter().zip(&r.tasks) {
                 assert_eq!(a.start_s, b.start_s, "{what}");
