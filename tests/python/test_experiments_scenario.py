@@ -276,3 +276,31 @@ def test_bundled_experiment_validates() -> None:
         exp = load_experiment(ROOT / "experiments" / "scenario-subways-loops.toml", quick=quick)
         assert exp.sweep == {"topology.loop-size": [2, 3, 4]}
         assert [v.name for v in exp.variants] == ["ecmp", "adaptive"]
+
+
+def test_without_a_data_directory_points_that_read_a_dataset_fail_when_they_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """baraat.toml loads without the public data; its data-analytics points fail at run time
+    naming the data directory, and the others run."""
+    from netheat.errors import NetheatError
+
+    monkeypatch.setenv("NETHEAT_DATA", str(tmp_path / "no-data"))
+    exp = load_experiment(ROOT / "experiments" / "baraat.toml", quick=True)
+    points = expand_points(exp)
+    analytics = [p for p in points if p.params.get("workload.app.0.task-sizes") == "data-analytics"]
+    assert analytics and len(analytics) < len(points)
+    kind = get_kind("scenario")
+    with pytest.raises(NetheatError, match="data directory") as e:
+        kind.run_point(analytics[0].params, analytics[0].seed)
+    assert "NETHEAT_DATA" in str(e.value)
+    # A bad key is still an error at load time.
+    bad = (
+        (ROOT / "experiments" / "baraat.toml")
+        .read_text()
+        .replace('"workload.app.0.load" = 0.8', '"workload.app.0.lod" = 0.8', 1)
+    )
+    f = tmp_path / "baraat.toml"
+    f.write_text(bad.replace('"../examples/', f'"{ROOT}/examples/'))
+    with pytest.raises(ConfigError, match="lod"):
+        load_experiment(f, quick=True)
