@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from netheat.data import resolve_data_dir
 from netheat.errors import ConfigError, NetheatError
 from netheat.experiments.registry import (
     MetricFamily,
@@ -75,7 +76,6 @@ from netheat.experiments.registry import (
     ScenarioKind,
     register_kind,
 )
-from netheat.data import resolve_data_dir
 from netheat.metrics import mean, quantiles
 from netheat.scenario import TABLES as SCENARIO_TABLES
 from netheat.scenario import Scenario, ScenarioResult
