@@ -268,18 +268,7 @@ impl<'a> Tasks<'a> {
                     self.next_flow += 1;
                     let task_id = (self.task_base + ti as u64) as i64;
                     if src == dst {
-                        out.local.push(FlowOut {
-                            flow_id,
-                            src,
-                            dst,
-                            bytes,
-                            start_s: t,
-                            finish_s: t,
-                            fct_s: 0.0,
-                            task_id,
-                            priority: i32::from(tt.class),
-                            path_id: -1,
-                        });
+                        out.local.push(FlowOut::local(flow_id, src, bytes, t, task_id, i32::from(tt.class)));
                         self.finish(ti, s, t, &mut work);
                         continue;
                     }
@@ -408,18 +397,7 @@ pub fn run_packet(
     for f in flows {
         let task_id = f.task_id.map_or(-1, |t| t as i64);
         if f.src == f.dst {
-            local.push(FlowOut {
-                flow_id: f.flow_id,
-                src: f.src,
-                dst: f.dst,
-                bytes: f.bytes,
-                start_s: f.start_s,
-                finish_s: f.start_s,
-                fct_s: 0.0,
-                task_id,
-                priority: f.priority,
-                path_id: -1,
-            });
+            local.push(FlowOut::local(f.flow_id, f.src, f.bytes, f.start_s, task_id, f.priority));
             continue;
         }
         let m = Message {

@@ -60,6 +60,23 @@ pub struct FlowOut {
 }
 
 impl FlowOut {
+    /// A flow between two ports of one host: it never enters the network
+    /// and finishes at its start.
+    pub fn local(flow_id: u64, host: u32, bytes: f64, start_s: f64, task_id: i64, priority: i32) -> Self {
+        Self {
+            flow_id,
+            src: host,
+            dst: host,
+            bytes,
+            start_s,
+            finish_s: start_s,
+            fct_s: 0.0,
+            task_id,
+            priority,
+            path_id: -1,
+        }
+    }
+
     /// A row from a flow-engine record, with the given id and task.
     pub fn from_record(f: &FlowRecord, flow_id: u64, task: Option<u64>) -> Self {
         Self {
