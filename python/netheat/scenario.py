@@ -209,8 +209,9 @@ class ScenarioResult:
         window_s = float(raw["window_s"])
         end_s = float(raw["stats"].get("end_s", 0.0))
         n_windows = math.ceil(end_s / window_s) if end_s > 0 else 0
-        links = _LinkWindows(raw["topology"], raw["tables"]["links"], window_s, n_windows).table()
-        tables["links"] = links
+        if "links" in raw["tables"]:  # absent when left out of scenario.record
+            windows = _LinkWindows(raw["topology"], raw["tables"]["links"], window_s, n_windows)
+            tables["links"] = windows.table()
         ordered = {k: tables[k] for k in TABLES if k in tables}
         prov = {
             "netheat_version": __version__,
@@ -220,24 +221,38 @@ class ScenarioResult:
         }
         return cls(ordered, stats, list(raw["notes"]), str(raw["engine"]), raw["topology"], prov)
 
+    def table(self, name: str) -> pa.Table:
+        """Table ``name``; a table the run did not record (``scenario.record``) raises :class:`InputError`."""
+        if name not in self.tables:
+            recordable = name in ("flows", "links", "queues")
+            raise InputError(
+                f"the run has no {name!r} table"
+                + (
+                    f": it was left out of scenario.record (add {name!r} to it)"
+                    if recordable
+                    else f"; it has {', '.join(self.tables)}"
+                )
+            )
+        return self.tables[name]
+
     @property
     def flows(self) -> pa.Table:
         """One row per flow (same columns on both engines)."""
-        return self.tables["flows"]
+        return self.table("flows")
 
     @property
     def tasks(self) -> pa.Table:
         """One row per application or trace task."""
-        return self.tables["tasks"]
+        return self.table("tasks")
 
     @property
     def links(self) -> pa.Table:
         """Every directed link in every window, with its utilization."""
-        return self.tables["links"]
+        return self.table("links")
 
     def measured(self, name: str) -> pa.Table:
         """Table ``name`` without the rows that start before ``scenario.warmup`` (all rows without one)."""
-        t = self.tables[name]
+        t = self.table(name)
         warmup = float(self.stats.get("warmup_s", 0.0))
         if warmup <= 0.0 or "start_s" not in t.column_names:
             return t
@@ -247,17 +262,23 @@ class ScenarioResult:
 
     def summary(self) -> str:
         """A few lines for the terminal (after ``scenario.warmup``, when given)."""
-        f = self.measured("flows")
-        fct = f["fct_s"].to_numpy(zero_copy_only=False)
-        done = fct[~np.isnan(fct)]
-        lines = [
-            f"engine {self.engine}: {f.num_rows} flows, {len(done)} finished"
-            + (
-                f", FCT p50 {fmt_seconds(quantile(done, 0.5))} p99 {fmt_seconds(quantile(done, 0.99))}"
-                if len(done)
-                else ""
-            )
-        ]
+        if "flows" in self.tables:
+            f = self.measured("flows")
+            fct = f["fct_s"].to_numpy(zero_copy_only=False)
+            done = fct[~np.isnan(fct)]
+            lines = [
+                f"engine {self.engine}: {f.num_rows} flows, {len(done)} finished"
+                + (
+                    f", FCT p50 {fmt_seconds(quantile(done, 0.5))} p99 {fmt_seconds(quantile(done, 0.99))}"
+                    if len(done)
+                    else ""
+                )
+            ]
+        else:
+            lines = [
+                f"engine {self.engine}: {self.stats.get('flows', 0)} flows, {self.stats.get('completed', 0)} "
+                "finished (flows not recorded: scenario.record)"
+            ]
         t = self.measured("tasks")
         if t.num_rows:
             tct = t["tct_s"].to_numpy(zero_copy_only=False)

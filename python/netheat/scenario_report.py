@@ -85,18 +85,28 @@ def write_scenario_report(res: ScenarioResult, path: Path) -> Path:
                 tables=[Table(["statistic", "value"], [[k, f"{v}"] for k, v in sorted(stats.items())])],
             )
         )
-        fct = res.flows["fct_s"].to_numpy(zero_copy_only=False)
-        rows = [_tail_rows("all flows", fct)]
-        _cdf_png(tmp / "fct.png", [("flows", fct)], "flow completion time (s)", "fraction of flows")
-        sections.append(
-            Section(
-                "Flow completion times",
-                "CDF of flow completion times (finish minus start) of finished flows; unfinished flows are "
-                "counted in the table, not plotted. Percentiles: linear interpolation (netheat.metrics).",
-                tables=[Table(["flows", "finished", "mean", "p50", "p99", "unfinished"], rows)],
-                figures=[Figure(tmp / "fct.png", "Flow completion time CDF")],
+        if "flows" in res.tables:
+            fct = res.flows["fct_s"].to_numpy(zero_copy_only=False)
+            rows = [_tail_rows("all flows", fct)]
+            _cdf_png(tmp / "fct.png", [("flows", fct)], "flow completion time (s)", "fraction of flows")
+            sections.append(
+                Section(
+                    "Flow completion times",
+                    "CDF of flow completion times (finish minus start) of finished flows; unfinished flows "
+                    "are counted in the table, not plotted. Percentiles: linear interpolation "
+                    "(netheat.metrics).",
+                    tables=[Table(["flows", "finished", "mean", "p50", "p99", "unfinished"], rows)],
+                    figures=[Figure(tmp / "fct.png", "Flow completion time CDF")],
+                )
             )
-        )
+        else:
+            sections.append(
+                Section(
+                    "Flow completion times",
+                    "Not recorded: the run left the flows table out of scenario.record "
+                    f"({stats.get('flows', 0)} flows, {stats.get('completed', 0)} finished).",
+                )
+            )
         tasks = res.tasks
         if tasks.num_rows:
             kinds = tasks["kind"].to_pylist()
@@ -254,7 +264,10 @@ def hot_tor_share(res: ScenarioResult) -> float:
 
 
 def _tor_heat(res: ScenarioResult) -> tuple[np.ndarray, float] | None:
-    """ToR x window outbound uplink utilization, or None without windows."""
+    """ToR x window outbound uplink utilization, or None without windows (or without a links
+    table: left out of ``scenario.record``)."""
+    if "links" not in res.tables:
+        return None
     links = res.links
     if links.num_rows == 0:
         return None

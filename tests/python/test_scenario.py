@@ -17,7 +17,7 @@ import pytest
 
 from netheat import Scenario
 from netheat.cli import main
-from netheat.errors import ConfigError
+from netheat.errors import ConfigError, InputError
 from netheat.scenario import TABLES, docs_markdown, key_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,6 +90,33 @@ def test_cli_writes_tables_stats_and_report(tmp_path: Path) -> None:
     cols = zip(links["layer"], links["direction"], links["src_node"], links["utilization"], strict=True)
     up = [u for layer, d, src, u in cols if layer == "tor-agg" and d == "up" and src.startswith("tor0")]
     assert up[:4] == pytest.approx([1.0] * 4)
+
+
+def test_record_leaves_tables_out_and_nothing_else(tmp_path: Path) -> None:
+    # `scenario.record = []`: no flows or links table, the same tasks (1 GB
+    # alone at 8 Gbit/s then shared: task 0 at 2 s, task 1 at 4 s), counts
+    # in stats, a report that says what was not recorded, and values over
+    # the missing tables absent rather than wrong.
+    from netheat.experiments.scenario import point_values
+
+    s = Scenario.from_toml(write(tmp_path))
+    full = s.run()
+    lean = s.with_overrides({"scenario.record": []}).run()
+    assert set(full.tables) - set(lean.tables) == {"flows", "links"}
+    assert lean.tasks.equals(full.tasks)
+    assert lean.tasks.column("tct_s").to_pylist() == pytest.approx([2.0, 4.0], abs=1e-9)
+    assert (lean.stats["flows"], lean.stats["completed"]) == (2, 2)
+    with pytest.raises(InputError, match=r"left out of scenario\.record"):
+        _ = lean.flows
+    assert "2 flows, 2 finished (flows not recorded" in lean.summary()
+    values = point_values(lean)
+    assert "fct_p99_s" not in values and "hot_tor_share" not in values
+    assert values["tct_p99_s"] == point_values(full)["tct_p99_s"]
+    out = tmp_path / "lean"
+    assert main(["run", str(write(tmp_path)), "--out", str(out), "--set", 'scenario.record=["links"]']) == 0
+    names = {p.name for p in out.iterdir()}
+    assert "flows.parquet" not in names and {"tasks.parquet", "links.parquet", "report.html"} <= names
+    assert "Not recorded" in (out / "report.html").read_text()
 
 
 def test_spc_from_the_cli(tmp_path: Path) -> None:

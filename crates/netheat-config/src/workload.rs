@@ -29,7 +29,7 @@
 
 use std::path::{Path, PathBuf};
 
-use netheat_core::budget::{self, format_count, format_number, BYTES_PER_FLOW, BYTES_PER_TASK_STEP};
+use netheat_core::budget::{self, format_count, format_number, BYTES_PER_TASK_STEP};
 use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
 use netheat_workloads::apps::aggregation::{self, AggregationSpec, Placement as AggPlacement, SizeLaw, Structure};
@@ -498,7 +498,7 @@ impl Wcx<'_> {
         let held = held_bytes(out);
         let what = if held > 0.0 { format!("{what}, with the tables before it,") } else { what };
         let budget = budget::memory_budget()?;
-        budget::check_against(budget, &what, held + flows * BYTES_PER_FLOW as f64 + extra_bytes, hint)
+        budget::check_against(budget, &what, held + flows * budget::flow_bytes() as f64 + extra_bytes, hint)
             .map_err(|e| self.at(key, e.to_string()))
     }
 
@@ -647,7 +647,7 @@ impl Wcx<'_> {
                     Horizon::Flows(n) => (n as f64, format!("{p}.flows"), "lower `flows`".to_string()),
                     Horizon::Duration(d) => {
                         // One second alone too large: the rate (load) is the problem.
-                        if lambda * BYTES_PER_FLOW as f64 > self.budget()? {
+                        if lambda * budget::flow_bytes() as f64 > self.budget()? {
                             (
                                 lambda * d,
                                 format!("{p}.load"),
@@ -704,7 +704,7 @@ impl Wcx<'_> {
                 };
                 let per_s = gen.sources.len() as f64 * gen.mean_rate_per_source();
                 let flows = per_s * gen.duration_s;
-                let (key, hint) = if per_s * BYTES_PER_FLOW as f64 > self.budget()? {
+                let (key, hint) = if per_s * budget::flow_bytes() as f64 > self.budget()? {
                     (format!("{p}.rate-on"), format!("lower `rate-on` ({})", format_number(gen.rate_on_per_s)))
                 } else {
                     (
@@ -736,7 +736,7 @@ impl Wcx<'_> {
                 let k = count(self.cx, &format!("{p}.k"), t.k.ok_or_else(|| self.at(&p, "needs `k`"))?, 1)?;
                 let n = count(self.cx, &format!("{p}.batches"), t.batches.unwrap_or(1), 1)?;
                 let flows = k as f64 * n as f64;
-                let (key, hint) = if k as f64 * BYTES_PER_FLOW as f64 > self.budget()? {
+                let (key, hint) = if k as f64 * budget::flow_bytes() as f64 > self.budget()? {
                     (format!("{p}.k"), format!("lower `k` ({k})"))
                 } else {
                     (format!("{p}.batches"), format!("lower `batches` ({n}) or `k`"))
@@ -1335,7 +1335,7 @@ impl Wcx<'_> {
         };
         // Estimate before drawing anything: tasks times their flows and steps.
         let (flows, steps, task_key) = per_task;
-        let task_bytes = flows * BYTES_PER_FLOW as f64 + steps * BYTES_PER_TASK_STEP as f64;
+        let task_bytes = flows * budget::flow_bytes() as f64 + steps * BYTES_PER_TASK_STEP as f64;
         let expected = (rate * duration).min(limit as f64);
         let budget = self.budget()?;
         let (key, hint) = if task_bytes > budget {
@@ -1376,7 +1376,7 @@ impl Wcx<'_> {
 fn held_bytes(w: &Workload) -> f64 {
     let task_flows: usize = w.tasks.iter().map(|t| t.2.num_flows()).sum();
     let task_steps: usize = w.tasks.iter().map(|t| t.2.steps.len()).sum();
-    (w.flows.len() + task_flows) as f64 * BYTES_PER_FLOW as f64
+    (w.flows.len() + task_flows) as f64 * budget::flow_bytes() as f64
         + task_steps.saturating_sub(task_flows) as f64 * BYTES_PER_TASK_STEP as f64
 }
 

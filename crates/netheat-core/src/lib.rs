@@ -21,7 +21,7 @@ pub use budget::{
     check_budget, format_bytes, memory_budget, over_budget, set_memory_budget, with_memory_budget, BudgetError,
     BYTES_PER_FLOW, BYTES_PER_LINK, BYTES_PER_LINK_WINDOW, BYTES_PER_NODE,
 };
-pub use hash::mix;
+pub use hash::{mix, IdHasher, IdMap};
 pub use routing::Routing;
 pub use units::{clip, clip_words, parse_bandwidth, parse_bytes, parse_duration, UnitError};
 

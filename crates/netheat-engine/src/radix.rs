@@ -40,11 +40,22 @@ pub(crate) struct RadixHeap<T> {
     /// one key or a few as a rule; when keys below the last minimum pile
     /// up there, it is sorted once instead of scanned at every pop.
     sorted0: bool,
+    /// Bit `b - 1` set: bucket `b > 0` may hold keys (set by pushes,
+    /// cleared when the bucket is emptied), so the next bucket to sort out
+    /// is found in one instruction rather than by scanning 128 vectors.
+    nonempty: u128,
 }
 
 impl<T> Default for RadixHeap<T> {
     fn default() -> Self {
-        Self { buckets: (0..BUCKETS).map(|_| Vec::new()).collect(), last: 0, len: 0, top: None, sorted0: false }
+        Self {
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            last: 0,
+            len: 0,
+            top: None,
+            sorted0: false,
+            nonempty: 0,
+        }
     }
 }
 
@@ -73,6 +84,8 @@ impl<T: RadixKey> RadixHeap<T> {
                 b0.insert(at, x);
                 return;
             }
+        } else {
+            self.nonempty |= 1 << (b - 1);
         }
         self.buckets[b].push(x);
     }
@@ -84,13 +97,21 @@ impl<T: RadixKey> RadixHeap<T> {
             return Some(p);
         }
         if self.buckets[0].is_empty() {
-            let i = (1..BUCKETS).find(|&i| !self.buckets[i].is_empty())?;
+            if self.nonempty == 0 {
+                return None;
+            }
+            let i = self.nonempty.trailing_zeros() as usize + 1;
+            self.nonempty &= !(1 << (i - 1));
             self.sorted0 = false;
             let mut items = std::mem::take(&mut self.buckets[i]);
-            self.last = items.iter().map(|x| x.key()).min().expect("bucket is not empty");
+            self.last = items.iter().map(|x| x.key()).min().expect("a bucket marked non-empty holds keys");
             for &x in &items {
                 // Every key shares `last`'s bits above `i - 1`: a lower bucket.
-                self.buckets[bucket(x.key(), self.last)].push(x);
+                let b = bucket(x.key(), self.last);
+                if b > 0 {
+                    self.nonempty |= 1 << (b - 1);
+                }
+                self.buckets[b].push(x);
             }
             // Bucket `i` stays empty; keep its allocation for when it fills.
             items.clear();
@@ -134,9 +155,13 @@ impl<T: RadixKey> RadixHeap<T> {
     /// Keeps only the elements for which `keep` is true.
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
         let mut n = 0;
-        for b in &mut self.buckets {
+        self.nonempty = 0;
+        for (i, b) in self.buckets.iter_mut().enumerate() {
             b.retain(&mut keep);
             n += b.len();
+            if i > 0 && !b.is_empty() {
+                self.nonempty |= 1 << (i - 1);
+            }
         }
         self.len = n;
         self.top = None;

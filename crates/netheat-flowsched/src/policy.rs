@@ -55,6 +55,12 @@ pub trait FlowScheduler: Send {
     fn heavy_threshold(&self) -> Option<f64> {
         None
     }
+    /// Whether the classes of a task's flows can change after they start
+    /// (the policy ever pushes a [`ClassChange`]); when not, a runner need
+    /// not keep track of each task's running flows.
+    fn reclassifies(&self) -> bool {
+        false
+    }
     /// The task's bytes sent so far; may mark it heavy.
     fn task_progress(&mut self, task_id: u64, bytes_so_far: f64, changes: &mut Vec<ClassChange>) {
         let _ = (task_id, bytes_so_far, changes);
@@ -256,6 +262,9 @@ impl FlowScheduler for FifoLm {
     }
     fn heavy_threshold(&self) -> Option<f64> {
         Some(self.threshold)
+    }
+    fn reclassifies(&self) -> bool {
+        true
     }
     fn task_progress(&mut self, task_id: u64, bytes_so_far: f64, changes: &mut Vec<ClassChange>) {
         let doms = match self.tasks.get_mut(&task_id) {

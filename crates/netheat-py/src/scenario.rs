@@ -32,6 +32,7 @@ pub(crate) fn to_py(py: Python<'_>, e: ScenarioError) -> PyErr {
 
 fn tables<'py>(py: Python<'py>, r: &ScenarioResult) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
+    // Tables left out of `scenario.record` are absent, not empty.
     let f = &r.flows;
     let flows = PyDict::new(py);
     flows.set_item("flow_id", column(py, "<u8", &f.iter().map(|x| x.flow_id).collect::<Vec<_>>())?)?;
@@ -44,7 +45,9 @@ fn tables<'py>(py: Python<'py>, r: &ScenarioResult) -> PyResult<Bound<'py, PyDic
     flows.set_item("task_id", column(py, "<i8", &f.iter().map(|x| x.task_id).collect::<Vec<_>>())?)?;
     flows.set_item("priority", column(py, "<i4", &f.iter().map(|x| x.priority).collect::<Vec<_>>())?)?;
     flows.set_item("path_id", column(py, "<i8", &f.iter().map(|x| x.path_id).collect::<Vec<_>>())?)?;
-    out.set_item("flows", flows)?;
+    if r.recorded.flows {
+        out.set_item("flows", flows)?;
+    }
 
     let t = &r.tasks;
     let tasks = PyDict::new(py);
@@ -63,9 +66,11 @@ fn tables<'py>(py: Python<'py>, r: &ScenarioResult) -> PyResult<Bound<'py, PyDic
     links.set_item("link", column(py, "<u4", &r.links.iter().map(|x| x.0).collect::<Vec<_>>())?)?;
     links.set_item("window", column(py, "<u4", &r.links.iter().map(|x| x.1).collect::<Vec<_>>())?)?;
     links.set_item("utilization", column(py, "<f8", &r.links.iter().map(|x| x.2).collect::<Vec<_>>())?)?;
-    out.set_item("links", links)?;
+    if r.recorded.links {
+        out.set_item("links", links)?;
+    }
 
-    if !r.queues.is_empty() {
+    if r.recorded.queues && !r.queues.is_empty() {
         let q = &r.queues;
         let queues = PyDict::new(py);
         queues.set_item("link", column(py, "<u4", &q.iter().map(|x| x.link).collect::<Vec<_>>())?)?;

@@ -55,8 +55,45 @@ pub struct ScenarioSection {
     /// system measured once it is loaded. Default: 0.
     #[schemars(with = "Option<UnitString>")]
     pub warmup: Option<Duration>,
+    /// The large tables to record: `flows` (a row per flow), `links` (a
+    /// row per link and utilization window) and `queues` (a row per switch
+    /// port, packet engine). The `tasks` table, and `blocks`, `placements`
+    /// and `migrations` when their policy runs, are always written. Without
+    /// `flows` the flow engine forgets each flow when it finishes, so memory
+    /// follows the flows in flight rather than every flow ever started (runs
+    /// of tens of millions of flows), and the flow-time summary values are
+    /// not computed; without `links` the engine keeps no utilization
+    /// windows and the values read from them (`hot_tor_share`) are not
+    /// computed. Either way the tasks, blocks and decisions are the same
+    /// (only flows that finish at the same instant may be handled in
+    /// another order). Default: `["flows", "links", "queues"]`.
+    #[serde(default = "all_recorded")]
+    pub record: Vec<RecordedTable>,
     /// Free text, copied to `stats.json`.
     pub description: Option<String>,
+}
+
+/// A table of `scenario.record`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordedTable {
+    /// A row per flow.
+    Flows,
+    /// A row per link and utilization window.
+    Links,
+    /// A row per switch port (packet engine).
+    Queues,
+}
+
+fn all_recorded() -> Vec<RecordedTable> {
+    vec![RecordedTable::Flows, RecordedTable::Links, RecordedTable::Queues]
+}
+
+impl ScenarioSection {
+    /// Whether `table` is recorded.
+    pub fn records(&self, table: RecordedTable) -> bool {
+        self.record.contains(&table)
+    }
 }
 
 /// `scenario.dense`.
@@ -115,6 +152,7 @@ impl Default for ScenarioSection {
             window: None,
             dense: DenseSetting::Auto,
             warmup: None,
+            record: all_recorded(),
             description: None,
         }
     }
@@ -718,6 +756,21 @@ pub struct Sections {
     /// generate`).
     #[schemars(with = "serde_json::Value")]
     pub workload: Option<toml::Value>,
+}
+
+impl Sections {
+    /// Bytes a flow holds in the run's memory estimates: a flow-engine run
+    /// that does not record its flows forgets each one when it finishes
+    /// ([`netheat_core::budget::BYTES_PER_UNKEPT_FLOW`]); the packet engine
+    /// and the SPC protocol simulator keep every flow's state to the end.
+    pub fn flow_bytes(&self) -> u64 {
+        let spc = self.scheduling.as_ref().is_some_and(|s| s.policy == SchedulingPolicy::Spc);
+        if self.scenario.engine == EngineKind::Flow && !spc && !self.scenario.records(RecordedTable::Flows) {
+            netheat_core::budget::BYTES_PER_UNKEPT_FLOW
+        } else {
+            netheat_core::budget::BYTES_PER_FLOW
+        }
+    }
 }
 
 /// The JSON Schema of a scenario file (descriptions from the doc comments

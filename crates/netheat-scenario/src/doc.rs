@@ -186,7 +186,9 @@ impl ScenarioDoc {
         })?;
         let seed = sections.scenario.seed;
         let (topology, topology_source) = self.topology(&doc)?;
-        let workload = self.workload(&doc, &topology, seed, data)?;
+        let workload = netheat_core::budget::with_flow_bytes(sections.flow_bytes(), || {
+            self.workload(&doc, &topology, seed, data)
+        })?;
         Ok(Parts { sections, topology: Arc::new(topology), topology_source, workload })
     }
 

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use netheat_core::{HostId, LinkId, Routing};
+use netheat_core::{HostId, IdMap, LinkId, Routing};
 use netheat_engine::{Controller, Ctx, DenseMode, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
 use netheat_flowsched::policy::{size_class, ClassChange, FlowScheduler, TaskIdAllocator, TaskMeta};
 use netheat_flowsched::HeavyPoll;
@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::config::{RoutingPolicy, SchedulingPolicy};
 use crate::placement::{PlacementRun, Rewrite};
-use crate::result::{BlockOut, Decision, FlowOut, ScenarioResult, TaskOut};
+use crate::result::{BlockOut, Decision, Floors, FlowOut, Recorded, ScenarioResult, TaskOut, TraceTasks};
 use crate::ScenarioError;
 use netheat_storage::placement::place_checked;
 use netheat_storage::{Cluster, PlacementRequest, Redundancy, ReplicaPlacement, View};
@@ -77,6 +77,10 @@ pub struct FlowRun<'a> {
     pub placement: Option<PlacementRun>,
     /// The engine's dense mode (the allocation is the same either way).
     pub dense: DenseMode,
+    /// The large tables to keep (`scenario.record`): without flows the
+    /// engine forgets each flow once it has finished, without links it
+    /// keeps no utilization windows.
+    pub recorded: Recorded,
 }
 
 impl<'a> FlowRun<'a> {
@@ -108,6 +112,7 @@ impl<'a> FlowRun<'a> {
             storage: None,
             placement: None,
             dense: DenseMode::default(),
+            recorded: Recorded::default(),
         }
     }
 }
@@ -129,7 +134,7 @@ pub struct StorageRun {
     rng: ChaCha8Rng,
     /// Per block placed: runner task id, its flow steps, the row so far.
     placed: Vec<(u64, Vec<StepId>, BlockOut)>,
-    per_task: HashMap<u64, u32>,
+    per_task: IdMap<u64, u32>,
     /// Reports and placements with their state, when recorded.
     pub(crate) record: Option<Vec<Decision>>,
 }
@@ -154,7 +159,7 @@ impl StorageRun {
             used: vec![0.0; n],
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5707_a6e5),
             placed: Vec::new(),
-            per_task: HashMap::new(),
+            per_task: IdMap::default(),
             record: None,
         }
     }
@@ -247,11 +252,9 @@ pub struct Decisions<'n, 't> {
     cut_off: BTreeSet<u64>,
     sched: Box<dyn FlowScheduler>,
     ids: TaskIdAllocator,
-    tasks: HashMap<u64, TaskSched>,
+    tasks: IdMap<u64, TaskSched>,
     /// Scheduler id to runner task id.
-    by_sched: HashMap<u64, u64>,
-    /// Flow id to its runner task id.
-    flow_task: HashMap<u64, u64>,
+    by_sched: IdMap<u64, u64>,
     changes: Vec<ClassChange>,
     /// `fifo-lm`'s reads of large tasks (the idealized runner's rule).
     poll: HeavyPoll,
@@ -312,10 +315,19 @@ impl Decisions<'_, '_> {
             self.meter.finish(f.id, &f.path, flow.bytes);
         }
         self.cut_off.remove(&flow.id);
-        if let Some(tid) = self.flow_task.remove(&flow.id) {
-            if let Some(t) = self.tasks.get_mut(&tid) {
-                t.flows.retain(|&(f, _)| f != flow.id);
-                t.bytes_done += flow.bytes;
+        self.untrack(flow.task_id, flow.id, flow.bytes);
+    }
+
+    /// Forgets a running flow of task `task` (the engine's task id: the
+    /// runner's) that delivered `bytes`, for policies that track them.
+    fn untrack(&mut self, task: Option<u64>, flow: u64, bytes: f64) {
+        if !self.sched.reclassifies() {
+            return;
+        }
+        if let Some(t) = task.and_then(|tid| self.tasks.get_mut(&tid)) {
+            if let Some(i) = t.flows.iter().position(|&(f, _)| f == flow) {
+                t.flows.remove(i);
+                t.bytes_done += bytes;
             }
         }
     }
@@ -528,8 +540,11 @@ impl Decisions<'_, '_> {
         }
         if let Some(t) = self.tasks.get_mut(&task_id) {
             spec.priority = self.sched.flow_class(&t.meta, spec.dst, spec.bytes);
-            t.flows.push((spec.id, spec.dst));
-            self.flow_task.insert(spec.id, task_id);
+            // The running flows of a task, for policies that re-class them
+            // (and read their bytes: `fifo-lm`).
+            if self.sched.reclassifies() {
+                t.flows.push((spec.id, spec.dst));
+            }
         }
         spec
     }
@@ -547,12 +562,7 @@ impl Decisions<'_, '_> {
                 self.meter.finish(f.id, &f.path, rw.sent);
             }
             self.cut_off.remove(&rw.old);
-            if let Some(tid) = self.flow_task.remove(&rw.old) {
-                if let Some(t) = self.tasks.get_mut(&tid) {
-                    t.flows.retain(|&(f, _)| f != rw.old);
-                    t.bytes_done += rw.sent;
-                }
-            }
+            self.untrack(Some(rw.task_id), rw.old, rw.sent);
             let mut spec = FlowSpec::new(rw.new, rw.src, rw.dst, rw.bytes, now, Route::Ecmp).with_task(rw.task_id);
             spec.rate_cap_bps = rw.cap;
             let spec = self.route_and_class(rw.task_id, spec);
@@ -567,10 +577,70 @@ impl Decisions<'_, '_> {
 struct Runtime<'n, 't> {
     runner: DagRunner,
     decide: Decisions<'n, 't>,
+    /// How an engine flow record becomes a `flows` row.
+    rows: RowMap,
+    /// What the tables derived from the flows need (trace tasks, task
+    /// floors), folded in as flows finish, whether or not the run keeps
+    /// its flows (`scenario.record`): the same sums in the same order
+    /// either way.
+    fold: FlowFold,
+}
+
+/// How an engine flow record becomes a `flows` row: open-loop flows run as
+/// the runner's tasks (see [`dynamic`]) get back their own ids and trace
+/// task ids.
+struct RowMap {
+    dynamic: bool,
+    /// First id of the runner's flows.
+    flow_base: u64,
+    /// Per open task in the runner: its trace task id and its flows' ids.
+    open: Vec<(Option<u64>, Vec<u64>)>,
+}
+
+impl RowMap {
+    /// The row of `f`; `cut`: when and how many bytes it had delivered when
+    /// a migration cancelled it.
+    fn row(&self, runner: &DagRunner, f: &FlowRecord, cut: Option<(f64, f64)>) -> FlowOut {
+        let mut id = f.id;
+        let mut task = f.task_id;
+        if self.dynamic && f.id >= self.flow_base {
+            if let Some((ti, step)) = runner.flow_step(f.id) {
+                if let Some((tid, ids)) = self.open.get(ti) {
+                    // Step k of an open task is flow k (delays come before their flow).
+                    id = ids[runner_flow_ordinal(runner, ti, step)];
+                    task = *tid;
+                }
+            }
+        }
+        let mut row = FlowOut::from_record(f, id, task);
+        if let Some((t, sent)) = cut {
+            // Cut by a migration: what it delivered until then.
+            row.bytes = sent;
+            row.finish_s = t;
+            row.fct_s = t - row.start_s;
+        }
+        row
+    }
+}
+
+/// The trace tasks and the task floors, folded one flow row at a time.
+struct FlowFold {
+    /// First application task id (trace task ids are below it).
+    task_base: u64,
+    trace: TraceTasks,
+    floors: Floors,
+}
+
+impl FlowFold {
+    fn add(&mut self, row: &FlowOut) {
+        self.trace.add(row, self.task_base);
+        self.floors.add(row);
+    }
 }
 
 impl Controller for Runtime<'_, '_> {
     fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+        self.fold.add(&self.rows.row(&self.runner, flow, None));
         // A flow carrying on a moved task's bytes finishes the runner's step.
         let id = self.decide.placement.as_ref().map_or(flow.id, |p| p.runner_flow(flow.id));
         self.decide.flow_done(flow);
@@ -710,6 +780,8 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         seed: r.seed,
         max_windows: r.plan.max_windows,
         dense: r.dense,
+        telemetry: r.recorded.links,
+        recycle_finished: !r.recorded.flows,
         ..SimConfig::default()
     };
     let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
@@ -773,9 +845,8 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         cut_off: BTreeSet::new(),
         sched,
         ids: TaskIdAllocator::new(r.lbs),
-        tasks: HashMap::new(),
-        by_sched: HashMap::new(),
-        flow_task: HashMap::new(),
+        tasks: IdMap::default(),
+        by_sched: IdMap::default(),
         changes: Vec::new(),
         poll: HeavyPoll::new(r.poll_s),
         host_in_bps: host_in_bps(topo),
@@ -792,7 +863,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         ticking,
         error: None,
     };
-    let mut rt = Runtime { runner, decide };
+    let rows = RowMap { dynamic, flow_base, open: open_tasks };
+    let fold = FlowFold { task_base, trace: TraceTasks::default(), floors: Floors::default() };
+    let mut rt = Runtime { runner, decide, rows, fold };
     let mut last_progress = std::time::Instant::now();
     // Advance a 64th of a window at a time (chunk edges fall on window
     // edges): the budget is checked for the window each chunk starts in,
@@ -824,36 +897,27 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     if let Some(e) = &rt.decide.error {
         return Err(ScenarioError::Run(e.clone()));
     }
-    let Runtime { runner, mut decide } = rt;
+    let Runtime { runner, mut decide, rows, mut fold } = rt;
     let res = sim.finish();
+    // Without recycling, every flow ever added; with it, the flows that did not finish.
+    let n_flows = res.flows.len() as u64 + if r.recorded.flows { 0 } else { res.stats.flows_completed };
 
     // Flows: original ids for open-loop flows run as tasks.
-    let mut flows = Vec::with_capacity(res.flows.len());
+    // (Without recycling, the finished flows too; they are folded in already.)
+    let mut flows = Vec::with_capacity(if r.recorded.flows { res.flows.len() } else { 0 });
     for f in &res.flows {
-        let mut id = f.id;
-        let mut task = f.task_id;
-        if dynamic && f.id >= flow_base {
-            if let Some((ti, step)) = runner.flow_step(f.id) {
-                if ti < n_open_tasks {
-                    // Step k of an open task is flow k (delays come before their flow).
-                    let (tid, rows) = &open_tasks[ti];
-                    id = rows[runner_flow_ordinal(&runner, ti, step)];
-                    task = *tid;
-                }
-            }
+        let cut = decide.placement.as_ref().and_then(|p| p.cut.get(&f.id)).copied();
+        let row = rows.row(&runner, f, cut);
+        if !f.finished() {
+            fold.add(&row);
         }
-        let mut row = FlowOut::from_record(f, id, task);
-        if let Some(&(t, sent)) = decide.placement.as_ref().and_then(|p| p.cut.get(&f.id)) {
-            // Cut by a migration: what it delivered until then.
-            row.bytes = sent;
-            row.finish_s = t;
-            row.fct_s = t - row.start_s;
+        if r.recorded.flows {
+            flows.push(row);
         }
-        flows.push(row);
     }
     flows.sort_by_key(|f| f.flow_id);
     let mut tasks = Vec::new();
-    for (i, rec) in runner.records().into_iter().enumerate() {
+    for (i, rec) in runner.iter_records().enumerate() {
         if i < n_open_tasks {
             continue;
         }
@@ -871,9 +935,8 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     let mut out = ScenarioResult::new("flow");
     if let Some(st) = decide.storage {
         out.decisions.extend(st.record.unwrap_or_default());
-        let recs = runner.records();
         for (task_id, chain, mut row) in st.placed {
-            let rec = &recs[(task_id - runner.task_id_base()) as usize];
+            let rec = runner.record((task_id - runner.task_id_base()) as usize);
             row.finish_s = chain.iter().map(|&s| rec.step_finish_s[s]).fold(f64::NEG_INFINITY, |a, b| {
                 if a.is_nan() || b.is_nan() {
                     f64::NAN
@@ -893,15 +956,16 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         out.stat("migrations", p.migrations.len() as f64);
         out.stat("placement_overcommits", p.overcommits as f64);
     }
-    out.tasks = crate::result::trace_tasks(&flows, task_base);
+    out.tasks = fold.trace.into_tasks();
     out.tasks.extend(tasks);
+    fold.floors.apply(&mut out.tasks, topo);
     out.flows = flows;
     out.window_s = r.window_s;
     for s in res.link_windows.iter() {
         out.links.push((s.link, s.window, s.utilization));
     }
     let st = &res.stats;
-    out.stat("flows", res.flows.len() as f64);
+    out.stat("flows", n_flows as f64);
     out.stat("completed", st.flows_completed as f64);
     out.stat("stranded", st.stranded as f64);
     out.stat("events", st.events as f64);

@@ -47,7 +47,9 @@ pub use config::{
     Sections, StoragePolicy, TransportKind,
 };
 pub use doc::{Parts, ScenarioDoc};
-pub use result::{BlockOut, Decision, FlowOut, MigrationOut, PlacementOut, QueueOut, ScenarioResult, TaskOut};
+pub use result::{
+    BlockOut, Decision, FlowOut, MigrationOut, PlacementOut, QueueOut, Recorded, ScenarioResult, TaskOut,
+};
 
 /// Why a scenario did not run.
 #[derive(Debug, Error)]
@@ -319,8 +321,10 @@ impl Scenario {
                 let window_s = s.scenario.window.map_or(1.0, |d| d.0);
                 let total =
                     workload.flows.len() as u64 + workload.tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
-                let plan = RunBudget::new(topo, total, budget::memory_budget()?)
-                    .map_err(|e| ScenarioError::Budget(e.to_string()))?;
+                let plan = budget::with_flow_bytes(s.flow_bytes(), || -> Result<RunBudget, ScenarioError> {
+                    RunBudget::new(topo, total, budget::memory_budget()?)
+                        .map_err(|e| ScenarioError::Budget(e.to_string()))
+                })?;
                 let lbp = netheat_subways::LbParams::default();
                 let r = s.routing.clone();
                 let lb = match &r {
@@ -376,7 +380,7 @@ impl Scenario {
                         seed,
                     };
                     let out = spc::run_spc_scenario(run, progress)?;
-                    return Ok(finish(out, notes, s.scenario.warmup.map(|w| w.0), seed, topo, &topology_source));
+                    return Ok(finish(out, notes, &s.scenario, topo, &topology_source));
                 }
                 let run = flow::FlowRun {
                     topo,
@@ -416,6 +420,7 @@ impl Scenario {
                         }
                     },
                     dense: s.scenario.dense.mode(),
+                    recorded: Recorded::of(&s.scenario),
                 };
                 let mut out = flow::run_flow(run, progress)?;
                 if scheduling == SchedulingPolicy::FifoLm {
@@ -425,7 +430,7 @@ impl Scenario {
             }
             EngineKind::Packet => packet::run_packet(topo, &workload.flows, &workload.tasks, &s, progress)?,
         };
-        Ok(finish(out, notes, s.scenario.warmup.map(|w| w.0), seed, topo, &topology_source))
+        Ok(finish(out, notes, &s.scenario, topo, &topology_source))
     }
 }
 
@@ -434,17 +439,28 @@ impl Scenario {
 fn finish(
     mut out: ScenarioResult,
     notes: Vec<String>,
-    warmup_s: Option<f64>,
-    seed: u64,
+    section: &config::ScenarioSection,
     topo: &netheat_topology::Topology,
     topology_source: &str,
 ) -> ScenarioResult {
     out.notes.splice(0..0, notes);
-    result::set_floors(&mut out, topo);
-    if let Some(w) = warmup_s {
-        out.stat("warmup_s", w);
+
+    // Tables left out of `scenario.record` (the flow engine did not keep
+    // them in the first place).
+    out.recorded = Recorded::of(section);
+    if !out.recorded.flows {
+        out.flows = Vec::new();
     }
-    out.stat("seed", seed as f64);
+    if !out.recorded.links {
+        out.links = Vec::new();
+    }
+    if !out.recorded.queues {
+        out.queues = Vec::new();
+    }
+    if let Some(w) = section.warmup {
+        out.stat("warmup_s", w.0);
+    }
+    out.stat("seed", section.seed as f64);
     out.stats.insert("hosts".into(), topo.hosts().len() as f64);
     out.notes.push(format!("datacenter: {topology_source}"));
     out

@@ -488,6 +488,7 @@ pub fn run_packet(
     }
     out.tasks = crate::result::trace_tasks(&out.flows, task_base);
     out.tasks.extend(dag.rows(&out.flows));
+    crate::result::set_floors(&mut out, topo);
     let done = out.flows.iter().filter(|f| !f.finish_s.is_nan()).count();
     out.stat("flows", out.flows.len() as f64);
     out.stat("completed", done as f64);

@@ -120,19 +120,42 @@ pub struct TaskOut {
 
 /// Sets every task's [`TaskOut::floor_s`] from its flows' rows.
 pub fn set_floors(out: &mut ScenarioResult, topo: &netheat_topology::Topology) {
-    let mut into: BTreeMap<(i64, u32), f64> = BTreeMap::new();
-    for f in out.flows.iter().filter(|f| f.task_id >= 0 && f.src != f.dst) {
-        *into.entry((f.task_id, f.dst)).or_default() += f.bytes;
+    let mut floors = Floors::default();
+    for f in &out.flows {
+        floors.add(f);
     }
-    let mut floor: BTreeMap<i64, f64> = BTreeMap::new();
-    for ((task, host), bytes) in into {
-        let nic: f64 = topo.hosts()[host as usize].ports.iter().map(|p| p.speed_bps).sum();
-        let t = bytes * 8.0 / nic;
-        let e = floor.entry(task).or_insert(t);
-        *e = e.max(t);
+    floors.apply(&mut out.tasks, topo);
+}
+
+/// The bytes each task's flows carry into each host, folded one flow row
+/// at a time (in any order), for [`TaskOut::floor_s`].
+#[derive(Debug, Default)]
+pub struct Floors {
+    /// Bytes into (task, host); summed in the order flows are folded in,
+    /// never iterated where order matters (the floor is a maximum).
+    into: netheat_core::IdMap<(i64, u32), f64>,
+}
+
+impl Floors {
+    /// Folds in one flow row (flows to their own host cross no link).
+    pub fn add(&mut self, f: &FlowOut) {
+        if f.task_id >= 0 && f.src != f.dst {
+            *self.into.entry((f.task_id, f.dst)).or_default() += f.bytes;
+        }
     }
-    for t in &mut out.tasks {
-        t.floor_s = floor.get(&(t.task_id as i64)).copied().unwrap_or(f64::NAN);
+
+    /// Sets the floors of `tasks` (NaN for a task without network bytes).
+    pub fn apply(&self, tasks: &mut [TaskOut], topo: &netheat_topology::Topology) {
+        let mut floor: netheat_core::IdMap<i64, f64> = netheat_core::IdMap::default();
+        for (&(task, host), &bytes) in &self.into {
+            let nic: f64 = topo.hosts()[host as usize].ports.iter().map(|p| p.speed_bps).sum();
+            let t = bytes * 8.0 / nic;
+            let e = floor.entry(task).or_insert(t);
+            *e = e.max(t);
+        }
+        for t in tasks {
+            t.floor_s = floor.get(&(t.task_id as i64)).copied().unwrap_or(f64::NAN);
+        }
     }
 }
 
@@ -248,6 +271,35 @@ pub struct ScenarioResult {
     /// Every placement decision with the state it was taken on, in order
     /// (only when the run records them: [`crate::Scenario::recording`]).
     pub decisions: Vec<Decision>,
+    /// Which of the large tables the run kept (`scenario.record`); the
+    /// others are empty because they were not recorded, not because
+    /// nothing happened.
+    pub recorded: Recorded,
+}
+
+/// Which of the large tables a run kept (`scenario.record`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// The `flows` table.
+    pub flows: bool,
+    /// The `links` table.
+    pub links: bool,
+    /// The `queues` table.
+    pub queues: bool,
+}
+
+impl Default for Recorded {
+    fn default() -> Self {
+        Self { flows: true, links: true, queues: true }
+    }
+}
+
+impl Recorded {
+    /// From `scenario.record`.
+    pub fn of(section: &crate::config::ScenarioSection) -> Self {
+        use crate::config::RecordedTable as T;
+        Self { flows: section.records(T::Flows), links: section.records(T::Links), queues: section.records(T::Queues) }
+    }
 }
 
 /// One decision of a run and the state it was taken on: enough to take it
@@ -337,9 +389,28 @@ impl ScenarioResult {
 /// first application task id), one row each (start: first flow's start; finish: last flow's,
 /// NaN if any flow did not finish).
 pub fn trace_tasks(flows: &[FlowOut], app_base: u64) -> Vec<TaskOut> {
-    let mut by: BTreeMap<i64, TaskOut> = BTreeMap::new();
-    for f in flows.iter().filter(|f| f.task_id >= 0 && (f.task_id as u64) < app_base) {
-        let t = by.entry(f.task_id).or_insert(TaskOut {
+    let mut acc = TraceTasks::default();
+    for f in flows {
+        acc.add(f, app_base);
+    }
+    acc.into_tasks()
+}
+
+/// The rows of [`trace_tasks`], folded one flow row at a time (in any
+/// order), for runs that do not keep their flows.
+#[derive(Debug, Default)]
+pub struct TraceTasks {
+    by: BTreeMap<u64, TaskOut>,
+}
+
+impl TraceTasks {
+    /// Folds in one flow row, if it belongs to a trace task (a task id
+    /// below `app_base`).
+    pub fn add(&mut self, f: &FlowOut, app_base: u64) {
+        if f.task_id < 0 || f.task_id as u64 >= app_base {
+            return;
+        }
+        let t = self.by.entry(f.task_id as u64).or_insert(TaskOut {
             task_id: f.task_id as u64,
             kind: "trace".into(),
             table: -1,
@@ -354,5 +425,9 @@ pub fn trace_tasks(flows: &[FlowOut], app_base: u64) -> Vec<TaskOut> {
         t.flows += 1;
         t.bytes += f.bytes;
     }
-    by.into_values().collect()
+
+    /// The rows, by task id.
+    pub fn into_tasks(self) -> Vec<TaskOut> {
+        self.by.into_values().collect()
+    }
 }

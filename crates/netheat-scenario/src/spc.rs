@@ -298,5 +298,6 @@ pub fn run_spc_scenario(
         return Err(ScenarioError::Interrupted);
     }
     out.flows = flows;
+    crate::result::set_floors(&mut out, r.topo);
     Ok(out)
 }

@@ -3,7 +3,7 @@
 //! ([`netheat_core::budget`]), in case an estimate made before generating
 //! was off.
 
-use netheat_core::budget::{self, format_count, BudgetError, BYTES_PER_FLOW};
+use netheat_core::budget::{self, format_count, BudgetError};
 
 use crate::GenError;
 
@@ -24,7 +24,7 @@ impl FlowCap {
 
     /// The cap under a budget of `budget` bytes (at least one flow).
     pub fn of(budget: u64) -> Self {
-        let limit = usize::try_from(budget::items_within(budget, BYTES_PER_FLOW)).unwrap_or(usize::MAX);
+        let limit = usize::try_from(budget::items_within(budget, budget::flow_bytes())).unwrap_or(usize::MAX);
         Self { limit, budget }
     }
 
@@ -32,7 +32,7 @@ impl FlowCap {
     pub fn exceeded(&self, n: usize, what: &str, hint: &str) -> BudgetError {
         BudgetError::Over {
             what: what.to_string(),
-            estimate_bytes: n as f64 * BYTES_PER_FLOW as f64,
+            estimate_bytes: n as f64 * budget::flow_bytes() as f64,
             budget_bytes: self.budget,
             hint: hint.to_string(),
         }
@@ -58,7 +58,7 @@ mod tests {
 
     #[test]
     fn cap_follows_the_budget() {
-        let cap = FlowCap::of(10 * BYTES_PER_FLOW);
+        let cap = FlowCap::of(10 * netheat_core::BYTES_PER_FLOW);
         assert_eq!(cap.limit, 10);
         assert!(cap.check(10, "flows").is_ok());
         let msg = cap.check(11, "the flows of `x`").unwrap_err().to_string();

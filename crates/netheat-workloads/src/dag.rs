@@ -186,7 +186,10 @@ impl TaskRecord {
 
 struct TaskState {
     dag: TaskDag,
-    children: Vec<Vec<StepId>>,
+    /// The steps waiting on step `s` are `children[child_at[s]..child_at[s + 1]]`,
+    /// in step order.
+    child_at: Vec<u32>,
+    children: Vec<u32>,
     waiting: Vec<u32>,
     left: usize,
     rec: TaskRecord,
@@ -201,6 +204,8 @@ pub struct DagRunner {
     timer_base: u64,
     task_id_base: u64,
     error: Option<EngineError>,
+    /// Scratch list of the steps a finished step made ready.
+    ready: Vec<StepId>,
 }
 
 impl Default for DagRunner {
@@ -228,16 +233,30 @@ impl DagRunner {
             timer_base,
             task_id_base,
             error: None,
+            ready: Vec::new(),
         }
     }
 
     /// Adds a task starting at `start_s` seconds; returns its index.
     pub fn add_task(&mut self, start_s: f64, dag: TaskDag) -> usize {
         let n = dag.steps.len();
-        let mut children = vec![Vec::new(); n];
+        // Children in compressed rows: counts, offsets, then each step in
+        // order appended to the rows of the steps it waits on.
+        let mut child_at = vec![0u32; n + 1];
+        for ds in &dag.deps {
+            for &d in ds {
+                child_at[d + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            child_at[i + 1] += child_at[i];
+        }
+        let mut fill = child_at.clone();
+        let mut children = vec![0u32; child_at[n] as usize];
         for (s, ds) in dag.deps.iter().enumerate() {
             for &d in ds {
-                children[d].push(s);
+                children[fill[d] as usize] = s as u32;
+                fill[d] += 1;
             }
         }
         let waiting = dag.deps.iter().map(|d| d.len() as u32).collect();
@@ -250,7 +269,7 @@ impl DagRunner {
             flows: dag.num_flows(),
             bytes: dag.bytes(),
         };
-        self.tasks.push(TaskState { dag, children, waiting, left: n, rec });
+        self.tasks.push(TaskState { dag, child_at, children, waiting, left: n, rec });
         self.tasks.len() - 1
     }
 
@@ -290,7 +309,12 @@ impl DagRunner {
 
     /// Records of all tasks, by index.
     pub fn records(&self) -> Vec<TaskRecord> {
-        self.tasks.iter().map(|t| t.rec.clone()).collect()
+        self.iter_records().cloned().collect()
+    }
+
+    /// Records of all tasks, by index, without copying them.
+    pub fn iter_records(&self) -> impl ExactSizeIterator<Item = &TaskRecord> {
+        self.tasks.iter().map(|t| &t.rec)
     }
 
     /// The task and step of a flow this runner started, by engine flow id.
@@ -346,20 +370,22 @@ impl DagRunner {
         if done {
             t.rec.finish_s = now;
         }
-        let ready: Vec<StepId> = t.children[step]
-            .iter()
-            .copied()
-            .filter(|&c| {
-                t.waiting[c] -= 1;
-                t.waiting[c] == 0
-            })
-            .collect();
+        let mut ready = std::mem::take(&mut self.ready);
+        ready.clear();
+        for &c in &t.children[t.child_at[step] as usize..t.child_at[step + 1] as usize] {
+            let c = c as usize;
+            t.waiting[c] -= 1;
+            if t.waiting[c] == 0 {
+                ready.push(c);
+            }
+        }
         if !ready.is_empty() {
             hooks.steps_ready(ctx, task_id, &mut t.dag, &ready);
         }
-        for c in ready {
+        for &c in &ready {
             self.start_step(ctx, task, c, hooks);
         }
+        self.ready = ready;
         if done {
             hooks.task_finished(ctx, task_id);
         }

@@ -1,7 +1,8 @@
 //! Planning a simulation within the memory budget
 //! ([`netheat_core::budget`]).
 //!
-//! A run holds its flows ([`BYTES_PER_FLOW`] each), its datacenter
+//! A run holds its flows ([`BYTES_PER_FLOW`](netheat_core::BYTES_PER_FLOW) each, or what
+//! [`budget::flow_bytes`] says for a run that forgets finished flows), its datacenter
 //! ([`BYTES_PER_NODE`], [`BYTES_PER_LINK`]) and a telemetry window per
 //! directed link and window of simulated time ([`BYTES_PER_LINK_WINDOW`]:
 //! the dense links table has every link in every window). What the flows
@@ -12,7 +13,7 @@
 
 use netheat_core::budget::{
     self, format_bps, format_bytes, format_count, format_duration_up, format_number, BudgetError, BUDGET_HOW,
-    BYTES_PER_FLOW, BYTES_PER_LINK, BYTES_PER_LINK_WINDOW, BYTES_PER_NODE,
+    BYTES_PER_LINK, BYTES_PER_LINK_WINDOW, BYTES_PER_NODE,
 };
 use netheat_topology::Topology;
 
@@ -38,7 +39,8 @@ impl RunBudget {
     /// bytes; an error if the flows and the datacenter alone do not fit.
     pub fn new(topo: &Topology, flows: u64, budget: u64) -> Result<Self, BudgetError> {
         let (nodes, links) = (topo.nodes().len() as f64, topo.links().len() as f64);
-        let base = flows as f64 * BYTES_PER_FLOW as f64 + nodes * BYTES_PER_NODE as f64 + links * BYTES_PER_LINK as f64;
+        let base =
+            flows as f64 * budget::flow_bytes() as f64 + nodes * BYTES_PER_NODE as f64 + links * BYTES_PER_LINK as f64;
         budget::check_against(
             budget,
             &format!(
@@ -214,7 +216,7 @@ mod tests {
     fn windows_follow_what_the_flows_and_datacenter_leave() {
         // 16 hosts + 4 ToRs + core = 21 nodes, 40 directed links, 1 flow.
         let topo = Topology::build(&TopologySpec::two_tier(4, 4, 10e9, 10e9)).unwrap();
-        let base = BYTES_PER_FLOW + 21 * BYTES_PER_NODE + 40 * BYTES_PER_LINK;
+        let base = netheat_core::BYTES_PER_FLOW + 21 * BYTES_PER_NODE + 40 * BYTES_PER_LINK;
         let budget = base + 100 * 40 * BYTES_PER_LINK_WINDOW;
         let rb = RunBudget::new(&topo, 1, budget).unwrap();
         assert_eq!(rb.max_windows, 100);

@@ -15,7 +15,8 @@ Values per point (the kind's own metric scope, see
 over the flows, tasks and blocks that start after ``scenario.warmup``:
 
 - ``fct_mean_s``, ``fct_p50_s``, ``fct_p99_s`` over finished flows and
-  ``unfinished_flows``;
+  ``unfinished_flows``, when the run records its flows (``scenario.record``;
+  without them these values are absent, so a metric over them is null);
 - ``unfinished_tasks``: tasks still running when the run stopped;
 - ``tct_p99_floor``: the p99 of the finished tasks' ``floor_s`` (the least time any schedule
   needs: a task's bytes into a host over that host's NIC capacity) over their p99 task time,
@@ -40,7 +41,8 @@ over the flows, tasks and blocks that start after ``scenario.warmup``:
 - ``hot_tor_share``: the fraction of ToR-windows whose outbound uplink
   utilization (all uplinks of the ToR together) is at or above 0.7, as the
   scenario report's heat map computes it
-  (:func:`netheat.scenario_report.hot_tor_share`);
+  (:func:`netheat.scenario_report.hot_tor_share`), when the run records its
+  links;
 - ``stats.<name>``: every numeric entry of the run's ``stats``
   (``stats.rebinds``, ``stats.completed``, ``stats.end_s``...).
 
@@ -222,10 +224,12 @@ def _tails(prefix: str, times: np.ndarray, qs: tuple[float, ...] = (0.99,)) -> d
 
 def point_values(res: ScenarioResult) -> dict[str, float]:
     """The values of one run (see the module docs)."""
-    flows, tasks = res.measured("flows"), res.measured("tasks")
-    fct = _times(flows.column("fct_s"))
-    values = _tails("fct", fct)
-    values["unfinished_flows"] = float(np.count_nonzero(np.isnan(fct)))
+    values: dict[str, float] = {}
+    if "flows" in res.tables:
+        fct = _times(res.measured("flows").column("fct_s"))
+        values.update(_tails("fct", fct))
+        values["unfinished_flows"] = float(np.count_nonzero(np.isnan(fct)))
+    tasks = res.measured("tasks")
     tct = _times(tasks.column("tct_s"))
     values["unfinished_tasks"] = float(np.count_nonzero(np.isnan(tct)))
     values["tct_max_s"] = float(np.max(tct)) if tct.size and not np.isnan(tct).any() else float("nan")
@@ -244,7 +248,8 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
                 values.update(_tails(f"{kind}.{int(b)}B.tct", tct[of_kind & (sizes == b)]))
     if "blocks" in res.tables:
         values.update(_tails("block_write", _times(res.measured("blocks").column("write_s")), (0.95,)))
-    values["hot_tor_share"] = hot_tor_share(res)
+    if "links" in res.tables:
+        values["hot_tor_share"] = hot_tor_share(res)
     for k, v in res.stats.items():
         if isinstance(v, int | float) and not isinstance(v, bool):
             values[f"stats.{k}"] = float(v)
@@ -322,10 +327,20 @@ def _figures(run_dir: Path) -> list[tuple[Path, str]]:
 
 SCOPE = MetricScope(
     metrics=(
-        MetricKind("fct_mean_s", "s", "mean flow completion time of the finished flows"),
-        MetricKind("fct_p50_s", "s", "median flow completion time of the finished flows"),
-        MetricKind("fct_p99_s", "s", "99th percentile flow completion time of the finished flows"),
-        MetricKind("unfinished_flows", "flows", "flows still running when the run stopped"),
+        MetricKind(
+            "fct_mean_s", "s", "mean flow completion time of the finished flows (runs that record flows)"
+        ),
+        MetricKind(
+            "fct_p50_s", "s", "median flow completion time of the finished flows (runs that record flows)"
+        ),
+        MetricKind(
+            "fct_p99_s",
+            "s",
+            "99th percentile flow completion time of the finished flows (runs that record flows)",
+        ),
+        MetricKind(
+            "unfinished_flows", "flows", "flows still running when the run stopped (runs that record flows)"
+        ),
         MetricKind("unfinished_tasks", "tasks", "tasks still running when the run stopped"),
         MetricKind(
             "tct_p99_floor",
@@ -360,7 +375,8 @@ SCOPE = MetricScope(
         MetricKind(
             "hot_tor_share",
             "fraction",
-            "share of ToR-windows whose uplink utilization (all uplinks of the ToR together) is >= 0.7",
+            "share of ToR-windows whose uplink utilization (all uplinks of the ToR together) is >= 0.7 "
+            "(runs that record links)",
         ),
     ),
     families=(

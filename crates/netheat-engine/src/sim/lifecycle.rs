@@ -84,15 +84,21 @@ impl Simulation<'_> {
             RouteKind::Explicit => self.update_strand(fi),
             RouteKind::Ecmp => {
                 let r = self.routing.expect("validated");
-                let k = self.ecmp_pick(r, &self.flows[fi as usize]);
-                self.route_flow(fi, k);
+                let f = &self.flows[fi as usize];
+                let n = r.num_paths(f.src, f.dst);
+                let k = self.ecmp_pick(r, f, n);
+                self.route_flow_among(fi, k, n);
             }
             RouteKind::Index(k) => self.route_flow(fi, k as usize),
         }
     }
 
-    fn ecmp_pick(&self, r: &dyn Routing, f: &FlowState) -> usize {
-        let n = r.num_paths(f.src, f.dst);
+    /// The ECMP draw of flow `f` among its `n` paths.
+    fn ecmp_pick(&self, r: &dyn Routing, f: &FlowState, n: usize) -> usize {
+        if n <= 1 {
+            // One path (or none: a flow to its own host): no draw to make.
+            return 0;
+        }
         let h = mix(self.cfg.seed ^ mix(f.id ^ mix(((f.src as u64) << 32) | f.dst as u64)));
         let u = (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
         let total: f64 = (0..n).map(|k| r.path_weight(f.src, f.dst, k)).sum();
@@ -112,8 +118,15 @@ impl Simulation<'_> {
     /// `k`. The flow must be detached.
     fn route_flow(&mut self, fi: u32, k: usize) {
         let r = self.routing.expect("validated: routed flows have a routing");
+        let f = &self.flows[fi as usize];
+        let n = r.num_paths(f.src, f.dst);
+        self.route_flow_among(fi, k, n);
+    }
+
+    /// [`Self::route_flow`] when the flow's number of paths `n` is known.
+    fn route_flow_among(&mut self, fi: u32, k: usize, n: usize) {
+        let r = self.routing.expect("validated: routed flows have a routing");
         let (src, dst) = (self.flows[fi as usize].src, self.flows[fi as usize].dst);
-        let n = r.num_paths(src, dst);
         let mut buf = std::mem::take(&mut self.path_buf);
         let mut chosen = None;
         for j in 0..n {

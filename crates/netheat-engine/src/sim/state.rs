@@ -5,8 +5,6 @@
 use crate::flow::StrandReason;
 use crate::hops::Hops;
 use netheat_core::HostId;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Status {
@@ -132,27 +130,6 @@ pub(super) struct Hot {
     pub(super) viol: u32,
 }
 
-/// Hasher of the flow-id index: ids are the user's integers, often
-/// consecutive, and controllers look them up per flow and per poll, so the
-/// SplitMix64 finaliser replaces SipHash (a simulator's input is not an
-/// attacker's; the map is never iterated, so results do not depend on it).
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = mix(x);
-    }
-}
-
 /// Flow id -> flow index. Callers mostly number their flows 0, 1, 2, ...:
 /// such ids live in a plain vector (4 bytes per id, no hashing); an id far
 /// beyond the number of flows goes to a hash map instead, so memory stays
@@ -160,7 +137,7 @@ impl Hasher for IdHasher {
 #[derive(Default)]
 pub(super) struct IdIndex {
     dense: Vec<u32>,
-    sparse: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    sparse: netheat_core::IdMap<u64, u32>,
 }
 
 impl IdIndex {

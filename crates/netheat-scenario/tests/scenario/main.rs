@@ -7,6 +7,7 @@ use std::path::Path;
 use netheat_data::DataDir;
 use netheat_scenario::{Scenario, ScenarioError, ScenarioResult};
 
+mod record;
 mod registries;
 mod spc;
 mod subways;

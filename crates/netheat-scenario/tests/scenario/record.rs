@@ -1,0 +1,129 @@
+//! `scenario.record`: leaving the flows, links and queues tables out changes
+//! what is kept, never what happens. Every example scenario run with
+//! `record = []` gives the same tasks, blocks, placements, migrations and
+//! flow counts as the run that keeps every table, to the bit.
+
+use std::path::Path;
+
+use netheat_data::DataDir;
+use netheat_scenario::{Recorded, Scenario, ScenarioResult};
+
+fn example(name: &str, overrides: &[(&str, &str)]) -> (ScenarioResult, ScenarioResult) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenarios").join(name);
+    let run = |extra: &[(&str, &str)]| {
+        let mut s = Scenario::from_path(&path).unwrap();
+        for (k, v) in overrides.iter().chain(extra) {
+            s = s.with_override(k, v).unwrap();
+        }
+        s.run(&DataDir::explicit("/nonexistent"), &mut |_, _| true).unwrap()
+    };
+    (run(&[]), run(&[("scenario.record", "[]")]))
+}
+
+/// Float columns compared bit for bit (NaN equal to NaN).
+fn bits(v: impl IntoIterator<Item = f64>) -> Vec<u64> {
+    v.into_iter().map(f64::to_bits).collect()
+}
+
+fn assert_same_run(name: &str, full: &ScenarioResult, lean: &ScenarioResult) {
+    assert_eq!(full.recorded, Recorded::default(), "{name}");
+    assert_eq!(lean.recorded, Recorded { flows: false, links: false, queues: false }, "{name}");
+    assert!(!full.flows.is_empty(), "{name}: the full run keeps its flows");
+    assert!(lean.flows.is_empty() && lean.links.is_empty() && lean.queues.is_empty(), "{name}");
+    assert!(!full.tasks.is_empty(), "{name}: a run with tasks");
+    assert_eq!(full.tasks.len(), lean.tasks.len(), "{name}");
+    for (a, b) in full.tasks.iter().zip(&lean.tasks) {
+        assert_eq!((a.task_id, &a.kind, a.table, a.flows), (b.task_id, &b.kind, b.table, b.flows), "{name}");
+        assert_eq!(
+            bits([a.start_s, a.finish_s, a.bytes, a.floor_s]),
+            bits([b.start_s, b.finish_s, b.bytes, b.floor_s]),
+            "{name}: task {}",
+            a.task_id
+        );
+    }
+    assert_eq!(full.blocks, lean.blocks, "{name}");
+    assert_eq!(full.placements, lean.placements, "{name}");
+    assert_eq!(full.migrations, lean.migrations, "{name}");
+    for k in ["flows", "completed", "end_s", "events", "rebinds", "class_changes", "migrations", "drops"] {
+        assert_eq!(full.stats.get(k), lean.stats.get(k), "{name}: stats.{k}");
+    }
+    assert_eq!(full.stats["flows"], full.flows.len() as f64, "{name}: every flow counted");
+}
+
+#[test]
+fn trace_tasks_under_fifo_lm_are_the_same_without_flows() {
+    // The user's flows with task ids, run as tasks (dynamic decisions).
+    let (full, lean) = example("baraat-fifo-lm.toml", &[]);
+    assert!(full.tasks.iter().all(|t| t.kind == "trace"));
+    assert_same_run("fifo-lm", &full, &lean);
+}
+
+#[test]
+fn trace_tasks_under_fair_share_are_the_same_without_flows() {
+    // Fair share: the flows go straight to the engine; their tasks are
+    // folded in as they finish.
+    let (full, lean) = example("baraat-fifo-lm.toml", &[("scheduling.policy", "\"fair-share\"")]);
+    assert_same_run("fair-share", &full, &lean);
+}
+
+#[test]
+fn application_tasks_blocks_and_placements_are_the_same_without_flows() {
+    let (full, lean) = example("storage-sinbad.toml", &[("workload.duration", "\"10s\"")]);
+    assert!(!full.blocks.is_empty());
+    assert_same_run("storage", &full, &lean);
+    let (full, lean) = example("placement-utp.toml", &[]);
+    assert!(!full.placements.is_empty());
+    assert_same_run("placement", &full, &lean);
+}
+
+#[test]
+fn packet_runs_drop_the_tables_only() {
+    let (full, lean) = example("packet-cloudburst.toml", &[]);
+    assert!(!full.queues.is_empty());
+    assert_same_run("packet", &full, &lean);
+}
+
+#[test]
+fn record_takes_known_tables_only() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenarios/poisson-inter-rack.toml");
+    let run = |record: &str| {
+        Scenario::from_path(&path)
+            .unwrap()
+            .with_override("scenario.record", record)
+            .unwrap()
+            .run(&DataDir::explicit("/x"), &mut |_, _| true)
+    };
+    let msg = run("[\"flow\"]").unwrap_err().to_string();
+    assert!(msg.contains("scenario.record") && msg.contains("flows"), "{msg}");
+    let only_links = run("[\"links\"]").unwrap();
+    assert!(only_links.flows.is_empty() && !only_links.links.is_empty());
+}
+
+#[test]
+fn a_run_that_forgets_its_flows_is_budgeted_for_what_it_holds() {
+    // 2,000 tasks of 39 flows (78,000 flows) on the 36,000-host datacenter
+    // (114 MiB by its own estimate): every table kept, about 78,000 x
+    // (2 KiB + 256 B) = 171 MiB more; tasks only, 78,000 x (64 + 256) B =
+    // 24 MiB more. Under a 250 MiB budget the first is refused, the second
+    // runs.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenarios/baraat-aggregation.toml");
+    let scenario = |record: &str| {
+        Scenario::from_path(&path)
+            .unwrap()
+            .with_override("workload.app.0.tasks", "2000")
+            .unwrap()
+            .with_override("scenario.record", record)
+            .unwrap()
+    };
+    let budget = 250 << 20;
+    let full = netheat_core::with_memory_budget(budget, || {
+        scenario("[\"flows\", \"links\"]").run(&DataDir::explicit("/x"), &mut |_, _| true)
+    });
+    let msg = full.unwrap_err().to_string();
+    assert!(msg.contains("78,000 flows") && msg.contains("over the memory budget"), "{msg}");
+    let lean =
+        netheat_core::with_memory_budget(budget, || scenario("[]").run(&DataDir::explicit("/x"), &mut |_, _| true))
+            .unwrap();
+    assert_eq!(lean.tasks.len(), 2000);
+    assert_eq!(lean.stats["flows"], 78_000.0);
+}
