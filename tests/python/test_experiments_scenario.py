@@ -304,3 +304,20 @@ def test_without_a_data_directory_points_that_read_a_dataset_fail_when_they_run(
     f.write_text(bad.replace('"../examples/', f'"{ROOT}/examples/'))
     with pytest.raises(ConfigError, match="lod"):
         load_experiment(f, quick=True)
+
+
+def test_points_over_the_memory_budget_fail_when_they_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """baraat-two-stage.toml's paper-scale points (57.6 million flows, estimated at 17 GiB) load
+    under any budget, since the budget is the machine's; under one too small they fail when they
+    run, with the budget's message, and the quick points still check."""
+    from netheat.errors import NetheatError
+
+    monkeypatch.setenv("NETHEAT_MEMORY_BUDGET", "2GiB")
+    exp = load_experiment(ROOT / "experiments" / "baraat-two-stage.toml")
+    point = expand_points(exp)[0]
+    assert point.params["workload.app.0.tasks"] == 48000
+    with pytest.raises(NetheatError, match=r"17\.2 GiB, over the memory budget of 2\.00 GiB"):
+        get_kind("scenario").run_point(point.params, point.seed)
+    assert (
+        load_experiment(ROOT / "experiments" / "baraat-two-stage.toml", quick=True).name == "baraat-two-stage"
+    )

@@ -172,6 +172,10 @@ def _scenario(params: dict[str, Any], seed: int | None) -> Scenario:
     return scn if seed is None else scn.with_overrides({SEED_KEY: seed})
 
 
+OVER_BUDGET = "over the memory budget"
+"""The fixed words of every memory-budget refusal (netheat_core's ``BudgetError::Over``)."""
+
+
 def check_scenario(params: dict[str, Any]) -> None:
     """Read, build and check the point's scenario without running it.
 
@@ -181,7 +185,10 @@ def check_scenario(params: dict[str, Any]) -> None:
     point whose workload reads a dataset is left to fail when it runs (with
     the same message, naming the directory and how to point netheat at a
     copy), as the paper kinds' points do, so the experiment's other points
-    still run.
+    still run. A point over this machine's memory budget is left to fail
+    when it runs too (with the budget's message): the budget belongs to the
+    machine, not to the file (``baraat-two-stage.toml``'s paper-scale points
+    need a larger one than a 24 GB machine's default).
     """
     scn = _scenario(params, None)
     over = _overrides(params)
@@ -195,6 +202,8 @@ def check_scenario(params: dict[str, Any]) -> None:
         scn.check()
     except ConfigError as e:
         if "data directory" in str(e) and not resolve_data_dir().exists:
+            return
+        if OVER_BUDGET in str(e):
             return
         if e.file == "<override>" and e.key in over:
             raise ConfigError(str(e), key=e.key, reason=e.reason) from None
