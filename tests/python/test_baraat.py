@@ -276,3 +276,16 @@ def test_baraat_figures_from_a_run(tmp_path: Path) -> None:
     figs = baraat_figures(tmp_path / "run")
     assert [p.name for p, _ in figs] == ["baraat_tct_cdf.png", "baraat_gain_by_size.png"]
     assert all(p.stat().st_size > 1000 for p, _ in figs)
+
+
+def test_two_stage_figure_from_the_quick_experiment(tmp_path: Path) -> None:
+    """baraat-two-stage.toml (a scenario experiment) gets a request-time CDF per variant."""
+    from netheat.experiments.plots import baraat_figures
+
+    root = Path(__file__).resolve().parents[2]
+    run_experiment(
+        load_experiment(root / "experiments" / "baraat-two-stage.toml", quick=True), tmp_path / "run"
+    )
+    figs = baraat_figures(tmp_path / "run")
+    assert [p.name for p, _ in figs] == ["baraat_two_stage_cdf.png"]
+    assert figs[0][0].stat().st_size > 1000
