@@ -598,20 +598,27 @@ struct RowMap {
 }
 
 impl RowMap {
+    /// The open task (index in the runner) and step that ran `f`, if any.
+    fn open_step(&self, runner: &DagRunner, f: &FlowRecord) -> Option<(usize, StepId)> {
+        if !self.dynamic || f.id < self.flow_base {
+            return None;
+        }
+        runner.flow_step(f.id).filter(|&(ti, _)| ti < self.open.len())
+    }
+
+    /// The row's task id of `f` (its trace task's for an open-loop flow).
+    fn task(&self, runner: &DagRunner, f: &FlowRecord) -> Option<u64> {
+        self.open_step(runner, f).map_or(f.task_id, |(ti, _)| self.open[ti].0)
+    }
+
     /// The row of `f`; `cut`: when and how many bytes it had delivered when
     /// a migration cancelled it.
     fn row(&self, runner: &DagRunner, f: &FlowRecord, cut: Option<(f64, f64)>) -> FlowOut {
-        let mut id = f.id;
-        let mut task = f.task_id;
-        if self.dynamic && f.id >= self.flow_base {
-            if let Some((ti, step)) = runner.flow_step(f.id) {
-                if let Some((tid, ids)) = self.open.get(ti) {
-                    // Step k of an open task is flow k (delays come before their flow).
-                    id = ids[runner_flow_ordinal(runner, ti, step)];
-                    task = *tid;
-                }
-            }
-        }
+        let (id, task) = match self.open_step(runner, f) {
+            // Step k of an open task is flow k (delays come before their flow).
+            Some((ti, step)) => (self.open[ti].1[runner_flow_ordinal(runner, ti, step)], self.open[ti].0),
+            None => (f.id, f.task_id),
+        };
         let mut row = FlowOut::from_record(f, id, task);
         if let Some((t, sent)) = cut {
             // Cut by a migration: what it delivered until then.
@@ -640,7 +647,8 @@ impl FlowFold {
 
 impl Controller for Runtime<'_, '_> {
     fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
-        self.fold.add(&self.rows.row(&self.runner, flow, None));
+        // (The fold reads the task, not the flow id: no id lookup here.)
+        self.fold.add(&FlowOut::from_record(flow, flow.id, self.rows.task(&self.runner, flow)));
         // A flow carrying on a moved task's bytes finishes the runner's step.
         let id = self.decide.placement.as_ref().map_or(flow.id, |p| p.runner_flow(flow.id));
         self.decide.flow_done(flow);
