@@ -22,5 +22,5 @@ pub use error::EngineError;
 pub use flow::{FlowRecord, FlowSpec, Route, StrandReason};
 pub use maxmin::max_min_rates;
 pub use network::Network;
-pub use sim::{Controller, Ctx, DenseMode, NoController, SimConfig, SimResult, Simulation, Stats};
+pub use sim::{ecmp_draw, Controller, Ctx, DenseMode, NoController, SimConfig, SimResult, Simulation, Stats};
 pub use telemetry::{LinkWindows, WindowSample};

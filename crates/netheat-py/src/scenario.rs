@@ -96,6 +96,7 @@ fn tables<'py>(py: Python<'py>, r: &ScenarioResult) -> PyResult<Bound<'py, PyDic
         blocks.set_item("writer", column(py, "<u4", &b.iter().map(|x| x.writer).collect::<Vec<_>>())?)?;
         blocks.set_item("replicas", b.iter().map(|x| x.replicas.as_str()).collect::<Vec<_>>())?;
         blocks.set_item("racks", column(py, "<u4", &b.iter().map(|x| x.racks).collect::<Vec<_>>())?)?;
+        blocks.set_item("requested_s", column(py, "<f8", &b.iter().map(|x| x.requested_s).collect::<Vec<_>>())?)?;
         blocks.set_item("start_s", column(py, "<f8", &b.iter().map(|x| x.start_s).collect::<Vec<_>>())?)?;
         blocks.set_item("finish_s", column(py, "<f8", &b.iter().map(|x| x.finish_s).collect::<Vec<_>>())?)?;
         blocks

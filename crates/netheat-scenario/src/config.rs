@@ -363,6 +363,14 @@ pub struct StorageSection {
     /// Sinbad: blocks smaller than this use the default placement.
     #[schemars(with = "Option<UnitString>")]
     pub small_block: Option<Bytes>,
+    /// Decision interval `q` (SIGCOMM'13 sections 5.2, 7.1): a block of at
+    /// least `small-block` waits from its request to the next multiple of
+    /// `q`, and the blocks waiting then are placed together, fewest blocks
+    /// of their file left first (OPT'). The `blocks` table's `start_s` is
+    /// the placement, `requested_s` the request. Default 0: every block is
+    /// placed when requested.
+    #[schemars(with = "Option<UnitString>")]
+    pub decision_interval: Option<Duration>,
     /// Storage balance: hosts whose used fraction exceeds the mean by more
     /// than this are avoided while others qualify.
     #[serde(default = "default_balance")]

@@ -42,6 +42,7 @@ const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(100
 const TOKEN_REPORT: u64 = u64::MAX - 2;
 const TOKEN_TICK: u64 = u64::MAX - 3;
 const TOKEN_DETECT: u64 = u64::MAX - 4;
+const TOKEN_DECIDE: u64 = u64::MAX - 5;
 
 /// What the flow-engine run needs.
 pub struct FlowRun<'a> {
@@ -120,6 +121,16 @@ impl<'a> FlowRun<'a> {
 /// The storage policy of a run: re-places the replicas of every block of
 /// a `file-write` task when the block's pipeline is about to start, with
 /// the network as it is then (Sinbad's reports come every `report_s`).
+///
+/// With a decision interval `q` (`storage.decision-interval`, Sinbad's
+/// batching, SIGCOMM'13 sections 5.2 and 7.1), a block of at least the
+/// policy's small-block size waits from its request to the next multiple
+/// of `q`; the blocks waiting then are decided together, in OPT' order
+/// (fewest blocks of the parent file left to write first, then in request
+/// order), and their pipelines start at once. Smaller blocks are placed
+/// when requested. (A block requested at the very instant of a decision,
+/// after it, waits for the next one; one whose wait ends at the same
+/// instant as a decision it missed is placed on its own then.)
 pub struct StorageRun {
     /// The policy.
     pub policy: Box<dyn ReplicaPlacement>,
@@ -129,18 +140,41 @@ pub struct StorageRun {
     pub report_s: f64,
     /// Storage-balance threshold.
     pub balance: f64,
+    /// Decision interval `q`, seconds (0: every block is placed when it is
+    /// requested).
+    pub decision_s: f64,
+    /// Blocks smaller than this are placed when requested, whatever `q`.
+    pub small_bytes: f64,
     live: Vec<bool>,
     used: Vec<f64>,
     rng: ChaCha8Rng,
     /// Per block placed: runner task id, its flow steps, the row so far.
     placed: Vec<(u64, Vec<StepId>, BlockOut)>,
-    per_task: IdMap<u64, u32>,
+    /// When each (task, block) was requested, until it is placed.
+    requested: BTreeMap<(u64, u32), f64>,
+    /// Blocks waiting for the next decision.
+    pending: Vec<PendingBlock>,
+    /// Requests so far (the tie-break of OPT' order).
+    seq: u64,
+    /// Replicas decided at an interval, until the block's hops start.
+    decided: BTreeMap<(u64, u32), Vec<HostId>>,
     /// Reports and placements with their state, when recorded.
     pub(crate) record: Option<Vec<Decision>>,
 }
 
+/// A block waiting for the next decision of the interval.
+struct PendingBlock {
+    /// Blocks of its file not yet written, this one included.
+    remaining: usize,
+    /// Request order.
+    seq: u64,
+    task_id: u64,
+    req: PlacementRequest,
+}
+
 impl StorageRun {
-    /// A storage run of `policy` on `cluster`.
+    /// A storage run of `policy` on `cluster`, each block placed when
+    /// requested (see [`StorageRun::with_decision_interval`]).
     pub fn new(
         mut policy: Box<dyn ReplicaPlacement>,
         cluster: Cluster,
@@ -155,43 +189,108 @@ impl StorageRun {
             cluster,
             report_s,
             balance,
+            decision_s: 0.0,
+            small_bytes: f64::INFINITY,
             live: vec![true; n],
             used: vec![0.0; n],
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5707_a6e5),
             placed: Vec::new(),
-            per_task: IdMap::default(),
+            requested: BTreeMap::new(),
+            pending: Vec::new(),
+            seq: 0,
+            decided: BTreeMap::new(),
             record: None,
         }
     }
 
-    /// Places the block whose pipeline hops are the flow steps in `ready`.
-    fn place(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) -> Result<(), String> {
+    /// The same run deciding every `q_s` seconds for blocks of at least
+    /// `small_bytes` (`q_s` = 0: at once).
+    pub fn with_decision_interval(self, q_s: f64, small_bytes: f64) -> Self {
+        Self { decision_s: q_s, small_bytes, ..self }
+    }
+
+    /// The block number of the block whose request is step `request`, and
+    /// how many blocks of its file are left from it on (the request delays
+    /// of a `file-write` task, one per block, in order).
+    fn block_of(dag: &TaskDag, request: StepId) -> (u32, usize) {
         use netheat_workloads::Step;
-        let chain: Vec<StepId> = ready.iter().copied().filter(|&s| matches!(dag.steps[s], Step::Flow { .. })).collect();
-        let Some(&first) = chain.first() else { return Ok(()) };
-        let Step::Flow { src: writer, bytes, .. } = dag.steps[first] else { return Ok(()) };
+        let is_req = |s: &Step| matches!(s, Step::Delay { .. });
+        let before = dag.steps[..request].iter().filter(|s| is_req(s)).count();
+        let left = dag.steps[request..].iter().filter(|s| is_req(s)).count();
+        (before as u32, left)
+    }
+
+    /// The request of block `block` whose pipeline hops are `chain`.
+    fn request_of(
+        &self,
+        now: f64,
+        task_id: u64,
+        block: u32,
+        dag: &TaskDag,
+        chain: &[StepId],
+    ) -> Option<PlacementRequest> {
+        use netheat_workloads::Step;
+        let Step::Flow { src: writer, bytes, .. } = dag.steps[*chain.first()?] else { return None };
         let k = chain.len();
-        let block = {
-            let c = self.per_task.entry(task_id).or_insert(0);
-            *c += 1;
-            *c - 1
-        };
         let f = dag.min_racks.max(1) - 1;
         // A writer that stores nothing (a compute host) is an external client.
         let local = self.cluster.hosts[writer as usize].stores.then_some(writer);
-        let req = PlacementRequest {
+        Some(PlacementRequest {
             file: task_id,
             block: u64::from(block),
             bytes,
             writer: local,
             redundancy: Redundancy::Replicate { r: k, f: f.min(k.saturating_sub(1)) },
             time_s: now,
-        };
+        })
+    }
+
+    /// Block requests among `ready` (a `file-write` task's request delays):
+    /// noted, and under a decision interval made to wait for the next
+    /// decision.
+    fn request(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        use netheat_workloads::Step;
+        for &step in ready {
+            if !matches!(dag.steps[step], Step::Delay { .. }) {
+                continue;
+            }
+            let (block, remaining) = Self::block_of(dag, step);
+            self.requested.insert((task_id, block), now);
+            if self.decision_s <= 0.0 {
+                continue;
+            }
+            let chain: Vec<StepId> = (step + 1..dag.steps.len()).filter(|&s| dag.deps[s] == [step]).collect();
+            let Some(req) = self.request_of(now, task_id, block, dag, &chain) else { continue };
+            if req.bytes < self.small_bytes {
+                continue;
+            }
+            let q = self.decision_s;
+            let next = ((now / q).floor() + 1.0) * q;
+            dag.steps[step] = Step::Delay { seconds: next - now };
+            self.seq += 1;
+            self.pending.push(PendingBlock { remaining, seq: self.seq, task_id, req });
+        }
+    }
+
+    /// The decision of the interval: the waiting blocks in OPT' order.
+    fn decide_pending(&mut self, now: f64) -> Result<(), String> {
+        let mut p = std::mem::take(&mut self.pending);
+        p.sort_by_key(|b| (b.remaining, b.seq));
+        for mut b in p {
+            b.req.time_s = now;
+            let hosts = self.decide(now, &b.req)?;
+            self.decided.insert((b.task_id, b.req.block as u32), hosts);
+        }
+        Ok(())
+    }
+
+    /// Asks the policy for the replicas of `req` and books their storage.
+    fn decide(&mut self, now: f64, req: &PlacementRequest) -> Result<Vec<HostId>, String> {
         let view =
             View { cluster: &self.cluster, live: &self.live, host_used: &self.used, balance_threshold: self.balance };
         let before = self.record.is_some().then(|| (self.used.clone(), self.rng.clone()));
-        let hosts = place_checked(self.policy.as_mut(), &req, &view, &mut self.rng)
-            .map_err(|e| format!("storage.policy: block {block} of task {task_id} cannot be placed: {e}"))?;
+        let hosts = place_checked(self.policy.as_mut(), req, &view, &mut self.rng)
+            .map_err(|e| format!("storage.policy: block {} of task {} cannot be placed: {e}", req.block, req.file))?;
         if let (Some(log), Some((used, rng))) = (self.record.as_mut(), before) {
             log.push(Decision::Replicas {
                 time_s: now,
@@ -201,12 +300,35 @@ impl StorageRun {
                 hosts: hosts.clone(),
             });
         }
+        for &h in &hosts {
+            self.used[h as usize] += req.bytes;
+        }
+        Ok(hosts)
+    }
+
+    /// Places the block whose pipeline hops are the flow steps in `ready`
+    /// (with the replicas decided for it at an interval, or now).
+    fn place(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) -> Result<(), String> {
+        use netheat_workloads::Step;
+        let chain: Vec<StepId> = ready.iter().copied().filter(|&s| matches!(dag.steps[s], Step::Flow { .. })).collect();
+        let Some(&first) = chain.first() else { return Ok(()) };
+        let Step::Flow { src: writer, bytes, .. } = dag.steps[first] else { return Ok(()) };
+        let block = match dag.deps[first].first() {
+            Some(&r) if matches!(dag.steps[r], Step::Delay { .. }) => Self::block_of(dag, r).0,
+            _ => 0,
+        };
+        let hosts = match self.decided.remove(&(task_id, block)) {
+            Some(h) => h,
+            None => match self.request_of(now, task_id, block, dag, &chain) {
+                Some(req) => self.decide(now, &req)?,
+                None => return Ok(()),
+            },
+        };
         let mut prev = writer;
         for (&step, &h) in chain.iter().zip(&hosts) {
             let cap = self.cluster.hosts[h as usize].disk_write_bps;
             dag.steps[step] = Step::Flow { src: prev, dst: h, bytes, rate_cap_bps: cap };
             prev = h;
-            self.used[h as usize] += bytes;
         }
         let mut racks: Vec<u32> = hosts.iter().map(|&h| self.cluster.rack_of(h)).collect();
         racks.sort_unstable();
@@ -218,6 +340,7 @@ impl StorageRun {
             writer,
             replicas: hosts.iter().map(u32::to_string).collect::<Vec<_>>().join(";"),
             racks: racks.len() as u32,
+            requested_s: self.requested.remove(&(task_id, block)).unwrap_or(now),
             start_s: now,
             finish_s: f64::NAN,
         };
@@ -286,6 +409,7 @@ impl Decisions<'_, '_> {
             return;
         }
         if let Some(st) = self.storage.as_mut() {
+            st.request(now, task_id, dag, ready);
             if let Err(e) = st.place(now, task_id, dag, ready) {
                 self.error.get_or_insert(e);
             }
@@ -392,6 +516,17 @@ impl Decisions<'_, '_> {
                     if let Err(e) = ctx.schedule_timer(now + st.report_s, TOKEN_REPORT) {
                         self.error.get_or_insert(e.to_string());
                     }
+                }
+            }
+        } else if token == TOKEN_DECIDE {
+            let busy = self.started < self.total_tasks || self.running > 0;
+            let Some(st) = self.storage.as_mut() else { return };
+            if let Err(e) = st.decide_pending(now) {
+                self.error.get_or_insert(e);
+            }
+            if busy {
+                if let Err(e) = ctx.schedule_timer(now + st.decision_s, TOKEN_DECIDE) {
+                    self.error.get_or_insert(e.to_string());
                 }
             }
         } else if token == TOKEN_TICK {
@@ -833,6 +968,10 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     let total = r.flows.len() as u64 + r_app_flows;
     if let Some(st) = &r.storage {
         sim.schedule_timer(st.report_s, TOKEN_REPORT)?;
+        if st.decision_s > 0.0 {
+            // Before any block's wait for it: decisions come first at their instant.
+            sim.schedule_timer(st.decision_s, TOKEN_DECIDE)?;
+        }
     }
     let ticking = r.placement.as_ref().is_some_and(PlacementRun::migrates);
     if let Some(p) = r.placement.as_ref().filter(|p| p.migrates()) {

@@ -405,8 +405,15 @@ impl Scenario {
                             let cfg = st.policy_config();
                             let cluster = netheat_storage::Cluster::from_topology(topo)?;
                             let policy = netheat_storage::make_policy(st.policy.tag(), &cfg)?;
+                            let q = st.decision_interval.map_or(0.0, |d| d.0);
+                            if !(q.is_finite() && q >= 0.0) {
+                                return Err(ScenarioError::Config(
+                                    self.doc.at("storage.decision-interval", "must be a duration >= 0"),
+                                ));
+                            }
                             let mut run =
-                                flow::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed);
+                                flow::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed)
+                                    .with_decision_interval(q, cfg.threshold_bytes);
                             run.record = self.record.then(Vec::new);
                             Some(run)
                         }

@@ -174,7 +174,10 @@ pub struct BlockOut {
     pub replicas: String,
     /// Distinct racks of the replicas.
     pub racks: u32,
-    /// Start of the block's write, seconds.
+    /// When the writer asked for the block's replicas, seconds.
+    pub requested_s: f64,
+    /// Start of the block's write (its placement), seconds: the request,
+    /// or the next decision under `storage.decision-interval`.
     pub start_s: f64,
     /// End of its last hop, seconds (NaN: unfinished).
     pub finish_s: f64,

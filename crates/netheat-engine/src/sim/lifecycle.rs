@@ -95,22 +95,7 @@ impl Simulation<'_> {
 
     /// The ECMP draw of flow `f` among its `n` paths.
     fn ecmp_pick(&self, r: &dyn Routing, f: &FlowState, n: usize) -> usize {
-        if n <= 1 {
-            // One path (or none: a flow to its own host): no draw to make.
-            return 0;
-        }
-        let h = mix(self.cfg.seed ^ mix(f.id ^ mix(((f.src as u64) << 32) | f.dst as u64)));
-        let u = (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        let total: f64 = (0..n).map(|k| r.path_weight(f.src, f.dst, k)).sum();
-        let mut x = u * total;
-        for k in 0..n {
-            let w = r.path_weight(f.src, f.dst, k);
-            if x < w {
-                return k;
-            }
-            x -= w;
-        }
-        n - 1
+        ecmp_draw(r, self.cfg.seed, f.id, f.src, f.dst, n)
     }
 
     /// Puts a routed flow on path `k`, or if that crosses a failed link, on
@@ -367,4 +352,35 @@ impl Simulation<'_> {
             }),
         }
     }
+}
+
+/// The path index ECMP gives flow `id` from `src` to `dst` among its `n`
+/// paths under the engine seed `seed`: a hash of the four, weighted by the
+/// routing's `path_weight`. A caller that builds an explicit route from
+/// the routed one (a flow that also crosses a disk, say) draws the same
+/// path the engine would.
+pub fn ecmp_draw(
+    r: &dyn Routing,
+    seed: u64,
+    id: u64,
+    src: netheat_core::HostId,
+    dst: netheat_core::HostId,
+    n: usize,
+) -> usize {
+    if n <= 1 {
+        // One path (or none: a flow to its own host): no draw to make.
+        return 0;
+    }
+    let h = mix(seed ^ mix(id ^ mix(((src as u64) << 32) | dst as u64)));
+    let u = (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+    let total: f64 = (0..n).map(|k| r.path_weight(src, dst, k)).sum();
+    let mut x = u * total;
+    for k in 0..n {
+        let w = r.path_weight(src, dst, k);
+        if x < w {
+            return k;
+        }
+        x -= w;
+    }
+    n - 1
 }

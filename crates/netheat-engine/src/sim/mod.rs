@@ -163,6 +163,7 @@ mod lifecycle;
 mod links;
 mod repair;
 mod state;
+pub use lifecycle::ecmp_draw;
 
 pub use config::{DenseMode, SimConfig, SimResult, Stats};
 pub use controller::{Controller, Ctx, NoController};

@@ -10,6 +10,7 @@ use netheat_scenario::{Scenario, ScenarioError, ScenarioResult};
 mod record;
 mod registries;
 mod spc;
+mod storage;
 mod subways;
 
 fn run(text: &str) -> Result<ScenarioResult, ScenarioError> {

@@ -9,6 +9,11 @@
 //! one), so an uncontended block takes `8 · bytes / slowest disk`. Blocks
 //! are written one after the other; the task ends with the last hop of the
 //! last block.
+//!
+//! Each block begins with its *request*, a delay step of zero seconds that
+//! its hops wait for: the moment the writer asks for the block's replicas.
+//! A storage policy that decides at intervals (Sinbad's decision interval
+//! `q`, SIGCOMM'13 section 5.2) lengthens it to the next decision.
 
 use netheat_core::HostId;
 use netheat_topology::Topology;
@@ -142,13 +147,14 @@ impl CfsWrite {
             let b = left.min(self.block_bytes);
             left -= b;
             let hosts = choose(topo, writer, self.replicas, self.fault_tolerance + 1, rng)?;
+            let request = [dag.delay(0.0, &prev)];
             let mut hops = Vec::with_capacity(hosts.len());
             let mut from = writer;
             for &to in &hosts {
                 check_host(topo, "placement", to)?;
                 hops.push(match disk_write_bps(topo, to).or(self.default_disk_write_bps) {
-                    Some(cap) => dag.capped_flow(from, to, b, cap, &prev),
-                    None => dag.flow(from, to, b, &prev),
+                    Some(cap) => dag.capped_flow(from, to, b, cap, &request),
+                    None => dag.flow(from, to, b, &request),
                 });
                 from = to;
             }
