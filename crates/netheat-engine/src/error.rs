@@ -155,8 +155,8 @@ pub enum EngineError {
     /// A flow group id was registered twice.
     #[error("flow group {0} is already registered")]
     DuplicateGroup(u64),
-    /// The routing and the network disagree on the number of links.
-    #[error("the routing has {routing_links} links but the network has {network_links}")]
+    /// The routing has links the network lacks.
+    #[error("the routing has {routing_links} links but the network has only {network_links}")]
     RoutingMismatch {
         /// Links according to the routing.
         routing_links: usize,

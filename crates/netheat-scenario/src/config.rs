@@ -371,6 +371,12 @@ pub struct StorageSection {
     /// placed when requested.
     #[schemars(with = "Option<UnitString>")]
     pub decision_interval: Option<Duration>,
+    /// No bottleneck at sources (SIGCOMM'13 section 7.2's optimistic
+    /// bound): a pipeline's hops leave out the writer's server uplinks and
+    /// its ToRs' uplinks, as if the writer sat where they are free. A
+    /// thought experiment, not a deployable setting.
+    #[serde(default)]
+    pub free_source: bool,
     /// Storage balance: hosts whose used fraction exceeds the mean by more
     /// than this are avoided while others qualify.
     #[serde(default = "default_balance")]

@@ -145,6 +145,8 @@ pub struct StorageRun {
     pub decision_s: f64,
     /// Blocks smaller than this are placed when requested, whatever `q`.
     pub small_bytes: f64,
+    /// Pipelines leave out the writer's uplinks (`storage.free-source`).
+    pub free_source: bool,
     live: Vec<bool>,
     used: Vec<f64>,
     rng: ChaCha8Rng,
@@ -191,6 +193,7 @@ impl StorageRun {
             balance,
             decision_s: 0.0,
             small_bytes: f64::INFINITY,
+            free_source: false,
             live: vec![true; n],
             used: vec![0.0; n],
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5707_a6e5),
@@ -207,6 +210,11 @@ impl StorageRun {
     /// `small_bytes` (`q_s` = 0: at once).
     pub fn with_decision_interval(self, q_s: f64, small_bytes: f64) -> Self {
         Self { decision_s: q_s, small_bytes, ..self }
+    }
+
+    /// The same run with no bottleneck at sources (`storage.free-source`).
+    pub fn with_free_source(self, free_source: bool) -> Self {
+        Self { free_source, ..self }
     }
 
     /// The block number of the block whose request is step `request`, and
@@ -400,6 +408,11 @@ pub struct Decisions<'n, 't> {
     class_changes: u64,
     /// Whether the placement's utilization ticks go on.
     ticking: bool,
+    /// The engine's seed (its ECMP draws).
+    seed: u64,
+    /// Per host, the engine link of its disk (hosts with a disk, in runs
+    /// with file writes): see [`disk_links`].
+    disk: Vec<Option<LinkId>>,
     error: Option<String>,
 }
 
@@ -632,11 +645,16 @@ impl FlowHooks for Decisions<'_, '_> {
         }
     }
 
-    fn flow(&mut self, _ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) -> FlowSpec {
+    fn flow(&mut self, _ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, _step: StepId, spec: FlowSpec) -> FlowSpec {
         if let Some(p) = self.placement.as_mut() {
             p.flow_started(task_id, spec.id, spec.src, spec.dst, spec.bytes, spec.rate_cap_bps);
         }
-        self.route_and_class(task_id, spec)
+        let spec = self.route_and_class(task_id, spec);
+        if dag.kind == "file-write" {
+            self.pipeline_route(dag, spec)
+        } else {
+            spec
+        }
     }
 
     fn task_finished(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
@@ -681,6 +699,56 @@ impl Decisions<'_, '_> {
                 t.flows.push((spec.id, spec.dst));
             }
         }
+        spec
+    }
+
+    /// A hop of a `file-write` pipeline: its route goes on through the
+    /// destination's disk link (so writes to one disk share it, instead of
+    /// each being capped at its rate), and under `storage.free-source` it
+    /// leaves out the writer's server and ToR uplinks. The path is the one
+    /// the engine's ECMP would draw. A hop the load balancer routes keeps
+    /// its path and its disk rate cap: the balancer re-binds flows to paths
+    /// of its own, which have no disk link.
+    fn pipeline_route(&mut self, dag: &TaskDag, mut spec: FlowSpec) -> FlowSpec {
+        let disk = self.disk.get(spec.dst as usize).copied().flatten();
+        let free = self.storage.as_ref().is_some_and(|s| s.free_source);
+        if (disk.is_none() && !free) || self.active.contains_key(&spec.id) {
+            return spec;
+        }
+        let topo = self.net.topo;
+        let mut path = Vec::new();
+        match spec.route {
+            Route::Explicit(ref p) => path.clone_from(p),
+            Route::Ecmp | Route::PathIndex(_) if spec.src != spec.dst => {
+                let n = topo.num_paths(spec.src, spec.dst);
+                let k = match spec.route {
+                    Route::PathIndex(k) => k,
+                    _ => netheat_engine::ecmp_draw(topo, self.seed, spec.id, spec.src, spec.dst, n),
+                };
+                topo.path(spec.src, spec.dst, k, &mut path);
+            }
+            _ => {}
+        }
+        if free {
+            let writer = dag.steps.iter().find_map(|s| match s {
+                netheat_workloads::Step::Flow { src, .. } => Some(*src),
+                _ => None,
+            });
+            if let Some(w) = writer {
+                let h = &topo.hosts()[w as usize];
+                let skip: BTreeSet<LinkId> = h
+                    .ports
+                    .iter()
+                    .flat_map(|p| std::iter::once(p.up).chain(topo.tors()[p.tor as usize].up.iter().copied()))
+                    .collect();
+                path.retain(|l| !skip.contains(l));
+            }
+        }
+        if let Some(d) = disk {
+            path.push(d);
+            spec.rate_cap_bps = None;
+        }
+        spec.route = Route::Explicit(path);
         spec
     }
 
@@ -927,7 +995,19 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         recycle_finished: !r.recorded.flows,
         ..SimConfig::default()
     };
-    let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
+    // The datacenter's links, then a link per disk written to.
+    let mut caps: Vec<f64> = (0..routing.num_links()).map(|l| routing.link_capacity_bps(l as LinkId)).collect();
+    let n_topo_links = caps.len();
+    let disk: Vec<Option<LinkId>> = disk_links(topo, &r.tasks)
+        .into_iter()
+        .map(|d| {
+            d.map(|bps| {
+                caps.push(bps);
+                (caps.len() - 1) as LinkId
+            })
+        })
+        .collect();
+    let mut sim = Simulation::new(Network::try_new(caps)?, Some(routing), cfg);
     for e in topo.events() {
         sim.schedule_capacity(e.time_s, e.link, e.capacity_bps)?;
     }
@@ -1008,6 +1088,8 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         storage: r.storage,
         placement: r.placement,
         ticking,
+        seed: r.seed,
+        disk,
         error: None,
     };
     let rows = RowMap { dynamic, flow_base, open: open_tasks };
@@ -1108,7 +1190,7 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     fold.floors.apply(&mut out.tasks, topo);
     out.flows = flows;
     out.window_s = r.window_s;
-    for s in res.link_windows.iter() {
+    for s in res.link_windows.iter().filter(|s| (s.link as usize) < n_topo_links) {
         out.links.push((s.link, s.window, s.utilization));
     }
     let st = &res.stats;
@@ -1129,6 +1211,20 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     out.stat("dense_instants", st.dense_instants as f64);
     out.stat("max_windows", r.plan.max_windows as f64);
     Ok(out)
+}
+
+/// Per host, the write rate of its disk (bits/s) when the run writes files
+/// and the host has one (`None` otherwise): each becomes an engine link
+/// after the datacenter's, which every pipeline hop into the host crosses,
+/// so concurrent writes to a disk share its rate by max-min as they share
+/// a network link (netheat-storage's `Cluster::two_tier` models disks the
+/// same way).
+pub fn disk_links(topo: &Topology, tasks: &[(f64, usize, TaskDag)]) -> Vec<Option<f64>> {
+    let n = topo.hosts().len() as HostId;
+    if !tasks.iter().any(|t| t.2.kind == "file-write") {
+        return vec![None; n as usize];
+    }
+    (0..n).map(|h| netheat_workloads::storage::disk_write_bps(topo, h)).collect()
 }
 
 /// Position of `step` among the flow steps of task `ti`.

@@ -321,8 +321,9 @@ impl Scenario {
                 let window_s = s.scenario.window.map_or(1.0, |d| d.0);
                 let total =
                     workload.flows.len() as u64 + workload.tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
+                let disks = flow::disk_links(topo, &workload.tasks).iter().flatten().count() as u64;
                 let plan = budget::with_flow_bytes(s.flow_bytes(), || -> Result<RunBudget, ScenarioError> {
-                    RunBudget::new(topo, total, budget::memory_budget()?)
+                    RunBudget::with_device_links(topo, disks, total, budget::memory_budget()?)
                         .map_err(|e| ScenarioError::Budget(e.to_string()))
                 })?;
                 let lbp = netheat_subways::LbParams::default();
@@ -413,7 +414,8 @@ impl Scenario {
                             }
                             let mut run =
                                 flow::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed)
-                                    .with_decision_interval(q, cfg.threshold_bytes);
+                                    .with_decision_interval(q, cfg.threshold_bytes)
+                                    .with_free_source(st.free_source);
                             run.record = self.record.then(Vec::new);
                             Some(run)
                         }

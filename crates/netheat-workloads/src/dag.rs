@@ -141,10 +141,10 @@ pub trait FlowHooks {
     fn steps_ready(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
         let _ = (ctx, task_id, dag, ready);
     }
-    /// The flow `spec` of task `task_id` is about to enter the engine: the
-    /// hook sets its route and priority.
-    fn flow(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) -> FlowSpec {
-        let _ = (ctx, task_id);
+    /// The flow `spec` of step `step` of task `task_id` (`dag`) is about to
+    /// enter the engine: the hook sets its route and priority.
+    fn flow(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, step: StepId, spec: FlowSpec) -> FlowSpec {
+        let _ = (ctx, task_id, dag, step);
         spec
     }
     /// Every step of task `task_id` finished.
@@ -347,7 +347,7 @@ impl DagRunner {
                 let task_id = self.task_id_base + task as u64;
                 let mut f = FlowSpec::new(id, src, dst, bytes, now, Route::Ecmp).with_task(task_id);
                 f.rate_cap_bps = rate_cap_bps;
-                let f = hooks.flow(ctx, task_id, f);
+                let f = hooks.flow(ctx, task_id, &self.tasks[task].dag, step, f);
                 ctx.add_flow(f)
             }
             Step::Delay { seconds } => {

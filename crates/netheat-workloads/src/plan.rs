@@ -38,7 +38,13 @@ impl RunBudget {
     /// The windows left for a run of `flows` flows on `topo` under `budget`
     /// bytes; an error if the flows and the datacenter alone do not fit.
     pub fn new(topo: &Topology, flows: u64, budget: u64) -> Result<Self, BudgetError> {
-        let (nodes, links) = (topo.nodes().len() as f64, topo.links().len() as f64);
+        Self::with_device_links(topo, 0, flows, budget)
+    }
+
+    /// [`RunBudget::new`] for a run whose network has `device_links` links
+    /// besides the datacenter's (a disk each, say), kept in windows too.
+    pub fn with_device_links(topo: &Topology, device_links: u64, flows: u64, budget: u64) -> Result<Self, BudgetError> {
+        let (nodes, links) = (topo.nodes().len() as f64, (topo.links().len() as u64 + device_links) as f64);
         let base =
             flows as f64 * budget::flow_bytes() as f64 + nodes * BYTES_PER_NODE as f64 + links * BYTES_PER_LINK as f64;
         budget::check_against(

@@ -13,7 +13,9 @@ use netheat_core::{LinkId, Routing};
 
 impl Simulation<'_> {
     /// Marks a flow started, routes it and puts it on its links' lists;
-    /// returns true if it completed at once (no bytes, or to itself).
+    /// returns true if it completed at once (no bytes, or to its own host
+    /// through no link: an explicit route that crosses a device link, a
+    /// disk say, takes its time).
     pub(super) fn start_flow(&mut self, fi: u32) -> bool {
         let now = self.now;
         let f = &mut self.flows[fi as usize];
@@ -22,7 +24,8 @@ impl Simulation<'_> {
         f.left = f.bytes;
         f.rate = 0.0;
         self.hot[fi as usize].rate = 0.0;
-        if f.src == f.dst || f.bytes == 0.0 {
+        let through_device = matches!(f.kind, RouteKind::Explicit) && !f.path.is_empty();
+        if (f.src == f.dst && !through_device) || f.bytes == 0.0 {
             f.status = Status::Done;
             f.finish_s = now;
             f.left = 0.0;

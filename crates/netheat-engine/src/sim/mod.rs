@@ -246,11 +246,14 @@ pub struct Simulation<'r> {
 impl<'r> Simulation<'r> {
     /// A simulation of `net` at time 0.
     ///
+    /// `net` may have links beyond the routing's: devices (a disk, say)
+    /// that only explicit routes cross.
+    ///
     /// # Panics
-    /// If `routing` has a different number of links than `net`.
+    /// If `routing` has more links than `net`.
     pub fn new(net: Network, routing: Option<&'r dyn Routing>, cfg: SimConfig) -> Self {
         if let Some(r) = routing {
-            if r.num_links() != net.num_links() {
+            if r.num_links() > net.num_links() {
                 panic!(
                     "{}",
                     EngineError::RoutingMismatch { routing_links: r.num_links(), network_links: net.num_links() }

@@ -117,3 +117,35 @@ fn cancelling_frees_the_link_and_records_what_was_sent() {
     assert_eq!(c.completed, vec![0]);
     assert_eq!(r.stats.flows_completed, 1);
 }
+
+#[test]
+fn device_links_beyond_the_routing_are_shared_by_explicit_routes() {
+    // The routing's two links, then a device link (a disk) of 1 Gbit/s that
+    // only explicit routes cross. A flow to its own host through the device
+    // takes its time (1 Gbit: 1 s alone), and one that crosses the network
+    // and the device shares the device: both carry 1 Gbit at 0.5 Gbit/s,
+    // ending at 2 s. The same flows by ECMP have no device: the local one
+    // ends at once, the other takes what flow 2 leaves of its 10 Gbit/s
+    // path, 9.5 Gbit/s: 1/9.5 s. The explicit path is the one ECMP draws
+    // (`ecmp_draw`).
+    use crate::ParallelPaths;
+    use netheat_core::Routing;
+    use netheat_engine::{FlowSpec, Route};
+    let topo = ParallelPaths { caps: vec![10.0 * G] };
+    let mut caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as u32)).collect();
+    caps.push(G);
+    let disk = (caps.len() - 1) as u32;
+    let mut sim = Simulation::new(Network::new(caps), Some(&topo), SimConfig::default());
+    let mut path = Vec::new();
+    topo.path(0, 1, netheat_engine::ecmp_draw(&topo, 0, 2, 0, 1, topo.num_paths(0, 1)), &mut path);
+    path.push(disk);
+    sim.add_flow(FlowSpec::new(1, 1, 1, 1.25e8, 0.0, Route::Explicit(vec![disk]))).unwrap();
+    sim.add_flow(FlowSpec::new(2, 0, 1, 1.25e8, 0.0, Route::Explicit(path))).unwrap();
+    sim.add_flow(FlowSpec::new(3, 1, 1, 1.25e8, 0.0, Route::Ecmp)).unwrap();
+    sim.add_flow(FlowSpec::new(4, 0, 1, 1.25e8, 0.0, Route::Ecmp)).unwrap();
+    let r = sim.run();
+    assert_close(rec(&r, 1).finish_s, 2.0, 1e-9);
+    assert_close(rec(&r, 2).finish_s, 2.0, 1e-9);
+    assert_eq!(rec(&r, 3).finish_s, 0.0);
+    assert_close(rec(&r, 4).finish_s, 1.0 / 9.5, 1e-9);
+}

@@ -3,7 +3,7 @@
 //! hand-derived times on a datacenter where nothing but the disks binds.
 
 use netheat_data::DataDir;
-use netheat_scenario::{Decision, Scenario, ScenarioResult};
+use netheat_scenario::{BlockOut, Decision, Scenario, ScenarioResult};
 
 /// Three disk racks of two hosts, links far faster than the 1 Gbit/s
 /// disks; files of three 64 MiB blocks and of one, and files of one
@@ -66,10 +66,8 @@ fn blocks_wait_for_the_next_decision_and_are_placed_in_opt_prime_order() {
         // Placed at the first multiple of q after the request...
         let next = ((b.requested_s / q).floor() + 1.0) * q;
         assert!((b.start_s - next).abs() < 1e-9, "requested {} placed {}", b.requested_s, b.start_s);
-        // ... and written at the disks' pace from there: three hops
-        // streaming at 1 Gbit/s, nothing else binding.
-        assert!((b.finish_s - b.start_s - 8.0 * MIB64 / 1e9).abs() < 1e-9, "{b:?}");
     }
+    disk_paced(&r.blocks);
     // Small blocks go at once.
     assert!(small.iter().all(|b| b.start_s == b.requested_s), "{small:?}");
     // A file's next block is requested when its previous one is written.
@@ -114,20 +112,117 @@ fn without_an_interval_every_block_is_placed_when_requested() {
     assert!(r.blocks.len() >= 20);
     for b in &r.blocks {
         assert_eq!(b.start_s, b.requested_s);
-        let t = 8.0 * b.bytes / 1e9;
-        assert!((b.finish_s - b.start_s - t).abs() < 1e-9, "{b:?}");
     }
+    disk_paced(&r.blocks);
+}
+
+/// Every block takes at least its bytes at the 1 Gbit/s disk rate, and
+/// exactly that when no other write shared one of its disks meanwhile
+/// (the links are far faster: only disks bind).
+fn disk_paced(blocks: &[BlockOut]) {
+    let hosts = |b: &BlockOut| b.replicas.split(';').map(str::to_string).collect::<Vec<_>>();
+    let mut alone = 0;
+    for b in blocks {
+        let t = 8.0 * b.bytes / 1e9;
+        assert!(b.finish_s - b.start_s >= t - 1e-9, "{b:?}");
+        let shared = blocks.iter().any(|o| {
+            !(o.task_id == b.task_id && o.block == b.block)
+                && o.start_s < b.finish_s
+                && b.start_s < o.finish_s
+                && hosts(o).iter().any(|h| hosts(b).contains(h))
+        });
+        if !shared {
+            alone += 1;
+            assert!((b.finish_s - b.start_s - t).abs() < 1e-9, "{b:?}");
+        }
+    }
+    assert!(alone >= 10, "only {alone} blocks wrote alone");
+}
+
+#[test]
+fn writes_to_one_disk_share_it() {
+    // Two racks of two disk hosts (a block: the writer's disk and both of
+    // the other rack's), so the blocks decided at one instant start
+    // together and many share disks. Each hop crosses one disk and
+    // links far faster than it: the n hops on a disk each get 1/n of it
+    // and, all of one size, end together after n block times; a block ends
+    // with its busiest disk's hops (when its batch ends before the next
+    // decision, 2 s later, and no other write overlaps them).
+    let text = scenario("policy = \"uniform\"\ndecision-interval = \"2s\"")
+        .replace("duration = \"20s\"", "duration = \"80s\"")
+        .replace("racks = 3", "racks = 2")
+        .replace("racks = \"0..3\"", "racks = \"0..2\"")
+        .replace("rate = 0.5\nfile-size = \"192MiB\"", "rate = 1.0\nfile-size = \"64MiB\"")
+        .replace("[[workload.app]]\nkind = \"file-write\"\nrate = 0.5\nfile-size = \"1MiB\"\nblock = \"1MiB\"\n", "");
+    let r = Scenario::from_text(&text, "s.toml", &std::env::temp_dir())
+        .run(&DataDir::explicit("/nonexistent"), &mut |_, _| true)
+        .unwrap();
+    let t = 8.0 * MIB64 / 1e9;
+    let mut by_start: std::collections::BTreeMap<u64, Vec<&BlockOut>> = Default::default();
+    for b in r.blocks.iter().filter(|b| b.bytes == MIB64) {
+        by_start.entry(b.start_s.to_bits()).or_default().push(b);
+    }
+    let (mut checked, mut shared) = (0, 0);
+    for batch in by_start.values() {
+        let mut on_disk: std::collections::BTreeMap<&str, usize> = Default::default();
+        for b in batch {
+            for h in b.replicas.split(';') {
+                *on_disk.entry(h).or_default() += 1;
+            }
+        }
+        // Only batches that write alone: no other block's write overlaps.
+        let (from, to) = (batch[0].start_s, batch.iter().map(|b| b.finish_s).fold(0.0, f64::max));
+        let others = r.blocks.iter().filter(|o| o.start_s != from && o.start_s < to && o.finish_s > from).count();
+        if others > 0 || on_disk.values().any(|&n| n as f64 * t >= 2.0 - 1e-9) {
+            continue;
+        }
+        for b in batch {
+            let n = b.replicas.split(';').map(|h| on_disk[h]).max().unwrap();
+            assert!((b.finish_s - b.start_s - n as f64 * t).abs() < 1e-9, "{n} writes on a disk: {b:?} in {batch:?}");
+            checked += 1;
+            shared += usize::from(n > 1);
+        }
+    }
+    assert!(checked >= 20 && shared >= 5, "{checked} blocks checked, {shared} shared a disk");
 }
 
 #[test]
 fn a_negative_interval_is_refused() {
-    let e = Scenario::from_text(
-        &scenario("policy = \"sinbad\"\ndecision-interval = \"-1s\""),
-        "s.toml",
-        &std::env::temp_dir(),
-    )
-    .run(&DataDir::explicit("/nonexistent"), &mut |_, _| true)
-    .unwrap_err()
-    .to_string();
+    let text = scenario("policy = \"sinbad\"\ndecision-interval = \"-1s\"");
+    let e = Scenario::from_text(&text, "s.toml", &std::env::temp_dir())
+        .run(&DataDir::explicit("/nonexistent"), &mut |_, _| true)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("decision-interval"), "{e}");
+}
+
+#[test]
+fn free_sources_send_nothing_up_their_tor() {
+    // Every host stores, so each block's first replica is its writer's and
+    // the other two share one other rack (the rack-aware rule): the hop
+    // that leaves the writer's rack starts at the writer. With
+    // `free-source` that hop leaves out the writer's uplinks, so no write
+    // crosses a ToR uplink at all; without it every cross-rack hop does.
+    let text = scenario("policy = \"uniform\"");
+    let topo = netheat_config::load_topology_str(
+        &text[text.find("[topology]").unwrap()..text.find("[workload]").unwrap()],
+        "t",
+    )
+    .unwrap();
+    let tor_up: Vec<u32> = topo.tors().iter().flat_map(|t| t.up.iter().copied()).collect();
+    let up_bytes = |r: &ScenarioResult| -> f64 {
+        r.links
+            .iter()
+            .filter(|(l, _, _)| tor_up.contains(l))
+            .map(|&(l, _, u)| u * topo.links()[l as usize].capacity_bps)
+            .sum()
+    };
+    let plain = run("policy = \"uniform\"");
+    let free = run("policy = \"uniform\"\nfree-source = true");
+    assert_eq!(plain.blocks.len(), free.blocks.len());
+    assert!(plain.blocks.iter().all(|b| b.racks == 2 && b.replicas.starts_with(&format!("{};", b.writer))));
+    assert!(up_bytes(&plain) > 0.0);
+    assert_eq!(up_bytes(&free), 0.0);
+    // Nothing but the disks binds, so the times do not change.
+    disk_paced(&free.blocks);
 }
