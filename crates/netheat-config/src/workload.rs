@@ -242,6 +242,13 @@ pub struct TrafficTable {
     pub repeat_until: Option<Duration>,
     /// `coflow`: the trace dataset (default `coflow-fb2010`).
     pub dataset: Option<String>,
+    /// Any kind: in a scenario, simulate this traffic alone, once, before
+    /// the run, and give the run what it leaves of each link step by step
+    /// (`scenario.background-step`): a background no decision of the run
+    /// can change (Sinbad's simulation, SIGCOMM'13 section 7.2). Flow
+    /// engine only. `netheat workload generate` writes its flows like any
+    /// other's. Default: false.
+    pub precalculated: Option<bool>,
 }
 
 /// One `[[app]]` table; which keys apply depends on `kind`.
@@ -387,8 +394,11 @@ pub struct AppTable {
 #[derive(Debug, Clone, Default)]
 pub struct Workload {
     /// Open-loop flows of every `[[traffic]]` table, sorted by start time
-    /// (stable), ids `0..n`.
+    /// (stable), ids `0..n`, but those of `precalculated` tables.
     pub flows: Vec<FlowRow>,
+    /// Flows of the `precalculated` `[[traffic]]` tables, sorted by start
+    /// time (stable), ids `0..n` of their own.
+    pub background: Vec<FlowRow>,
     /// Tasks of every `[[app]]` table: `(start_s, table index, task)`, in
     /// table order then start order.
     pub tasks: Vec<(f64, usize, TaskDag)>,
@@ -397,6 +407,22 @@ pub struct Workload {
     /// Coflow bytes between a mapper and a reducer drawn on the same host,
     /// exchanged locally and not simulated.
     pub local_bytes: f64,
+}
+
+impl Workload {
+    /// The same workload with the `precalculated` traffic's flows among the
+    /// others (stably by start, ids renumbered): what a run outside a
+    /// scenario, which has no precalculation, makes of them.
+    pub fn with_background_as_flows(mut self) -> Self {
+        if !self.background.is_empty() {
+            self.flows.append(&mut self.background);
+            self.flows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+            for (i, r) in self.flows.iter_mut().enumerate() {
+                r.flow_id = i as u64;
+            }
+        }
+        self
+    }
 }
 
 /// Coflow trace sizes are in MB of 2^20 bytes, as the coflow simulators
@@ -433,11 +459,17 @@ pub fn load_workload_str(
     let mut out = Workload::default();
     for (i, t) in raw.traffic.iter().enumerate() {
         let mut rows = w.traffic(i, t, table_seed(seed, 0, i), &mut out)?;
-        out.flows.append(&mut rows);
+        if t.precalculated == Some(true) {
+            out.background.append(&mut rows);
+        } else {
+            out.flows.append(&mut rows);
+        }
     }
-    out.flows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-    for (i, r) in out.flows.iter_mut().enumerate() {
-        r.flow_id = i as u64;
+    for flows in [&mut out.flows, &mut out.background] {
+        flows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+        for (i, r) in flows.iter_mut().enumerate() {
+            r.flow_id = i as u64;
+        }
     }
     for (i, a) in raw.app.iter().enumerate() {
         for (start, dag) in w.app(i, a, table_seed(seed, 1, i), &mut out)? {

@@ -66,6 +66,9 @@ fn tables<'py>(py: Python<'py>, r: &ScenarioResult) -> PyResult<Bound<'py, PyDic
     links.set_item("link", column(py, "<u4", &r.links.iter().map(|x| x.0).collect::<Vec<_>>())?)?;
     links.set_item("window", column(py, "<u4", &r.links.iter().map(|x| x.1).collect::<Vec<_>>())?)?;
     links.set_item("utilization", column(py, "<f8", &r.links.iter().map(|x| x.2).collect::<Vec<_>>())?)?;
+    let background: Vec<f64> =
+        if r.links_background.len() == r.links.len() { r.links_background.clone() } else { vec![0.0; r.links.len()] };
+    links.set_item("background", column(py, "<f8", &background)?)?;
     if r.recorded.links {
         out.set_item("links", links)?;
     }

@@ -154,7 +154,9 @@ fn load_workload(
 ) -> PyResult<netheat_config::Workload> {
     let dir = crate::data::resolve(data_dir, extra_roots);
     let topo = topology.inner.clone();
+    // Outside a scenario, precalculated traffic runs like any other.
     py.allow_threads(move || netheat_config::load_workload(std::path::Path::new(&path), &topo, seed, &dir))
+        .map(netheat_config::Workload::with_background_as_flows)
         .map_err(|e| errors::config(py, e))
 }
 

@@ -69,6 +69,12 @@ pub struct ScenarioSection {
     /// another order). Default: `["flows", "links", "queues"]`.
     #[serde(default = "all_recorded")]
     pub record: Vec<RecordedTable>,
+    /// Step of precalculated traffic (`workload.traffic.N.precalculated`):
+    /// its load is measured per step of this length and taken off each
+    /// link's capacity step by step. Default: 1 s (Sinbad's report interval,
+    /// SIGCOMM'13 section 6.2).
+    #[schemars(with = "Option<UnitString>")]
+    pub background_step: Option<Duration>,
     /// Free text, copied to `stats.json`.
     pub description: Option<String>,
 }
@@ -153,6 +159,7 @@ impl Default for ScenarioSection {
             dense: DenseSetting::Auto,
             warmup: None,
             record: all_recorded(),
+            background_step: None,
             description: None,
         }
     }

@@ -27,6 +27,7 @@ use netheat_workloads::{DagRunner, FlowHooks, FlowRow, RunBudget, StepId, TaskDa
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::background::Background;
 use crate::config::{RoutingPolicy, SchedulingPolicy};
 use crate::placement::{PlacementRun, Rewrite};
 use crate::result::{BlockOut, Decision, Floors, FlowOut, Recorded, ScenarioResult, TaskOut, TraceTasks};
@@ -43,6 +44,7 @@ const TOKEN_REPORT: u64 = u64::MAX - 2;
 const TOKEN_TICK: u64 = u64::MAX - 3;
 const TOKEN_DETECT: u64 = u64::MAX - 4;
 const TOKEN_DECIDE: u64 = u64::MAX - 5;
+const TOKEN_BACKGROUND: u64 = u64::MAX - 6;
 
 /// What the flow-engine run needs.
 pub struct FlowRun<'a> {
@@ -82,6 +84,9 @@ pub struct FlowRun<'a> {
     /// engine forgets each flow once it has finished, without links it
     /// keeps no utilization windows.
     pub recorded: Recorded,
+    /// The load of precalculated traffic, taken off the links' capacity
+    /// step by step ([`crate::background`]).
+    pub background: Option<Background>,
 }
 
 impl<'a> FlowRun<'a> {
@@ -114,6 +119,7 @@ impl<'a> FlowRun<'a> {
             placement: None,
             dense: DenseMode::default(),
             recorded: Recorded::default(),
+            background: None,
         }
     }
 }
@@ -413,7 +419,52 @@ pub struct Decisions<'n, 't> {
     /// Per host, the engine link of its disk (hosts with a disk, in runs
     /// with file writes): see [`disk_links`].
     disk: Vec<Option<LinkId>>,
+    /// Precalculated traffic, with per link the next entry of its load and
+    /// the capacity in force.
+    background: Option<BackgroundRun>,
     error: Option<String>,
+}
+
+/// The precalculated traffic's load being taken off the links.
+struct BackgroundRun {
+    load: Background,
+    /// Per link: its next entry in `load.per_link`, and its capacity now.
+    next: Vec<usize>,
+    cap: Vec<f64>,
+    nominal: Vec<f64>,
+    /// Links the background uses.
+    used: Vec<LinkId>,
+    /// The step applied last.
+    step: u32,
+}
+
+impl BackgroundRun {
+    fn new(load: Background, nominal: Vec<f64>) -> Self {
+        let used = (0..load.per_link.len() as LinkId).filter(|&l| !load.per_link[l as usize].is_empty()).collect();
+        Self { next: vec![0; load.per_link.len()], cap: nominal.clone(), nominal, used, step: 0, load }
+    }
+
+    /// Sets every used link's capacity for step `k`.
+    fn apply(&mut self, ctx: &mut Ctx<'_, '_>, k: u32) -> Result<(), String> {
+        self.step = k;
+        for &l in &self.used {
+            let li = l as usize;
+            let v = &self.load.per_link[li];
+            let (bg, n) = match v.get(self.next[li]) {
+                Some(&(s, r, n)) if s == k => {
+                    self.next[li] += 1;
+                    (r, n)
+                }
+                _ => (0.0, 0.0),
+            };
+            let left = Background::left(self.nominal[li], bg, n);
+            if left != self.cap[li] {
+                self.cap[li] = left;
+                ctx.set_capacity(ctx.now(), l, left).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Decisions<'_, '_> {
@@ -516,11 +567,30 @@ impl Decisions<'_, '_> {
                     self.error.get_or_insert(e.to_string());
                 }
             }
+        } else if token == TOKEN_BACKGROUND {
+            let Some(bg) = self.background.as_mut() else { return };
+            let k = (now / bg.load.step_s).round() as u32;
+            if let Err(e) = bg.apply(ctx, k) {
+                self.error.get_or_insert(e);
+            }
+            // One step past the last, to give the links back their capacity.
+            if k < bg.load.steps() {
+                if let Err(e) = ctx.schedule_timer(f64::from(k + 1) * bg.load.step_s, TOKEN_BACKGROUND) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
         } else if token == TOKEN_REPORT {
             let busy = self.started < self.total_tasks || self.running > 0;
             if let Some(st) = self.storage.as_mut() {
-                let rates: Vec<Option<f64>> =
-                    (0..st.cluster.link_bps.len() as LinkId).map(|l| Some(ctx.link_rate_bps(l))).collect();
+                // What a counter reads: the run's flows and, over the step
+                // just ended, the precalculated traffic.
+                let bg = self
+                    .background
+                    .as_ref()
+                    .map(|b| (&b.load, ((now / b.load.step_s).ceil() as u32).saturating_sub(1)));
+                let rates: Vec<Option<f64>> = (0..st.cluster.link_bps.len() as LinkId)
+                    .map(|l| Some(ctx.link_rate_bps(l) + bg.map_or(0.0, |(b, k)| b.at(l, k).0)))
+                    .collect();
                 st.policy.observe(now, &rates);
                 if let Some(log) = st.record.as_mut() {
                     log.push(Decision::Report { time_s: now, rates });
@@ -1053,6 +1123,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
             sim.schedule_timer(st.decision_s, TOKEN_DECIDE)?;
         }
     }
+    if r.background.is_some() {
+        sim.schedule_timer(0.0, TOKEN_BACKGROUND)?;
+    }
     let ticking = r.placement.as_ref().is_some_and(PlacementRun::migrates);
     if let Some(p) = r.placement.as_ref().filter(|p| p.migrates()) {
         // As netheat-sched's scheduler: samples from half a tick, windows from one.
@@ -1090,6 +1163,7 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         ticking,
         seed: r.seed,
         disk,
+        background: r.background.map(|b| BackgroundRun::new(b, topo.links().iter().map(|l| l.capacity_bps).collect())),
         error: None,
     };
     let rows = RowMap { dynamic, flow_base, open: open_tasks };
@@ -1190,8 +1264,44 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     fold.floors.apply(&mut out.tasks, topo);
     out.flows = flows;
     out.window_s = r.window_s;
-    for s in res.link_windows.iter().filter(|s| (s.link as usize) < n_topo_links) {
-        out.links.push((s.link, s.window, s.utilization));
+    match decide.background.as_ref().map(|b| &b.load) {
+        None => {
+            for s in res.link_windows.iter().filter(|s| (s.link as usize) < n_topo_links) {
+                out.links.push((s.link, s.window, s.utilization));
+            }
+        }
+        Some(bg) => {
+            // Each window counts the run's bytes and the background's.
+            let w = r.window_s;
+            let mut rows: BTreeMap<(u32, u32), (f64, f64)> = BTreeMap::new();
+            for s in res.link_windows.iter().filter(|s| (s.link as usize) < n_topo_links) {
+                rows.entry((s.link, s.window)).or_default().0 = s.utilization;
+            }
+            if r.recorded.links {
+                let windows = ((bg.end_s.max(res.end_s) / w).ceil() as u32).min(r.plan.max_windows);
+                for l in 0..n_topo_links.min(bg.per_link.len()) {
+                    let v = &bg.per_link[l];
+                    let (Some(first), Some(last)) = (v.first(), v.last()) else { continue };
+                    let cap = topo.links()[l].capacity_bps;
+                    let w0 = (f64::from(first.0) * bg.step_s / w).floor() as u32;
+                    let w1 = ((f64::from(last.0 + 1) * bg.step_s / w).ceil() as u32).min(windows);
+                    for k in w0..w1 {
+                        let b = bg.bytes_between(l as LinkId, f64::from(k) * w, f64::from(k + 1) * w);
+                        if b > 0.0 && cap > 0.0 {
+                            rows.entry((l as u32, k)).or_default().1 = b * 8.0 / (cap * w);
+                        }
+                    }
+                }
+            }
+            for ((l, k), (fg, b)) in rows {
+                out.links.push((l, k, fg + b));
+                out.links_background.push(b);
+            }
+            out.stat("background_flows", bg.flows as f64);
+            out.stat("background_bytes", bg.bytes);
+            out.stat("background_cross_rack_bytes", bg.cross_rack_bytes);
+            out.stat("background_end_s", bg.end_s);
+        }
     }
     let st = &res.stats;
     out.stat("flows", n_flows as f64);

@@ -26,6 +26,7 @@
 //! storage or placement policies or capacity events) are refused before
 //! anything runs, naming both keys.
 
+pub mod background;
 pub mod config;
 pub mod doc;
 pub mod flow;
@@ -252,6 +253,25 @@ impl Scenario {
                     .into(),
             ));
         }
+        if !p.workload.background.is_empty() {
+            let why = if engine == EngineKind::Packet {
+                Some("precalculated traffic is taken off the links' capacity on `scenario.engine = \"flow\"`; the packet engine queues every packet it carries")
+            } else if s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc) {
+                Some("precalculated traffic cannot run with `scheduling.policy = \"spc\"`: the SPC protocol simulator's link capacities are fixed")
+            } else if !p.topology.events().is_empty() {
+                Some("precalculated traffic cannot run with capacity `[[events]]` of the datacenter yet: its load is taken off the links' nominal capacity")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(at("workload.traffic", why.into()));
+            }
+            if let Some(d) = s.scenario.background_step {
+                if !(d.0.is_finite() && d.0 > 0.0) {
+                    return Err(at("scenario.background-step", "must be a positive duration".into()));
+                }
+            }
+        }
         if p.workload.flows.is_empty() && p.workload.tasks.is_empty() {
             return Err(at("workload", "the workload generated no flow and no task".into()));
         }
@@ -321,6 +341,12 @@ impl Scenario {
                 let window_s = s.scenario.window.map_or(1.0, |d| d.0);
                 let total =
                     workload.flows.len() as u64 + workload.tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
+                let background = if workload.background.is_empty() {
+                    None
+                } else {
+                    let step = s.scenario.background_step.map_or(1.0, |d| d.0);
+                    Some(background::precalculate(topo, &workload.background, step, seed)?)
+                };
                 let disks = flow::disk_links(topo, &workload.tasks).iter().flatten().count() as u64;
                 let plan = budget::with_flow_bytes(s.flow_bytes(), || -> Result<RunBudget, ScenarioError> {
                     RunBudget::with_device_links(topo, disks, total, budget::memory_budget()?)
@@ -430,6 +456,7 @@ impl Scenario {
                     },
                     dense: s.scenario.dense.mode(),
                     recorded: Recorded::of(&s.scenario),
+                    background,
                 };
                 let mut out = flow::run_flow(run, progress)?;
                 if scheduling == SchedulingPolicy::FifoLm {
@@ -462,6 +489,7 @@ fn finish(
     }
     if !out.recorded.links {
         out.links = Vec::new();
+        out.links_background = Vec::new();
     }
     if !out.recorded.queues {
         out.queues = Vec::new();

@@ -255,8 +255,12 @@ pub struct ScenarioResult {
     pub flows: Vec<FlowOut>,
     /// Tasks.
     pub tasks: Vec<TaskOut>,
-    /// `(link, window, utilization)` for links that carried bytes.
+    /// `(link, window, utilization)` for links that carried bytes; with
+    /// precalculated traffic, the utilization counts its bytes too.
     pub links: Vec<(u32, u32, f64)>,
+    /// The precalculated traffic's part of each `links` row's utilization,
+    /// row by row (empty without precalculated traffic: all zero).
+    pub links_background: Vec<f64>,
     /// Window width of `links`, seconds.
     pub window_s: f64,
     /// Blocks written under a storage policy.

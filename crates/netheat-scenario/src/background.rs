@@ -1,0 +1,162 @@
+//! Precalculated traffic: flows simulated alone, once, before the run,
+//! whose load the run then sees as capacity it does not have.
+//!
+//! The Sinbad paper's simulation (SIGCOMM'13 section 7.2) replays the
+//! trace's background traffic as precalculated and unaffected by
+//! placement, so that replica placement is compared against the same
+//! background under every policy. A `[[workload.traffic]]` table with
+//! `precalculated = true` is that: its flows run through the flow engine on
+//! the datacenter with nothing else (same routing, same seed), and the
+//! bytes each link carries in each step of `scenario.background-step`
+//! become, for the run proper, a capacity reduction on that link for that
+//! step: the run's flows get `cap - background rate`, and at least the
+//! per-flow fair share `cap / (n + 1)` where `n` is the time-averaged number
+//! of background flows on the link in the step (TCP shares a link by flows;
+//! without the floor a write behind a saturated link would stall, which no
+//! real write does).
+//!
+//! The run's measurements include the background: a storage policy's link
+//! reports add the background's rate over the step just ended (what a
+//! switch counter would read), and the `links` table's `utilization` counts
+//! both, with the background's part in `background`.
+
+use netheat_core::{HostId, LinkId, Routing};
+use netheat_engine::{FlowSpec, Network, Route, SimConfig, Simulation};
+use netheat_topology::Topology;
+use netheat_workloads::FlowRow;
+
+use crate::ScenarioError;
+
+/// The precalculated traffic's load, link by link and step by step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Background {
+    /// Step, seconds.
+    pub step_s: f64,
+    /// Per link: `(step, rate in bits/s, time-averaged flows)` of the steps
+    /// in which the background used it, in step order.
+    pub per_link: Vec<Vec<(u32, f64, f64)>>,
+    /// Flows precalculated.
+    pub flows: u64,
+    /// Their bytes.
+    pub bytes: f64,
+    /// Bytes of those whose hosts are in different racks.
+    pub cross_rack_bytes: f64,
+    /// When the last background flow finished, seconds.
+    pub end_s: f64,
+}
+
+impl Background {
+    /// The capacity a link of capacity `cap` leaves to the run in a step with
+    /// background rate `bg` and `n` background flows: `cap - bg`, at least
+    /// the per-flow fair share `cap / (n + 1)`.
+    pub fn left(cap: f64, bg: f64, n: f64) -> f64 {
+        (cap - bg).max(cap / (n + 1.0)).clamp(0.0, cap)
+    }
+
+    /// The background's `(rate, flows)` on `link` in step `k` (zero when it
+    /// did not use it).
+    pub fn at(&self, link: LinkId, k: u32) -> (f64, f64) {
+        let Some(v) = self.per_link.get(link as usize) else { return (0.0, 0.0) };
+        match v.binary_search_by_key(&k, |e| e.0) {
+            Ok(i) => (v[i].1, v[i].2),
+            Err(_) => (0.0, 0.0),
+        }
+    }
+
+    /// Steps covered (up to the last one with background).
+    pub fn steps(&self) -> u32 {
+        self.per_link.iter().filter_map(|v| v.last().map(|e| e.0 + 1)).max().unwrap_or(0)
+    }
+
+    /// Bytes the background carried on `link` between `t0` and `t1`.
+    pub fn bytes_between(&self, link: LinkId, t0: f64, t1: f64) -> f64 {
+        let Some(v) = self.per_link.get(link as usize) else { return 0.0 };
+        let k0 = (t0 / self.step_s).floor().max(0.0) as u32;
+        let start = v.partition_point(|e| e.0 < k0);
+        let mut bytes = 0.0;
+        for &(k, rate, _) in &v[start..] {
+            let (a, b) = (f64::from(k) * self.step_s, f64::from(k + 1) * self.step_s);
+            if a >= t1 {
+                break;
+            }
+            let overlap = b.min(t1) - a.max(t0);
+            if overlap > 0.0 {
+                bytes += rate * overlap / 8.0;
+            }
+        }
+        bytes
+    }
+}
+
+/// Simulates `rows` alone on `topo` (ECMP under `seed`, as the run would
+/// route them) until they finish, in steps of `step_s`.
+pub fn precalculate(topo: &Topology, rows: &[FlowRow], step_s: f64, seed: u64) -> Result<Background, ScenarioError> {
+    let routing: &dyn Routing = topo;
+    let cfg = SimConfig { window_s: step_s, seed, telemetry: true, ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
+    let rack = |h: HostId| topo.hosts()[h as usize].rack;
+    let (mut bytes, mut cross) = (0.0, 0.0);
+    let mut weight = Vec::with_capacity(rows.len());
+    for (i, f) in rows.iter().enumerate() {
+        let mut s = FlowSpec::new(i as u64, f.src, f.dst, f.bytes, f.start_s, Route::Ecmp)
+            .with_priority(f.priority)
+            .with_weight(f.weight);
+        s.rate_cap_bps = f.rate_cap_bps;
+        sim.add_flow(s)?;
+        weight.push(f.weight);
+        bytes += f.bytes;
+        if rack(f.src) != rack(f.dst) {
+            cross += f.bytes;
+        }
+    }
+    let res = sim.run();
+    let n_links = routing.num_links();
+    // Rates per step, from the exact per-window bytes.
+    let mut per_link: Vec<Vec<(u32, f64, f64)>> = vec![Vec::new(); n_links];
+    for w in res.link_windows.iter() {
+        if w.bytes > 0.0 {
+            per_link[w.link as usize].push((w.window, w.bytes * 8.0 / step_s, 0.0));
+        }
+    }
+    // Time-averaged flows per step: each flow's weight over the share of
+    // the step it was on the link (from its start to its end).
+    let mut spans: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); n_links];
+    let mut path = Vec::new();
+    let mut end_s: f64 = 0.0;
+    for r in &res.flows {
+        let (t0, t1) = (r.start_s, if r.finish_s.is_finite() { r.finish_s } else { res.end_s });
+        end_s = end_s.max(t1);
+        let Some(k) = r.path_id else { continue };
+        if t1 <= t0 {
+            continue;
+        }
+        routing.path(r.src, r.dst, k as usize, &mut path);
+        for &l in &path {
+            spans[l as usize].push((t0, t1, weight[r.id as usize]));
+        }
+    }
+    for (l, sp) in spans.iter().enumerate() {
+        if sp.is_empty() {
+            continue;
+        }
+        let mut n: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+        for &(t0, t1, w) in sp {
+            let (k0, k1) = ((t0 / step_s).floor() as u32, (t1 / step_s).ceil() as u32);
+            for k in k0..k1 {
+                let (a, b) = (f64::from(k) * step_s, f64::from(k + 1) * step_s);
+                let overlap = b.min(t1) - a.max(t0);
+                if overlap > 0.0 {
+                    *n.entry(k).or_default() += w * overlap / step_s;
+                }
+            }
+        }
+        let v = &mut per_link[l];
+        for e in v.iter_mut() {
+            e.2 = n.remove(&e.0).unwrap_or(0.0);
+        }
+        // Steps with flows on the link but no bytes (flows stalled at rate 0).
+        v.extend(n.into_iter().map(|(k, c)| (k, 0.0, c)));
+        v.sort_by_key(|e| e.0);
+    }
+    Ok(Background { step_s, per_link, flows: rows.len() as u64, bytes, cross_rack_bytes: cross, end_s })
+}

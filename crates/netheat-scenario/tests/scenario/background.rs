@@ -1,0 +1,99 @@
+//! Precalculated traffic (`workload.traffic.N.precalculated`, Sinbad's
+//! simulation, SIGCOMM'13 section 7.2): its load, measured alone, taken off
+//! the links' capacity step by step, checked by hand.
+
+use netheat_data::DataDir;
+use netheat_scenario::{Scenario, ScenarioError, ScenarioResult};
+
+/// Two racks of two hosts, 10 Gbit/s links and one ToR uplink each. The
+/// background: 20 Gbit from host 0 to host 2 at 0 s. The run's own flow:
+/// 15 Gbit from host 1 to host 3 at 0 s, through the same ToR uplink and
+/// downlink.
+fn scenario(precalculated: bool, extra: &str) -> String {
+    // Tests run in parallel: a directory per thread.
+    let dir = std::env::temp_dir().join(format!("netheat-bg-{}-{:?}", std::process::id(), std::thread::current().id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bg.csv"), "src,dst,bytes,start_s\n0,2,2500000000,0\n").unwrap();
+    std::fs::write(dir.join("fg.csv"), "src,dst,bytes,start_s\n1,3,1875000000,0\n").unwrap();
+    format!(
+        r#"
+[topology]
+kind = "two-tier"
+racks = 2
+hosts-per-rack = 2
+host-link = "10Gbps"
+tor-uplink = "10Gbps"
+[workload]
+[[workload.traffic]]
+kind = "replay"
+file = "{}"
+precalculated = {precalculated}
+[[workload.traffic]]
+kind = "replay"
+file = "{}"
+{extra}
+"#,
+        dir.join("bg.csv").display(),
+        dir.join("fg.csv").display()
+    )
+}
+
+fn run(text: &str) -> Result<ScenarioResult, ScenarioError> {
+    Scenario::from_text(text, "s.toml", &std::env::temp_dir()).run(&DataDir::explicit("/nonexistent"), &mut |_, _| true)
+}
+
+#[test]
+fn precalculated_traffic_leaves_the_run_what_it_does_not_use() {
+    // Alone, the background runs at 10 Gbit/s for 2 s with one flow on its
+    // links: they leave max(10 - 10, 10 / 2) = 5 Gbit/s in steps 0 and 1,
+    // all 10 afterwards. The run's flow gets 5 Gbit/s for 2 s (10 Gbit)
+    // and the last 5 Gbit at 10: it ends at 2.5 s. As ordinary traffic,
+    // the two share the uplink at 5 each: 15 Gbit take 3 s.
+    let r = run(&scenario(true, "")).unwrap();
+    assert_eq!(r.flows.len(), 1);
+    assert!((r.flows[0].finish_s - 2.5).abs() < 1e-9, "{:?}", r.flows);
+    assert_eq!(r.stats["background_flows"], 1.0);
+    assert_eq!(r.stats["background_bytes"], 2.5e9);
+    assert_eq!(r.stats["background_cross_rack_bytes"], 2.5e9);
+    let plain = run(&scenario(false, "")).unwrap();
+    let fg = plain.flows.iter().find(|f| f.src == 1).unwrap();
+    assert!((fg.finish_s - 3.0).abs() < 1e-9, "{fg:?}");
+    // The links table counts both: on the ToR uplink of rack 0, the
+    // background's 10 Gbit/s and the run's 5 in windows 0 and 1, the run's
+    // 5 Gbit over window 2.
+    let text = scenario(true, "");
+    let topo = netheat_config::load_topology_str(
+        &text[text.find("[topology]").unwrap()..text.find("[workload]").unwrap()],
+        "t",
+    )
+    .unwrap();
+    assert_eq!(topo.tors()[0].up.len(), 1);
+    let up = topo.tors()[0].up[0];
+    let rows: Vec<(u32, f64, f64)> =
+        r.links.iter().zip(&r.links_background).filter(|(x, _)| x.0 == up).map(|(x, &b)| (x.1, x.2, b)).collect();
+    let want = [(0, 1.5, 1.0), (1, 1.5, 1.0), (2, 0.5, 0.0)];
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for (got, want) in rows.iter().zip(want) {
+        assert!(got.0 == want.0 && (got.1 - want.1).abs() < 1e-9 && (got.2 - want.2).abs() < 1e-9, "{rows:?}");
+    }
+}
+
+#[test]
+fn a_coarser_step_averages_the_background() {
+    // In one 4 s step the background averages 5 Gbit/s with half a flow:
+    // it leaves max(10 - 5, 10 / 1.5) = 6.67 Gbit/s for 4 s, enough for
+    // the 15 Gbit: 2.25 s.
+    let r = run(&scenario(true, "[scenario]\nbackground-step = \"4s\"")).unwrap();
+    let want = 15e9 / (10e9 / 1.5);
+    assert!((r.flows[0].finish_s - want).abs() < 1e-9, "{:?} want {want}", r.flows);
+}
+
+#[test]
+fn precalculated_traffic_is_refused_where_it_means_nothing() {
+    let e = run(&scenario(true, "[scenario]\nengine = \"packet\"")).unwrap_err().to_string();
+    assert!(e.contains("workload.traffic") && e.contains("flow"), "{e}");
+    let e = run(&scenario(true, "[scheduling]\npolicy = \"spc\"")).unwrap_err().to_string();
+    assert!(e.contains("spc"), "{e}");
+    let e = run(&scenario(true, "[scenario]\nbackground-step = \"0s\"")).unwrap_err().to_string();
+    assert!(e.contains("background-step"), "{e}");
+}
