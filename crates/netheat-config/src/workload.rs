@@ -325,6 +325,12 @@ pub struct AppTable {
     pub file_size: Option<Bytes>,
     /// `file-write`: block size (default 256 MiB, HDFS's).
     pub block: Option<Bytes>,
+    /// `file-write`: files of `1 + G` full blocks, `G` geometric with mean
+    /// `mean-file-blocks - 1` (the maximum-entropy count for a mean), instead
+    /// of `file-size`: the Sinbad paper's file lengths (SIGCOMM'13 section
+    /// 4.3: 32% of the blocks written are full-size, so 0.32 / 0.68 full
+    /// blocks besides the last, 1.47 on average).
+    pub mean_file_blocks: Option<f64>,
     /// `file-write`: replicas per block (default 3).
     pub replicas: Option<i64>,
     /// `file-write`: rack failures a block survives; its replicas span at
@@ -1083,6 +1089,7 @@ impl Wcx<'_> {
             task_sizes => "task-sizes", structure => "structure", fanout => "fanout", flow_cv => "flow-cv",
             load => "load", aggregators => "aggregators", batch => "batch", fanin => "fanin",
             message_sizes => "message-sizes", incasts => "incasts", period => "period",
+            mean_file_blocks => "mean-file-blocks",
         );
         let limit = match a.tasks {
             Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,
@@ -1251,7 +1258,12 @@ impl Wcx<'_> {
                 }
             }
             AppKind::FileWrite => {
-                self.only(&p, "file-write", &set, &allow(&["file-size", "block", "replicas", "fault-tolerance"]))?;
+                self.only(
+                    &p,
+                    "file-write",
+                    &set,
+                    &allow(&["file-size", "block", "replicas", "fault-tolerance", "mean-file-blocks"]),
+                )?;
                 let d = CfsWrite::default();
                 let cw = CfsWrite {
                     block_bytes: b(a.block, d.block_bytes),
@@ -1270,18 +1282,42 @@ impl Wcx<'_> {
                         format!("{} replicas cannot span {} racks", cw.replicas, cw.fault_tolerance + 1),
                     ));
                 }
-                let size = b(a.file_size, 1024.0 * 1024.0 * 1024.0);
+                if a.file_size.is_some() && a.mean_file_blocks.is_some() {
+                    return Err(self.at(
+                        &format!("{p}.mean-file-blocks"),
+                        "give `file-size` or `mean-file-blocks`, not both",
+                    ));
+                }
+                // Files of a fixed size, or of 1 + G blocks (P(G >= j) = q^j,
+                // mean q / (1 - q) = m - 1).
+                let (size, q) = match a.mean_file_blocks {
+                    Some(m) => {
+                        if !(m.is_finite() && m >= 1.0) {
+                            return Err(self.at(&format!("{p}.mean-file-blocks"), "must be a number >= 1"));
+                        }
+                        (m * cw.block_bytes, (m - 1.0) / m)
+                    }
+                    None => (b(a.file_size, 1024.0 * 1024.0 * 1024.0), 0.0),
+                };
                 if !(size.is_finite() && size > 0.0) {
                     return Err(self.at(&format!("{p}.file-size"), "must be more than 0 bytes"));
                 }
                 let blocks = (size / cw.block_bytes).ceil();
-                per_task = (blocks * cw.replicas as f64, blocks * cw.replicas as f64, format!("{p}.file-size"));
+                per_task = (blocks * cw.replicas as f64, blocks * (cw.replicas + 1) as f64, format!("{p}.file-size"));
                 let topo = self.topo;
                 let n = topo.hosts().len() as u32;
+                let geometric = a.mean_file_blocks.is_some();
                 Box::new(move |r| {
                     use rand::Rng;
                     let writer = r.gen_range(0..n);
-                    cw.task(topo, writer, size, r).map(|w| w.dag)
+                    let bytes = if geometric {
+                        let u: f64 = 1.0 - r.gen::<f64>();
+                        let extra = if q > 0.0 { (u.ln() / q.ln()).floor() } else { 0.0 };
+                        (1.0 + extra) * cw.block_bytes
+                    } else {
+                        size
+                    };
+                    cw.task(topo, writer, bytes, r).map(|w| w.dag)
                 })
             }
             AppKind::ComputeJob => {

@@ -235,3 +235,34 @@ fn traffic_matrix_background_reaches_its_load() {
     let load = bits / (32.0 * 10e9 * 100.0);
     assert!((load - 0.4).abs() < 0.4 * 0.02, "offered load {load}");
 }
+
+#[test]
+fn file_writes_of_a_mean_number_of_blocks_are_geometric() {
+    // 1 + G blocks, G geometric with mean 0.47: the mean block count of
+    // 4,000 files is 1.47 within four standard errors (the variance of a
+    // geometric count of mean mu is mu (1 + mu)), and counts of 1, 2, 3
+    // blocks come in the ratios of P(G = j) = (1 - q) q^j, q = 0.47 / 1.47.
+    let text = "[workload]\nduration = \"1000s\"\n[[app]]\nkind = \"file-write\"\nrate = 4.0\nblock = \"1MiB\"\nmean-file-blocks = 1.47\nreplicas = 2\n";
+    let w = gen(text, &two_tier(4, 4), 3);
+    let blocks: Vec<f64> = w.tasks.iter().map(|t| t.2.num_flows() as f64 / 2.0).collect();
+    let n = blocks.len() as f64;
+    assert!(n > 3500.0, "{n} files");
+    let mean = blocks.iter().sum::<f64>() / n;
+    let se = (0.47f64 * 1.47 / n).sqrt();
+    assert!((mean - 1.47).abs() < 4.0 * se, "mean {mean} blocks, se {se}");
+    let q = 0.47 / 1.47;
+    for (k, want) in [(1.0, 1.0 - q), (2.0, (1.0 - q) * q), (3.0, (1.0 - q) * q * q)] {
+        let got = blocks.iter().filter(|&&b| b == k).count() as f64 / n;
+        let se = (want * (1.0 - want) / n).sqrt();
+        assert!((got - want).abs() < 4.0 * se, "{k} blocks: {got} vs {want}");
+    }
+    // Every block is a full one, and each begins with its request.
+    for t in &w.tasks {
+        assert!((t.2.bytes() / (1024.0 * 1024.0 * 2.0)).fract() == 0.0);
+        assert_eq!(t.2.steps.len(), t.2.num_flows() / 2 * 3);
+    }
+    let (_, key, reason) = fails(&text.replace("mean-file-blocks = 1.47", "mean-file-blocks = 0.5"));
+    assert!(key.ends_with("mean-file-blocks") && reason.contains(">= 1"), "{key}: {reason}");
+    let (_, key, reason) = fails(&text.replace("replicas = 2", "replicas = 2\nfile-size = \"1GiB\""));
+    assert!(key.ends_with("mean-file-blocks") && reason.contains("not both"), "{key}: {reason}");
+}
