@@ -434,7 +434,14 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   `kind = "incast"` is trains of `incasts` incasts about `period` apart,
   `fanin` senders in other racks each sending one message (a task) of the
   next of `message-sizes` to a receiver: the CloudBurst slides' incasts;
-  `kind = "memcache"` takes `server-racks` and `client-racks`).
+  `kind = "memcache"` takes `server-racks` and `client-racks`). A
+  `[[workload.traffic]]` table with `precalculated = true` runs alone first
+  and is then taken off the links' capacity step by step
+  (`scenario.background-step`), at least the per-flow fair share left: a
+  background no decision can change (Sinbad's simulation), counted in the
+  `links` table's `utilization` and, apart, in its `background` column.
+  `file-write` files are `file-size` long or, with `mean-file-blocks`, of
+  1 + a geometric number of full blocks.
 - **Policies**: the sections below. Keys left out take the policy's own
   default (the papers' values, documented with each policy in
   docs/architecture.md).

@@ -256,6 +256,44 @@ def hot_share(grid: np.ndarray) -> float:
     return float(np.mean(grid >= HOT)) if grid.size else 0.0
 
 
+def tor_balance(res: ScenarioResult, until_s: float) -> dict[str, float]:
+    """How evenly the ToR links are loaded (the Sinbad paper's imbalance, SIGCOMM'13 sections 4.3
+    and 7.3), over the windows that begin before ``until_s`` (a run's last arrival):
+
+    - ``tor_up_cv_median`` / ``tor_down_cv_median``: the median over windows of the coefficient
+      of variation (population standard deviation over mean; windows with no load left out)
+      across ToRs of their uplink (downlink) utilization;
+    - with precalculated traffic, the same of its part alone (``background.tor_up_cv_median``,
+      ``background.tor_down_cv_median``) and ``background.tor_p95_hot_pct``: the percentage of
+      windows in which the 95th percentile over every ToR uplink and downlink of its utilization
+      is above 0.75 (section 4.3: 25% of the time in Facebook's cluster).
+    """
+    out: dict[str, float] = {}
+    grids: dict[str, np.ndarray] = {}
+    for prefix, column in (("", "utilization"), ("background.", "background")):
+        for direction in ("up", "down"):
+            heat = _tor_heat(res, direction, column)
+            if heat is None:
+                continue
+            grid, window_s = heat
+            n = min(grid.shape[1], math.ceil(until_s / window_s))
+            grid = grid[:, :n]
+            grids[f"{prefix}{direction}"] = grid
+            mean = grid.mean(axis=0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cv = grid.std(axis=0)[mean > 0] / mean[mean > 0]
+            out[f"{prefix}tor_{direction}_cv_median"] = quantile(cv, 0.5) if cv.size else math.nan
+    if "background.up" in grids and "background.down" in grids:
+        both = np.vstack([grids["background.up"], grids["background.down"]])
+        if not both.any():
+            for k in [k for k in out if k.startswith("background.")]:
+                del out[k]
+        elif both.shape[1]:
+            p95 = np.asarray([quantile(both[:, w], 0.95) for w in range(both.shape[1])])
+            out["background.tor_p95_hot_pct"] = 100.0 * float(np.mean(p95 > 0.75))
+    return out
+
+
 def hot_tor_share(res: ScenarioResult) -> float:
     """Fraction of ToR-windows whose outbound uplink utilization (all uplinks of the ToR together,
     as in the report's heat map) is at or above :data:`HOT`; NaN without ToR uplink windows."""
@@ -263,23 +301,28 @@ def hot_tor_share(res: ScenarioResult) -> float:
     return math.nan if heat is None or heat[0].size == 0 else hot_share(heat[0])
 
 
-def _tor_heat(res: ScenarioResult) -> tuple[np.ndarray, float] | None:
-    """ToR x window outbound uplink utilization, or None without windows (or without a links
-    table: left out of ``scenario.record``)."""
+def _tor_heat(
+    res: ScenarioResult, direction: str = "up", column: str = "utilization"
+) -> tuple[np.ndarray, float] | None:
+    """ToR x window utilization of the ToRs' uplinks (``direction="up"``, outbound) or downlinks
+    (``"down"``, inbound), all of a ToR's together, from ``column`` (``utilization``, or
+    ``background``: the precalculated traffic's part); None without windows (or without a links
+    table: left out of ``scenario.record``, or without the column)."""
     if "links" not in res.tables:
         return None
     links = res.links
-    if links.num_rows == 0:
+    if links.num_rows == 0 or column not in links.column_names:
         return None
     layer = np.asarray(links["layer"].to_pylist())
-    direction = np.asarray(links["direction"].to_pylist())
-    sel = (layer == "tor-agg") & (direction == "up")
+    dirs = np.asarray(links["direction"].to_pylist())
+    sel = (layer == "tor-agg") & (dirs == direction)
     if not sel.any():
         return None
-    src = np.asarray(links["src_node"].to_pylist())[sel]
+    tor_end = "src_node" if direction == "up" else "dst_node"
+    src = np.asarray(links[tor_end].to_pylist())[sel]
     start = links["window_start_s"].to_numpy()[sel]
     cap = links["capacity_bps"].to_numpy()[sel]
-    util = links["utilization"].to_numpy()[sel]
+    util = links[column].to_numpy()[sel]
     window_s = float(links["window_end_s"][0].as_py() - links["window_start_s"][0].as_py())
     tors = sorted(set(src.tolist()))
     idx = {t: i for i, t in enumerate(tors)}

@@ -205,6 +205,8 @@ class _LinkWindows:
         self.link = link[order]
         self.window = column(cols["window"])[order]
         self.util = column(cols["utilization"])[order]
+        # A scenario's precalculated traffic's part of the utilization.
+        self.background = column(cols["background"])[order] if "background" in cols else None
         self.capacity = capacity_seconds(topo, n_windows, window_s) if n_windows else {}
 
     @property
@@ -228,12 +230,15 @@ class _LinkWindows:
         n_windows, window_s = self.n_windows, self.window_s
         n = hi - lo
         util = np.zeros((n, n_windows))
+        background = np.zeros((n, n_windows)) if self.background is not None else None
         nominal = self.nominal[lo:hi]
         cap = np.repeat(nominal[:, None], n_windows, axis=1)
         if n_windows and n:
             # The engine reports bytes over nominal capacity; rescale changed links.
             a, b = np.searchsorted(self.link, [lo, hi])
             util[self.link[a:b] - lo, self.window[a:b]] = self.util[a:b]
+            if background is not None and self.background is not None:
+                background[self.link[a:b] - lo, self.window[a:b]] = self.background[a:b]
             for link, bits in self.capacity.items():
                 if lo <= link < hi:
                     i = link - lo
@@ -254,19 +259,22 @@ class _LinkWindows:
             codes = np.repeat(np.asarray(values[lo:hi], dtype=np.int32), n_windows)
             return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(self.names))
 
-        return pa.table(
-            {
-                "link": link_ids,
-                "layer": per_link(links["layer"], ["host-tor", "tor-agg", "agg-spine", "spine-border"]),
-                "direction": per_link(links["direction"], ["up", "down"]),
-                "src_node": node(links["src"]),
-                "dst_node": node(links["dst"]),
-                "capacity_bps": cap.reshape(-1),
-                "window_start_s": win * window_s,
-                "window_end_s": (win + 1) * window_s,
-                "utilization": util.reshape(-1),
-            }
-        )
+        cols = {
+            "link": link_ids,
+            "layer": per_link(links["layer"], ["host-tor", "tor-agg", "agg-spine", "spine-border"]),
+            "direction": per_link(links["direction"], ["up", "down"]),
+            "src_node": node(links["src"]),
+            "dst_node": node(links["dst"]),
+            "capacity_bps": cap.reshape(-1),
+            "window_start_s": win * window_s,
+            "window_end_s": (win + 1) * window_s,
+            "utilization": util.reshape(-1),
+        }
+        if background is not None:
+            # Precalculated traffic's part of `utilization` (a scenario's; capacity events
+            # do not combine with it, so nominal capacity is its base).
+            cols["background"] = background.reshape(-1)
+        return pa.table(cols)
 
 
 class _Progress:

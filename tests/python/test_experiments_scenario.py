@@ -321,3 +321,146 @@ def test_points_over_the_memory_budget_fail_when_they_run(monkeypatch: pytest.Mo
     assert (
         load_experiment(ROOT / "experiments" / "baraat-two-stage.toml", quick=True).name == "baraat-two-stage"
     )
+
+
+STORAGE = """[scenario]
+seed = 1
+
+[topology]
+kind = "two-tier"
+racks = 4
+hosts-per-rack = 4
+host-link = "1Gbps"
+tor-uplink = "1Gbps"
+
+[hosts]
+storage = [{ kind = "hdd", count = 1, capacity = "4TB", write = "100MB/s" }]
+
+[workload]
+duration = "30s"
+
+[[workload.traffic]]
+kind = "poisson"
+load = 0.5
+pattern = "inter-rack"
+sizes = { dist = "web-search" }
+
+[[workload.app]]
+kind = "file-write"
+rate = 2.0
+file-size = "128MiB"
+block = "64MiB"
+"""
+
+PAIRED = """[experiment]
+name = "paired"
+kind = "scenario"
+seeds = [1, 2]
+
+[base]
+scenario = "scn/s.toml"
+
+[[variant]]
+name = "uniform"
+"storage.policy" = "uniform"
+
+[[variant]]
+name = "sinbad"
+"storage.policy" = "sinbad"
+
+[[metric]]
+name = "speedup"
+kind = "paired_mean_ratio"
+table = "blocks"
+on = ["task_id", "block"]
+of = "write_s"
+numerator = "uniform"
+denominator = "sinbad"
+
+[[metric]]
+name = "faster"
+kind = "paired_faster_pct"
+table = "blocks"
+on = ["task_id", "block"]
+of = "write_s"
+numerator = "sinbad"
+denominator = "uniform"
+band = 0.1
+
+[[metric]]
+name = "same"
+kind = "paired_same_pct"
+table = "blocks"
+on = ["task_id", "block"]
+of = "write_s"
+numerator = "sinbad"
+denominator = "uniform"
+band = 0.1
+
+[[metric]]
+name = "slower"
+kind = "paired_slower_pct"
+table = "blocks"
+on = ["task_id", "block"]
+of = "write_s"
+numerator = "sinbad"
+denominator = "uniform"
+band = 0.1
+"""
+
+
+def test_paired_metrics_join_the_blocks_of_both_variants(tmp_path: Path) -> None:
+    """Paired metrics pair each block of a seed's sinbad run with the same block (task, block)
+    of that seed's uniform run: recomputed here from the points' own tables by a dict join."""
+    scn = tmp_path / "scn"
+    scn.mkdir()
+    (scn / "s.toml").write_text(STORAGE)
+    (tmp_path / "exp.toml").write_text(PAIRED)
+    exp = load_experiment(tmp_path / "exp.toml")
+    res = run_experiment(exp, tmp_path / "out", workers=1, progress=False)
+    assert not res.errors
+
+    def blocks(p: object) -> dict[tuple[int, int], float]:
+        t = pq.read_table(tmp_path / "out" / "points" / p.hash / "blocks.parquet").to_pylist()  # type: ignore[attr-defined]
+        return {(r["task_id"], r["block"]): r["write_s"] for r in t}
+
+    pts = {(p.variant, p.seed): p for p in res.points}
+    per_seed: dict[str, list[float]] = {k: [] for k in ("speedup", "faster", "same", "slower")}
+    pooled: list[tuple[float, float]] = []
+    for seed in (1, 2):
+        u, s = blocks(pts[("uniform", seed)]), blocks(pts[("sinbad", seed)])
+        pairs = [(s[k], u[k]) for k in s if k in u and not math.isnan(s[k]) and not math.isnan(u[k])]
+        assert len(pairs) > 50
+        pooled += pairs
+        a = [x for x, _ in pairs]
+        b = [y for _, y in pairs]
+        per_seed["speedup"].append(sum(b) / sum(a))
+        per_seed["faster"].append(100.0 * sum(x < 0.9 * y for x, y in pairs) / len(pairs))
+        per_seed["same"].append(100.0 * sum(0.9 * y <= x <= 1.1 * y for x, y in pairs) / len(pairs))
+        per_seed["slower"].append(100.0 * sum(x > 1.1 * y for x, y in pairs) / len(pairs))
+    m = res.summary["metrics"]
+    for name, vals in per_seed.items():
+        assert m[name]["per_seed"] == pytest.approx(vals, rel=1e-12)
+    # Every block falls in one class; over both seeds the rows are pooled.
+    assert m["faster"]["ours"] + m["same"]["ours"] + m["slower"]["ours"] == pytest.approx(100.0)
+    assert m["speedup"]["ours"] == pytest.approx(
+        sum(y for _, y in pooled) / sum(x for x, _ in pooled), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ('table = "blocks"', 'table = "blocs"'),
+        ('on = ["task_id", "block"]', 'on = "task_id"'),
+        ("band = 0.1", "band = 1.5"),
+    ],
+)
+def test_bad_paired_metrics_are_refused(tmp_path: Path, change: str, key: str) -> None:
+    scn = tmp_path / "scn"
+    scn.mkdir()
+    (scn / "s.toml").write_text(STORAGE)
+    (tmp_path / "exp.toml").write_text(PAIRED.replace(change, key, 1))
+    with pytest.raises(ConfigError) as e:
+        load_experiment(tmp_path / "exp.toml")
+    assert change.split(" ")[0] in str(e.value)

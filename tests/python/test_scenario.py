@@ -295,3 +295,54 @@ def test_placement_tables_from_python(tmp_path: Path) -> None:
     moves = len(r.tables.get("migrations", []))
     assert "Task placement and migrations" in html
     assert f"<td>migrations</td><td>{moves}</td>" in html.replace(" ", "")
+
+
+def test_precalculated_traffic_in_the_links_table_and_tor_balance(tmp_path: Path) -> None:
+    """A precalculated 8 Gbit flow from host 0 to host 2 leaves half of the 8 Gbit/s ToR links
+    in its one second (one flow on them: the fair-share floor); the run's own 8 Gbit from host 1
+    to host 3 sends 4 there and the rest at 8 Gbit/s: done at 1.5 s. The links table counts
+    both, with the background's part; the ToR balance values follow by hand."""
+    from netheat.scenario_report import tor_balance
+
+    (tmp_path / "bg.csv").write_text("src,dst,bytes,start_s\n0,2,1000000000,0\n")
+    (tmp_path / "fg.csv").write_text("src,dst,bytes,start_s\n1,3,1000000000,0\n")
+    text = SCENARIO.replace('file = "flows.csv"', 'file = "bg.csv"\nprecalculated = true')
+    text += '[[workload.traffic]]\nkind = "replay"\nfile = "fg.csv"\n'
+    (tmp_path / "s.toml").write_text(text)
+    res = Scenario.from_toml(tmp_path / "s.toml").run()
+    assert res.flows.num_rows == 1
+    assert res.flows.column("finish_s").to_pylist() == pytest.approx([1.5], abs=1e-9)
+    assert res.stats["background_flows"] == 1 and res.stats["background_bytes"] == 1e9
+    links = res.links
+    tor_up = [
+        i
+        for i in range(links.num_rows)
+        if links["layer"][i].as_py() == "tor-agg"
+        and links["direction"][i].as_py() == "up"
+        and links["utilization"][i].as_py() > 0
+    ]
+    got = sorted(
+        (links["window_start_s"][i].as_py(), links["utilization"][i].as_py(), links["background"][i].as_py())
+        for i in tor_up
+    )
+    assert [x for row in got for x in row] == pytest.approx([0.0, 1.5, 1.0, 1.0, 0.5, 0.0], abs=1e-9)
+    # Uplinks: ToR 0 carries [1.5, 0.5], ToR 1 nothing: Cv 1 in both windows (population std
+    # over mean); the same for the downlinks. The background alone: Cv 1 in window 0 (window 1
+    # is empty and left out). Its p95 over the four ToR links [1, 0, 0, 1] is 1 > 0.75 in
+    # window 0 and 0 in window 1: hot half of the time.
+    v = tor_balance(res, 2.0)
+    assert v == pytest.approx(
+        {
+            "tor_up_cv_median": 1.0,
+            "tor_down_cv_median": 1.0,
+            "background.tor_up_cv_median": 1.0,
+            "background.tor_down_cv_median": 1.0,
+            "background.tor_p95_hot_pct": 50.0,
+        },
+        abs=1e-9,
+    )
+    # Without precalculated traffic there are no background values.
+    assert set(tor_balance(Scenario.from_toml(write(tmp_path)).run(), 2.0)) == {
+        "tor_up_cv_median",
+        "tor_down_cv_median",
+    }

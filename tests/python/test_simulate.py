@@ -260,6 +260,7 @@ def test_cli_writes_tables(tmp_path: Path) -> None:
         "window_start_s",
         "window_end_s",
         "utilization",
+        "background",
     ]
     assert links.column("window_end_s").to_numpy().max() == pytest.approx(6.0)
     assert flows.schema.metadata[b"netheat_version"]

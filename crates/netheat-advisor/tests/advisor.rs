@@ -295,6 +295,14 @@ fn migration_moves_the_fewest_largest_tasks() {
 fn bad_input_is_refused_with_its_reason() {
     let e = AdvisorFile::from_text("[placement]\npolicy = \"utp\"\nhot-treshold = 0.7\n", "adv.toml").unwrap_err();
     assert!(e.to_string().starts_with("adv.toml:3:1: "), "{e}");
+    // Simulation-only storage keys.
+    let e = AdvisorFile::from_text("[storage]\npolicy = \"sinbad\"\ndecision-interval = \"10s\"\n", "adv.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("adv.toml:3:1: ") && e.contains("storage.decision-interval"), "{e}");
+    let e = AdvisorFile::from_text("[storage]\nfree-source = true\n", "adv.toml").unwrap_err().to_string();
+    assert!(e.starts_with("adv.toml:2:1: ") && e.contains("storage.free-source"), "{e}");
+    assert!(AdvisorFile::from_text("[storage]\ndecision-interval = \"0s\"\n", "adv.toml").is_ok());
     let mut a = small("");
     let e = a.observe(T, &[999], &[1.0], None).unwrap_err().to_string();
     assert!(e.contains("unknown link 999"), "{e}");

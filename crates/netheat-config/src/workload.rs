@@ -11,6 +11,7 @@
 //! links = "tor-uplinks"            # tor-uplinks | host-uplinks
 //! sizes = { dist = "empirical", cdf = "cdf-websearch-hpcc" }
 //! pattern = "inter-rack"           # uniform | inter-rack | matrix (with matrix = "<dataset>")
+//! precalculated = false            # in a scenario: run alone first, then taken off link capacity
 //!
 //! [[app]]                          # tasks whose flows depend on each other
 //! kind = "partition-aggregate"     # partition-aggregate | retrieval | shuffle | data-parallel | memcache | coflow
@@ -1283,10 +1284,9 @@ impl Wcx<'_> {
                     ));
                 }
                 if a.file_size.is_some() && a.mean_file_blocks.is_some() {
-                    return Err(self.at(
-                        &format!("{p}.mean-file-blocks"),
-                        "give `file-size` or `mean-file-blocks`, not both",
-                    ));
+                    return Err(
+                        self.at(&format!("{p}.mean-file-blocks"), "give `file-size` or `mean-file-blocks`, not both")
+                    );
                 }
                 // Files of a fixed size, or of 1 + G blocks (P(G >= j) = q^j,
                 // mean q / (1 - q) = m - 1).

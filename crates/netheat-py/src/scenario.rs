@@ -104,6 +104,10 @@ fn tables<'py>(py: Python<'py>, r: &ScenarioResult) -> PyResult<Bound<'py, PyDic
         blocks.set_item("finish_s", column(py, "<f8", &b.iter().map(|x| x.finish_s).collect::<Vec<_>>())?)?;
         blocks
             .set_item("write_s", column(py, "<f8", &b.iter().map(|x| x.finish_s - x.start_s).collect::<Vec<_>>())?)?;
+        blocks.set_item(
+            "write_from_request_s",
+            column(py, "<f8", &b.iter().map(|x| x.finish_s - x.requested_s).collect::<Vec<_>>())?,
+        )?;
         out.set_item("blocks", blocks)?;
     }
     if !r.placements.is_empty() {

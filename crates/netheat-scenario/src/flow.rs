@@ -1236,8 +1236,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         });
     }
     let mut out = ScenarioResult::new("flow");
-    if let Some(st) = decide.storage {
-        out.decisions.extend(st.record.unwrap_or_default());
+    if let Some(mut st) = decide.storage {
+        storage_stats(&mut out, &st, decide.background.as_ref().map(|b| &b.load));
+        out.decisions.extend(st.record.take().unwrap_or_default());
         for (task_id, chain, mut row) in st.placed {
             let rec = runner.record((task_id - runner.task_id_base()) as usize);
             row.finish_s = chain.iter().map(|&s| rec.step_finish_s[s]).fold(f64::NEG_INFINITY, |a, b| {
@@ -1278,7 +1279,7 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
                 rows.entry((s.link, s.window)).or_default().0 = s.utilization;
             }
             if r.recorded.links {
-                let windows = ((bg.end_s.max(res.end_s) / w).ceil() as u32).min(r.plan.max_windows);
+                let windows = ((res.end_s / w).ceil() as u32).min(r.plan.max_windows);
                 for l in 0..n_topo_links.min(bg.per_link.len()) {
                     let v = &bg.per_link[l];
                     let (Some(first), Some(last)) = (v.first(), v.last()) else { continue };
@@ -1321,6 +1322,47 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     out.stat("dense_instants", st.dense_instants as f64);
     out.stat("max_windows", r.plan.max_windows as f64);
     Ok(out)
+}
+
+/// What the storage policy left: how evenly the storing hosts are filled
+/// (`storage_std_bytes`, the population standard deviation of their bytes;
+/// `storage_std_pct`, that over their mean capacity; `storage_imbalance_pct`,
+/// the largest deviation of a host's used fraction from the mean fraction),
+/// and the bytes its pipelines carried between racks
+/// (`storage_cross_rack_bytes`, and over the precalculated traffic's
+/// `storage_to_background_cross_rack_bytes`).
+fn storage_stats(out: &mut ScenarioResult, st: &StorageRun, background: Option<&Background>) {
+    let c = &st.cluster;
+    let hosts: Vec<usize> = (0..c.hosts.len()).filter(|&h| c.hosts[h].stores).collect();
+    if hosts.is_empty() {
+        return;
+    }
+    let n = hosts.len() as f64;
+    let used: Vec<f64> = hosts.iter().map(|&h| st.used[h]).collect();
+    let mean = used.iter().sum::<f64>() / n;
+    let std = (used.iter().map(|u| (u - mean) * (u - mean)).sum::<f64>() / n).sqrt();
+    let cap = hosts.iter().map(|&h| c.hosts[h].capacity_bytes).sum::<f64>() / n;
+    let frac: Vec<f64> = hosts.iter().map(|&h| st.used[h] / c.hosts[h].capacity_bytes).collect();
+    let mf = frac.iter().sum::<f64>() / n;
+    let imbalance = frac.iter().map(|f| (f - mf).abs()).fold(0.0, f64::max);
+    let mut cross = 0.0;
+    for (_, _, b) in &st.placed {
+        let mut from = c.rack_of(b.writer);
+        for h in b.replicas.split(';').filter_map(|x| x.parse::<HostId>().ok()) {
+            let r = c.rack_of(h);
+            if r != from {
+                cross += b.bytes;
+            }
+            from = r;
+        }
+    }
+    out.stat("storage_std_bytes", std);
+    out.stat("storage_std_pct", 100.0 * std / cap);
+    out.stat("storage_imbalance_pct", 100.0 * imbalance);
+    out.stat("storage_cross_rack_bytes", cross);
+    if let Some(bg) = background.filter(|b| b.cross_rack_bytes > 0.0) {
+        out.stat("storage_to_background_cross_rack_bytes", cross / bg.cross_rack_bytes);
+    }
 }
 
 /// Per host, the write rate of its disk (bits/s) when the run writes files

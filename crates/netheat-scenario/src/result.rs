@@ -10,11 +10,16 @@
 //!   `task_id, kind, table (-1: trace), start_s, finish_s, tct_s, flows, bytes,
 //!   floor_s` (the least time any schedule needs: bytes into a host over its NIC);
 //! * `links`: utilization of every directed link that carried bytes, per
-//!   window: `link, window, utilization`;
+//!   window: `link, window, utilization, background` (the part of the
+//!   utilization that is precalculated traffic's, [`crate::background`]);
 //! * `queues` (packet engine): per directed link, `link, mean_queue_bytes,
 //!   max_queue_bytes, drops, marks, tx_bytes`;
-//! * `blocks` (storage policies): per block written, `task_id, file, block,
-//!   bytes, writer, replicas, racks, start_s, finish_s, write_s`;
+//! * `blocks` (storage policies): per block written, `task_id, block,
+//!   bytes, writer, replicas, racks, requested_s` (the writer asks for
+//!   replicas), `start_s` (they are chosen and the write starts: later than
+//!   the request under `storage.decision-interval`), `finish_s, write_s`
+//!   (from the start, the paper's block write time) and
+//!   `write_from_request_s`;
 //! * `placements` (`[placement]`): one row per stay of a task of a
 //!   `compute-job` on a host: `task_id` (its job's row in `tasks`), `job`
 //!   (compute jobs numbered in start order), `task` (index in the job),

@@ -43,6 +43,7 @@ import json
 import math
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,21 @@ from netheat.textfile import read_config_text
 
 EXPERIMENT_KEYS = ("name", "kind", "seeds", "description", "reference", "note")
 VARIANT_KEYS = ("name", "kind", "where", "quick")
-METRIC_KEYS = ("name", "kind", "variant", "of", "numerator", "denominator", "where", "paper", "unit", "note")
+METRIC_KEYS = (
+    "name",
+    "kind",
+    "variant",
+    "of",
+    "numerator",
+    "denominator",
+    "where",
+    "paper",
+    "unit",
+    "note",
+    "table",
+    "on",
+    "band",
+)
 TOP_KEYS = ("experiment", "base", "variant", "sweep", "quick", "metric")
 
 
@@ -96,6 +111,12 @@ class MetricSpec:
     where: dict[str, Any] = field(default_factory=dict)
     paper: float | None = None
     note: str = ""
+    table: str | None = None
+    """Paired metrics: the table whose rows are paired (``blocks``)."""
+    on: tuple[str, ...] = ()
+    """Paired metrics: the key columns rows are joined on."""
+    band: float = 0.05
+    """Paired metrics: the relative band of "the same"."""
 
 
 @dataclass
@@ -561,7 +582,9 @@ def _metrics(
                 raise ctx.error(f"{where}.where.{k}", f"not a swept parameter; swept: {known(list(sweep))}")
             if val not in sweep[k]:
                 raise ctx.error(f"{where}.where.{k}", f"{val!r} is not one of the swept values {sweep[k]!r}")
-        if mk is None or mk.combine is None:  # a value metric, global or of a kind's own scope
+        if mk is not None and mk.paired is not None:
+            spec = _paired_spec(ctx, where, md, mk, wh, paper, variant_ref, by_name)
+        elif mk is None or mk.combine is None:  # a value metric, global or of a kind's own scope
             if "variant" in md:
                 var = variant_ref(where, "variant", md["variant"], wh)
             elif len(names) == 1:
@@ -607,6 +630,52 @@ def _metrics(
             raise ctx.error(f"{where}.name", f"duplicate metric name {spec.name!r}")
         out.append(spec)
     return out
+
+
+def _paired_spec(
+    ctx: _Ctx,
+    where: str,
+    md: dict[str, Any],
+    mk: MetricKind,
+    wh: dict[str, Any],
+    paper: Any,
+    variant_ref: Callable[[str, str, Any, dict[str, Any]], str],
+    by_name: dict[str, Variant],
+) -> MetricSpec:
+    """A paired metric's spec: a table of both variants' points, its key and value columns."""
+    for key in ("table", "on", "of", "numerator", "denominator"):
+        if key not in md:
+            raise ctx.error(where, f"metric {mk.name!r} needs `{key}`")
+    num = variant_ref(where, "numerator", md["numerator"], wh)
+    den = variant_ref(where, "denominator", md["denominator"], wh)
+    tables = {t for v in (num, den) for t in get_kind(by_name[v].kind).tables}
+    table = md["table"]
+    if table not in tables:
+        raise ctx.error(
+            f"{where}.table", f"unknown table {table!r}; the variants' points have: {known(sorted(tables))}"
+        )
+    on = md["on"]
+    if not (isinstance(on, list) and on and all(isinstance(c, str) for c in on)):
+        raise ctx.error(f"{where}.on", "expected a non-empty list of key column names")
+    if not isinstance(md["of"], str):
+        raise ctx.error(f"{where}.of", "expected a column name")
+    band = md.get("band", 0.05)
+    if isinstance(band, bool) or not isinstance(band, int | float) or not 0.0 <= band < 1.0:
+        raise ctx.error(f"{where}.band", f"expected a fraction in [0, 1), got {band!r}")
+    return MetricSpec(
+        str(md.get("name", f"{mk.name} {md['of']} {num}/{den}")),
+        mk.name,
+        str(md.get("unit", mk.unit)),
+        of=md["of"],
+        numerator=num,
+        denominator=den,
+        where=dict(wh),
+        paper=_num(paper),
+        note=str(md.get("note", "")),
+        table=str(table),
+        on=tuple(on),
+        band=float(band),
+    )
 
 
 def _num(v: Any) -> float | None:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from netheat.errors import ConfigError
@@ -100,6 +101,10 @@ class MetricKind:
     combine: Callable[[float, float], float] | None = None
     peak: bool = False
     """Combine per sweep point and report the largest value (a curve's peak)."""
+    paired: Callable[[np.ndarray, np.ndarray, float], float] | None = None
+    """A paired metric: a function of the column ``of`` of the rows of ``table`` that the
+    numerator's and the denominator's points both have (joined on the key columns ``on``, points
+    of the same seed and sweep point), and of ``band``."""
 
 
 @dataclass(frozen=True)
@@ -356,6 +361,39 @@ for _m in (
         "%",
         "100 x (1 - value `of` of `numerator` / that of `denominator`): how much smaller `numerator` is",
         combine=lambda a, b: 100.0 * (1.0 - a / b) if b != 0 else float("nan"),
+    ),
+    MetricKind(
+        "paired_mean_ratio",
+        "x",
+        "mean of column `of` of table `table` over the rows both variants have (joined on `on`, "
+        "same seed and sweep point): `numerator`'s over `denominator`'s (Sinbad's block write "
+        "speedup: uniform over sinbad)",
+        paired=lambda a, b, band: (
+            float(np.mean(a) / np.mean(b)) if len(a) and np.mean(b) != 0 else float("nan")
+        ),
+    ),
+    MetricKind(
+        "paired_faster_pct",
+        "%",
+        "percentage of the rows both variants have whose `of` is below (1 - `band`) times "
+        "`denominator`'s (band default 0.05)",
+        paired=lambda a, b, band: 100.0 * float(np.mean(a < (1.0 - band) * b)) if len(a) else float("nan"),
+    ),
+    MetricKind(
+        "paired_same_pct",
+        "%",
+        "percentage of the rows both variants have whose `of` is within `band` of `denominator`'s",
+        paired=lambda a, b, band: (
+            100.0 * float(np.mean((a >= (1.0 - band) * b) & (a <= (1.0 + band) * b)))
+            if len(a)
+            else float("nan")
+        ),
+    ),
+    MetricKind(
+        "paired_slower_pct",
+        "%",
+        "percentage of the rows both variants have whose `of` is above (1 + `band`) times `denominator`'s",
+        paired=lambda a, b, band: 100.0 * float(np.mean(a > (1.0 + band) * b)) if len(a) else float("nan"),
     ),
     MetricKind(
         "peak_ratio",

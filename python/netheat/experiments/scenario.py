@@ -43,6 +43,10 @@ over the flows, tasks and blocks that start after ``scenario.warmup``:
   scenario report's heat map computes it
   (:func:`netheat.scenario_report.hot_tor_share`), when the run records its
   links;
+- ``tor_up_cv_median``, ``tor_down_cv_median`` (and, with precalculated traffic,
+  ``background.tor_up_cv_median``, ``background.tor_down_cv_median`` of its load alone and
+  ``background.tor_p95_hot_pct``), over the windows before the last task arrival, when the run
+  records its links (:func:`netheat.scenario_report.tor_balance`: the Sinbad paper's imbalance);
 - ``stats.<name>``: every numeric entry of the run's ``stats``
   (``stats.rebinds``, ``stats.completed``, ``stats.end_s``...).
 
@@ -81,7 +85,7 @@ from netheat.experiments.registry import (
 from netheat.metrics import mean, quantiles
 from netheat.scenario import TABLES as SCENARIO_TABLES
 from netheat.scenario import Scenario, ScenarioResult
-from netheat.scenario_report import hot_tor_share
+from netheat.scenario_report import hot_tor_share, tor_balance
 
 SEED_KEY = "scenario.seed"
 """The override that carries the point's seed (an experiment sets seeds in ``[experiment]``)."""
@@ -259,6 +263,9 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
         values.update(_tails("block_write", _times(res.measured("blocks").column("write_s")), (0.95,)))
     if "links" in res.tables:
         values["hot_tor_share"] = hot_tor_share(res)
+        starts = _times(res.tasks.column("start_s"))
+        if starts.size:
+            values.update(tor_balance(res, float(np.max(starts))))
     for k, v in res.stats.items():
         if isinstance(v, int | float) and not isinstance(v, bool):
             values[f"stats.{k}"] = float(v)
@@ -386,6 +393,23 @@ SCOPE = MetricScope(
             "fraction",
             "share of ToR-windows whose uplink utilization (all uplinks of the ToR together) is >= 0.7 "
             "(runs that record links)",
+        ),
+        *(
+            MetricKind(
+                f"{pre}tor_{d}_cv_median",
+                "Cv",
+                f"median over the windows before the last task arrival of the coefficient of variation "
+                f"across ToRs of their {d}link utilization{what} (runs that record links)",
+            )
+            for pre, what in (("", ""), ("background.", " by precalculated traffic alone"))
+            for d in ("up", "down")
+        ),
+        MetricKind(
+            "background.tor_p95_hot_pct",
+            "%",
+            "percentage of the windows before the last task arrival in which the 95th percentile over "
+            "every ToR uplink and downlink of the precalculated traffic's utilization is above 0.75 "
+            "(Sinbad section 4.3's statistic)",
         ),
     ),
     families=(

@@ -10,8 +10,13 @@ Format::
 
 A value metric is the mean of the point value over the selected points of
 its variant (every seed, and every sweep point matching ``where``); a
-``ratio`` or ``difference`` combines those means of two variants. A metric
-whose points failed is ``null`` with a note saying so.
+``ratio`` or ``difference`` combines those means of two variants. A paired
+metric (``paired_mean_ratio``, ``paired_faster_pct``...) reads a table of
+both variants' points instead: the rows the numerator's and the
+denominator's points of one seed and sweep point both have, joined on the
+key columns ``on`` (Sinbad's blocks: ``["task_id", "block"]``), pooled over
+the selected points. A metric whose points failed is ``null`` with a note
+saying so.
 
 How much a metric owes to the draw: ``per_seed`` is the metric computed
 from each seed's points alone (in the order of the experiment's seeds;
@@ -119,6 +124,8 @@ def metric_value(spec: MetricSpec, res: RunResult, seed: int | None = None) -> t
         note = f"{missing} point(s) of {spec.variant} failed" if missing else ""
         return v, note
     mk = get_metric(spec.kind)
+    if mk.paired is not None:
+        return _paired(spec, res, mk.paired, seed)
     assert mk.combine is not None and spec.numerator is not None and spec.denominator is not None
     if mk.peak:
         return _peak(spec, res, mk.combine, seed)
@@ -128,6 +135,48 @@ def metric_value(spec: MetricSpec, res: RunResult, seed: int | None = None) -> t
     if math.isnan(a) or math.isnan(b):
         return float("nan"), note
     return mk.combine(a, b), note
+
+
+def _paired(
+    spec: MetricSpec,
+    res: RunResult,
+    fn: Callable[[np.ndarray, np.ndarray, float], float],
+    seed: int | None = None,
+) -> tuple[float, str]:
+    """A paired metric: the rows of ``spec.table`` that the numerator's and the denominator's
+    points of one seed and sweep point both have (inner join on ``spec.on``, rows whose value is
+    NaN in either left out), pooled over the selected points."""
+    import pyarrow.parquet as pq
+
+    from netheat.experiments.runner import _point_dir
+
+    assert spec.table is not None and spec.of is not None and spec.denominator is not None
+    points = {(p.variant, p.seed, tuple(sorted(p.sweep.items()))): p for p in res.points}
+    a_all: list[np.ndarray] = []
+    b_all: list[np.ndarray] = []
+    failed = 0
+    for p in res.points:
+        if p.variant != spec.numerator or any(p.sweep.get(k) != v for k, v in spec.where.items()):
+            continue
+        if seed is not None and p.seed != seed:
+            continue
+        q = points.get((spec.denominator, p.seed, tuple(sorted(p.sweep.items()))))
+        if q is None or p.hash not in res.values or q.hash not in res.values:
+            failed += 1
+            continue
+        cols = [*spec.on, spec.of]
+        ta = pq.read_table(_point_dir(res.out, p) / f"{spec.table}.parquet", columns=cols)
+        tb = pq.read_table(_point_dir(res.out, q) / f"{spec.table}.parquet", columns=cols)
+        joined = ta.join(tb, keys=list(spec.on), right_suffix="__den", join_type="inner")
+        a = joined[spec.of].to_numpy(zero_copy_only=False).astype(float)
+        b = joined[f"{spec.of}__den"].to_numpy(zero_copy_only=False).astype(float)
+        ok = ~(np.isnan(a) | np.isnan(b))
+        a_all.append(a[ok])
+        b_all.append(b[ok])
+    note = f"{failed} point pair(s) missing or failed" if failed else ""
+    if failed or not a_all:
+        return float("nan"), note
+    return fn(np.concatenate(a_all), np.concatenate(b_all), spec.band), note
 
 
 def _peak(

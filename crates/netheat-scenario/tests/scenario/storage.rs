@@ -225,4 +225,24 @@ fn free_sources_send_nothing_up_their_tor() {
     assert_eq!(up_bytes(&free), 0.0);
     // Nothing but the disks binds, so the times do not change.
     disk_paced(&free.blocks);
+    // Every block crosses racks once (writer to the remote pair); the
+    // storing hosts' bytes, from the blocks table, give the spread.
+    let bytes: f64 = plain.blocks.iter().map(|b| b.bytes).sum();
+    assert!((plain.stats["storage_cross_rack_bytes"] - bytes).abs() < 1e-3);
+    let mut per_host = [0.0f64; 6];
+    for b in &plain.blocks {
+        for h in b.replicas.split(';') {
+            per_host[h.parse::<usize>().unwrap()] += b.bytes;
+        }
+    }
+    let mean = per_host.iter().sum::<f64>() / 6.0;
+    let std = (per_host.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 6.0).sqrt();
+    assert!(
+        (plain.stats["storage_std_bytes"] - std).abs() < 1e-6 * std,
+        "{} vs {std}",
+        plain.stats["storage_std_bytes"]
+    );
+    assert!((plain.stats["storage_std_pct"] - 100.0 * std / 4e12).abs() < 1e-9);
+    let dev = per_host.iter().map(|x| (x - mean).abs()).fold(0.0, f64::max) / 4e12;
+    assert!((plain.stats["storage_imbalance_pct"] - 100.0 * dev).abs() < 1e-9);
 }
