@@ -313,24 +313,24 @@ def _tor_heat(
     links = res.links
     if links.num_rows == 0 or column not in links.column_names:
         return None
-    layer = np.asarray(links["layer"].to_pylist())
-    dirs = np.asarray(links["direction"].to_pylist())
-    sel = (layer == "tor-agg") & (dirs == direction)
-    if not sel.any():
+    import pyarrow.compute as pc
+
+    sel = pc.and_(pc.equal(links["layer"], "tor-agg"), pc.equal(links["direction"], direction))
+    part = links.filter(sel)
+    if part.num_rows == 0:
         return None
     tor_end = "src_node" if direction == "up" else "dst_node"
-    src = np.asarray(links[tor_end].to_pylist())[sel]
-    start = links["window_start_s"].to_numpy()[sel]
-    cap = links["capacity_bps"].to_numpy()[sel]
-    util = links[column].to_numpy()[sel]
+    # Node ids (dictionary indices: one per node name), without a Python object per row.
+    src = pc.dictionary_encode(part[tor_end]).combine_chunks().indices.to_numpy(zero_copy_only=False)
+    start = part["window_start_s"].to_numpy()
+    cap = part["capacity_bps"].to_numpy()
+    util = part[column].to_numpy()
     window_s = float(links["window_end_s"][0].as_py() - links["window_start_s"][0].as_py())
-    tors = sorted(set(src.tolist()))
-    idx = {t: i for i, t in enumerate(tors)}
+    tors, rows = np.unique(src, return_inverse=True)
     win = np.rint(start / window_s).astype(int)
     n_w = int(win.max()) + 1
     carried = np.zeros((len(tors), n_w))
     total = np.zeros((len(tors), n_w))
-    rows = np.asarray([idx[t] for t in src.tolist()])
     np.add.at(carried, (rows, win), util * cap)
     np.add.at(total, (rows, win), cap)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -446,6 +446,11 @@ def test_paired_metrics_join_the_blocks_of_both_variants(tmp_path: Path) -> None
     assert m["speedup"]["ours"] == pytest.approx(
         sum(y for _, y in pooled) / sum(x for x, _ in pooled), rel=1e-12
     )
+    # The kind's figures include the block write time CDF per variant.
+    from netheat.experiments.plots import block_write_figures
+
+    [(png, _)] = block_write_figures(tmp_path / "out")
+    assert png.name == "block_write_cdf.png" and png.stat().st_size > 10_000
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,10 @@ impl AdvisorFile {
             let bad = if st.decision_interval.is_some_and(|d| d.0 != 0.0) {
                 Some(("storage.decision-interval", "batching requests into decision intervals is a simulation setting; the advisor places each block when asked"))
             } else if st.free_source {
-                Some(("storage.free-source", "sources without a bottleneck are the simulation's optimistic bound, not a placement"))
+                Some((
+                    "storage.free-source",
+                    "sources without a bottleneck are the simulation's optimistic bound, not a placement",
+                ))
             } else {
                 None
             };

@@ -733,7 +733,7 @@ pub fn run(
     _: &crate::points::PointEnv,
 ) -> Result<crate::points::PointOutput, crate::points::PointError> {
     let s = p.spec(seed);
-    let values = ccp_point(&s).map_err(crate::sinbad::storage_error)?;
+    let values = ccp_point(&s).map_err(crate::storage_error)?;
     Ok(crate::points::PointOutput { values, ..Default::default() })
 }
 

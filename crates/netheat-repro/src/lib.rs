@@ -9,9 +9,6 @@
 //!
 //! * [`baraat`]: Baraat's task workloads and one experiment point
 //!   (Dogar et al., SIGCOMM 2014);
-//! * [`sinbad`]: the Sinbad point, block writes against a background
-//!   precalculated from the shuffles of the Facebook coflow trace
-//!   (Chowdhury et al., SIGCOMM 2013);
 //! * [`ccp`]: the CCP point, chunk reads and writes on racks of mixed
 //!   uplink classes;
 //! * [`hdfs`]: the prediction of the emulated HDFS bench (`make
@@ -23,7 +20,7 @@
 //! * [`utp`]: the Borg-like cluster of the hotspot paper's UTP, run on the
 //!   flow engine.
 //!
-//! Every storage point ([`sinbad`], [`ccp`], [`hdfs`]) runs the baseline
+//! Every storage point ([`ccp`], [`hdfs`]) runs the baseline
 //! (`uniform`) and the policy under test on the same generated workload
 //! (same seed: identical files, writers and background flows), so
 //! per-block comparisons are paired. Percentiles are
@@ -35,8 +32,9 @@
 //! [`netheat_subways::SubwaysError`], [`netheat_sched::SchedError`]).
 //!
 //! [`points`] is the registry of the experiment point kinds (`baraat`,
-//! `sinbad`, `ccp`, `utp`): each declares its
-//! parameters once, as a serde struct with a JSON Schema, beside its run.
+//! `ccp`, `utp`): each declares its parameters once, as a serde struct
+//! with a JSON Schema, beside its run. (Sinbad's simulation is a scenario:
+//! `experiments/scenarios/sinbad-fb2010.toml`.)
 #![warn(missing_docs)]
 
 pub mod baraat;
@@ -44,7 +42,6 @@ pub mod ccp;
 pub mod cloudburst;
 pub mod hdfs;
 pub mod points;
-pub mod sinbad;
 pub mod utp;
 
 /// `Ok` when `v` is positive and finite, else an invalid-parameter error
@@ -54,5 +51,14 @@ fn positive(key: &str, v: f64) -> Result<(), netheat_storage::StorageError> {
         Ok(())
     } else {
         Err(netheat_storage::StorageError::invalid(key, format!("must be positive, got {v}")))
+    }
+}
+
+/// A storage error as a point error: the engine's are the engine's, the
+/// rest bad input.
+pub(crate) fn storage_error(e: netheat_storage::StorageError) -> points::PointError {
+    match e {
+        netheat_storage::StorageError::Engine(e) => points::PointError::Engine(e.into()),
+        other => points::PointError::Input(other.into()),
     }
 }

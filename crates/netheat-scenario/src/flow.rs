@@ -86,7 +86,7 @@ pub struct FlowRun<'a> {
     pub recorded: Recorded,
     /// The load of precalculated traffic, taken off the links' capacity
     /// step by step ([`crate::background`]).
-    pub background: Option<Background>,
+    pub background: Option<std::sync::Arc<Background>>,
 }
 
 impl<'a> FlowRun<'a> {
@@ -427,7 +427,7 @@ pub struct Decisions<'n, 't> {
 
 /// The precalculated traffic's load being taken off the links.
 struct BackgroundRun {
-    load: Background,
+    load: std::sync::Arc<Background>,
     /// Per link: its next entry in `load.per_link`, and its capacity now.
     next: Vec<usize>,
     cap: Vec<f64>,
@@ -439,7 +439,7 @@ struct BackgroundRun {
 }
 
 impl BackgroundRun {
-    fn new(load: Background, nominal: Vec<f64>) -> Self {
+    fn new(load: std::sync::Arc<Background>, nominal: Vec<f64>) -> Self {
         let used = (0..load.per_link.len() as LinkId).filter(|&l| !load.per_link[l as usize].is_empty()).collect();
         Self { next: vec![0; load.per_link.len()], cap: nominal.clone(), nominal, used, step: 0, load }
     }
@@ -1237,7 +1237,7 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     }
     let mut out = ScenarioResult::new("flow");
     if let Some(mut st) = decide.storage {
-        storage_stats(&mut out, &st, decide.background.as_ref().map(|b| &b.load));
+        storage_stats(&mut out, &st, decide.background.as_ref().map(|b| &*b.load));
         out.decisions.extend(st.record.take().unwrap_or_default());
         for (task_id, chain, mut row) in st.placed {
             let rec = runner.record((task_id - runner.task_id_base()) as usize);

@@ -345,7 +345,7 @@ impl Scenario {
                     None
                 } else {
                     let step = s.scenario.background_step.map_or(1.0, |d| d.0);
-                    Some(background::precalculate(topo, &workload.background, step, seed)?)
+                    Some(background::precalculate_cached(topo, &workload.background, step, seed)?)
                 };
                 let disks = flow::disk_links(topo, &workload.tasks).iter().flatten().count() as u64;
                 let plan = budget::with_flow_bytes(s.flow_bytes(), || -> Result<RunBudget, ScenarioError> {

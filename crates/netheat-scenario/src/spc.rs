@@ -85,24 +85,11 @@ struct Pending {
     ids: Vec<u64>,
 }
 
-use netheat_core::mix;
-
-/// The ECMP path index of flow `id` from `src` to `dst`: a seeded hash,
-/// weighted by each path's weight (its slowest link).
+/// The ECMP path index of flow `id` from `src` to `dst`: the flow engine's
+/// draw ([`netheat_engine::ecmp_draw`]: a seeded hash, weighted by each
+/// path's weight, its slowest link).
 fn ecmp_index(topo: &Topology, seed: u64, id: u64, src: u32, dst: u32) -> usize {
-    let n = topo.num_paths(src, dst);
-    let h = mix(seed ^ mix(id ^ mix((u64::from(src) << 32) | u64::from(dst))));
-    let u = (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-    let total: f64 = (0..n).map(|k| topo.path_weight(src, dst, k)).sum();
-    let mut x = u * total;
-    for k in 0..n {
-        let w = topo.path_weight(src, dst, k);
-        if x < w {
-            return k;
-        }
-        x -= w;
-    }
-    n.saturating_sub(1)
+    netheat_engine::ecmp_draw(topo, seed, id, src, dst, topo.num_paths(src, dst))
 }
 
 /// The SPC task of `dag` starting at `start_s` (its flow steps numbered

@@ -11,7 +11,7 @@
 //! [`placement`] holds the [`ReplicaPlacement`] trait, its registry and the
 //! `uniform` and `ccp` policies; [`sinbad`] is Sinbad's network-balanced
 //! placement (Chowdhury et al., SIGCOMM 2013). The Sinbad, CCP and HDFS
-//! experiment points are in `netheat-repro` (`sinbad`, `ccp`, `hdfs`).
+//! experiment points are in `netheat-repro` (`ccp`, `hdfs`); Sinbad's simulation is a scenario.
 
 pub mod cluster;
 pub mod error;

@@ -26,7 +26,8 @@
 //! group per subtree, constraints (live, fault domains, storage balance)
 //! filtered first by the shared selector. Blocks below THRESHOLD use the
 //! default (uniform) policy. The decision interval q (batching, OPT'
-//! order) lives in the experiment driver, which owns time.
+//! order) lives with the caller, which owns time: a scenario's
+//! `storage.decision-interval` (netheat-scenario's `StorageRun`).
 //!
 //! A rack's downlink is the set of its ToR's downlinks (one per
 //! aggregation switch in a Clos fabric, one in a two-tier datacenter), and

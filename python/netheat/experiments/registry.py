@@ -254,7 +254,7 @@ def _load_builtins() -> None:
         from netheat.experiments import utp  # registers "utp"
 
         del utp
-        from netheat.experiments import storage  # registers "sinbad"
+        from netheat.experiments import storage  # registers "ccp"
 
         del storage
         from netheat.experiments import scenario  # registers "scenario"

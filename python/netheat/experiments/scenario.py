@@ -334,11 +334,12 @@ def _run_search(
 
 
 def _figures(run_dir: Path) -> list[tuple[Path, str]]:
-    """A capacity search's results against the swept key (:func:`plots.search_figures`), and
-    Baraat's figures for runs of its aggregation workload (:func:`plots.baraat_figures`)."""
-    from netheat.experiments.plots import baraat_figures, search_figures
+    """A capacity search's results against the swept key (:func:`plots.search_figures`),
+    Baraat's figures for runs of its aggregation workload (:func:`plots.baraat_figures`), and
+    block write times per variant for runs with a storage policy (:func:`plots.block_write_figures`)."""
+    from netheat.experiments.plots import baraat_figures, block_write_figures, search_figures
 
-    return search_figures(run_dir) + baraat_figures(run_dir)
+    return search_figures(run_dir) + baraat_figures(run_dir) + block_write_figures(run_dir)
 
 
 SCOPE = MetricScope(

@@ -1,20 +1,9 @@
-"""The ``sinbad`` scenario kind: network-aware replica placement.
+"""The ``ccp`` scenario kind: ToR-capacity-aware chunk placement (the hotspot paper, NSDI'25,
+section 5.2) against uniform placement on racks of mixed uplink classes; see
+``crates/netheat-repro/src/ccp.rs`` for the setup and its sources.
 
-One point is the Sinbad paper's trace-driven simulation (SIGCOMM'13,
-sections 7.1-7.3) as far as the public trace allows: the shuffles of the
-Facebook coflow trace are simulated once, alone, and their per-second rate on
-every rack link becomes a background that placement cannot change (it lowers
-the capacity left to writes); 256 MiB block writes arrive at the paper's 4 per
-second. The rack-aware ``uniform`` default (immediate decisions) and the
-policy under test (``sinbad`` by default, decision interval ``q`` = 10 s with
-OPT' order) write the same blocks; block writes are paired, so speedups and
-the faster/same/slower split are per block. A third run keeps ``q`` and frees
-the writers' uplinks (the paper's optimistic bound). Imbalance is the
-absolute decrease of the median Cv of 10-s rack-link utilizations, uplinks
-and downlinks separately. Everything heavy happens in Rust
-(``netheat._netheat.run_point``, which also declares the parameters); see
-``crates/netheat-repro/src/sinbad.rs`` for the setup and its
-sources.
+Sinbad's simulation is a scenario experiment (``experiments/sinbad.toml`` over
+``experiments/scenarios/sinbad-fb2010.toml``), not a kind of its own.
 """
 
 from __future__ import annotations
@@ -27,113 +16,10 @@ from netheat.experiments.registry import (
     register_metric,
 )
 
-SINBAD_VALUES = (
-    "block_write_speedup",
-    "block_write_speedup_with_wait",
-    "block_write_speedup_optimistic",
-    "blocks_faster_pct",
-    "blocks_same_pct",
-    "blocks_slower_pct",
-    "median_cv_decrease_up",
-    "median_cv_decrease_down",
-    "median_cv_up_uniform",
-    "median_cv_up_policy",
-    "median_cv_down_uniform",
-    "median_cv_down_policy",
-    "median_cv_up_background",
-    "median_cv_down_background",
-    "disk_usage_std_ratio",
-    "disk_usage_std_increase_pct",
-    "storage_imbalance_pct",
-    "mean_block_write_s_uniform",
-    "mean_block_write_s_policy",
-    "blocks",
-    "blocks_unpaired",
-    "block_requests_per_s",
-    "placement_failures",
-    "background_down_util_mean",
-    "background_down_floor_pct",
-    "background_p95_above_75_pct",
-    "write_to_shuffle_bytes",
-    "block_write_speedup_q0",
-    "block_write_speedup_q1",
-)
-
-
-run_sinbad = points.runner("sinbad")
-"""Run one ``sinbad`` point (in Rust, ``netheat._netheat.run_point``)."""
-
-SINBAD = register_kind(
-    ScenarioKind(
-        name="sinbad",
-        run_point=run_sinbad,
-        params=points.params("sinbad"),
-        check=points.check("sinbad"),
-        values=SINBAD_VALUES,
-        tables=("blocks",),
-        description="Sinbad network-balanced replica placement against the uniform rack-aware default",
-    )
-)
-
 for _m in (
-    MetricKind(
-        "block_write_speedup",
-        "x",
-        "mean block write time (from placement) of uniform over the policy's at q (paired blocks)",
-    ),
-    MetricKind(
-        "block_write_speedup_with_wait",
-        "x",
-        "block_write_speedup with the policy's write times from the request (the wait for q included)",
-    ),
-    MetricKind(
-        "block_write_speedup_optimistic",
-        "x",
-        "block_write_speedup of the policy at q with no bottleneck at sources (writer uplinks left out)",
-    ),
-    MetricKind("blocks_faster_pct", "%", "blocks written >5% faster than under uniform"),
-    MetricKind("blocks_same_pct", "%", "blocks written within 5% of uniform's time"),
-    MetricKind("blocks_slower_pct", "%", "blocks written >5% slower than under uniform"),
-    MetricKind(
-        "median_cv_decrease_up",
-        "Cv",
-        "median Cv of the 10-s rack uplink utilizations, uniform minus the policy (absolute)",
-    ),
-    MetricKind(
-        "median_cv_decrease_down",
-        "Cv",
-        "median Cv of the 10-s rack downlink utilizations, uniform minus the policy (absolute)",
-    ),
     MetricKind("disk_usage_std_ratio", "x", "std of bytes per host, policy over uniform"),
     MetricKind(
-        "disk_usage_std_increase_pct",
-        "%",
-        "std of bytes per host, policy minus uniform, as a share of a host's capacity",
-    ),
-    MetricKind(
         "storage_imbalance_pct", "%", "largest host deviation from the mean used fraction (of capacity)"
-    ),
-    MetricKind(
-        "block_write_speedup_q0", "x", "block_write_speedup with decision interval q = 0 (also-q = '0s')"
-    ),
-    MetricKind(
-        "block_write_speedup_q1", "x", "block_write_speedup with decision interval q = 1 s (also-q = '1s')"
-    ),
-    MetricKind(
-        "background_p95_above_75_pct",
-        "%",
-        "10-s windows whose 95th percentile of background rack-link utilization is above 75%",
-    ),
-    MetricKind(
-        "write_to_shuffle_bytes", "x", "cross-rack write bytes over the background's cross-rack shuffle bytes"
-    ),
-    MetricKind(
-        "median_cv_up_background", "Cv", "median Cv of the 10-s rack uplink utilizations, background alone"
-    ),
-    MetricKind(
-        "median_cv_down_background",
-        "Cv",
-        "median Cv of the 10-s rack downlink utilizations of the background alone",
     ),
 ):
     register_metric(_m)

@@ -1,13 +1,10 @@
-//! The Sinbad and CCP experiment points (moved from netheat-storage's tests).
+//! The storage cluster's pipeline model and the CCP experiment point.
+//! (Sinbad's simulation is a scenario; its tests are netheat-scenario's.)
 
 use std::collections::BTreeMap;
 
-use netheat_data::coflow::{Coflow, CoflowTrace};
 use netheat_engine::{FlowSpec, Network, NoController, Route, SimConfig, Simulation};
 use netheat_repro::ccp::{ccp_point, CcpSpec};
-use netheat_repro::sinbad::{
-    run_sinbad_policy, sinbad_background, sinbad_point, RunMode, SinbadBackground, SinbadSpec,
-};
 use netheat_storage::Cluster;
 
 #[test]
@@ -55,134 +52,6 @@ fn pipeline_write_time_is_size_over_min_of_disk_and_link_share() {
     .unwrap();
     let r = sim.run_with(&mut NoController);
     assert!((r.flows[0].fct_s - 1.6).abs() < 1e-9, "{}", r.flows[0].fct_s);
-}
-
-fn tiny_trace() -> CoflowTrace {
-    // A heavy shuffle into rack 1 for the whole run.
-    CoflowTrace {
-        racks: 6,
-        coflows: vec![Coflow {
-            id: 1,
-            arrival_ms: 0,
-            mapper_racks: vec![4, 5],
-            reducers: vec![(1, 100_000.0), (2, 100_000.0)],
-        }],
-    }
-}
-
-/// 6 racks x 4 hosts, 1 Gbps hosts, 8:1: rack links of 0.5 Gbps.
-fn tiny_spec() -> SinbadSpec {
-    SinbadSpec {
-        racks: 6,
-        hosts_per_rack: 4,
-        oversub: 8.0,
-        duration_s: 600.0,
-        drain_s: 300.0,
-        block_requests_per_s: 0.1,
-        mean_file_blocks: 1.0,
-        max_mapper_racks: 4,
-        optimistic: false,
-        ..SinbadSpec::default()
-    }
-}
-
-#[test]
-fn sinbad_background_is_the_shuffles_alone_by_hand() {
-    // Mapper racks 4 and 5 send 50 GB to each of reducer racks 1 and 2:
-    // four flows, two on each of the uplinks of 4, 5 and the downlinks of
-    // 1, 2, so max-min gives each 0.25 Gbps and fills those four links
-    // (0.5 Gbps) for 50e9 * 8 / 0.25e9 = 1,600 s, past the 900-s run.
-    let s = tiny_spec();
-    let bg = sinbad_background(&s, &tiny_trace()).unwrap();
-    assert_eq!(bg.steps(), 900);
-    assert_eq!(bg.shuffle_bytes, 2e11);
-    for k in [0, 450, 899] {
-        for r in [1, 2] {
-            assert!((bg.down_bps[r][k] - 0.5e9).abs() < 1.0, "rack {r} step {k}");
-            assert!((bg.down_flows[r][k] - 2.0).abs() < 1e-9);
-            assert_eq!(bg.up_bps[r][k], 0.0);
-        }
-        for r in [4, 5] {
-            assert!((bg.up_bps[r][k] - 0.5e9).abs() < 1.0);
-            assert_eq!(bg.down_bps[r][k], 0.0);
-        }
-        for r in [0, 3] {
-            assert_eq!(bg.up_bps[r][k] + bg.down_bps[r][k], 0.0);
-        }
-    }
-    // A saturated link leaves writes the per-flow share of 3 flows; a
-    // half-used one its spare capacity.
-    assert!((SinbadBackground::left_for_writes(0.5e9, 0.5e9, 2.0) - 0.5e9 / 3.0).abs() < 1e-6);
-    assert_eq!(SinbadBackground::left_for_writes(0.5e9, 0.25e9, 2.0), 0.25e9);
-    assert_eq!(SinbadBackground::left_for_writes(0.5e9, 0.0, 0.0), 0.5e9);
-}
-
-#[test]
-fn sinbad_avoids_the_hot_racks_and_beats_uniform() {
-    let s = SinbadSpec { optimistic: true, also_q_s: vec![0.0, 1.5], ..tiny_spec() };
-    let out = sinbad_point(&s, &tiny_trace()).unwrap();
-    let v: BTreeMap<_, _> = out.values.iter().cloned().collect();
-    // Racks 1 and 2 receive a shuffle for the whole run: uniform sends 2 of
-    // 5 remote choices there (a 256 MiB block at 0.5/3 Gbps: 12.9 s, not
-    // the disk's 5.4 s), Sinbad avoids them.
-    assert!(v["block_write_speedup"] > 1.2, "{v:?}");
-    assert_eq!(v["placement_failures"], 0.0);
-    // Writers in racks 4 and 5 are behind saturated uplinks in both runs;
-    // with free sources only destinations are left to choose.
-    assert!(v["block_write_speedup_optimistic"] > v["block_write_speedup"], "{v:?}");
-    // The wait for the 10-s decision interval only adds time.
-    assert!(v["block_write_speedup_with_wait"] < v["block_write_speedup"], "{v:?}");
-    assert!(v["block_write_speedup_q0"] > 1.0 && v["block_write_speedup_q1p5"].is_finite(), "{v:?}");
-    // The background alone: two racks at utilization 1, four at 0, in both
-    // directions: mean 1/3, variance 2/6 - 1/9 = 2/9, Cv = (sqrt(2) / 3) /
-    // (1 / 3) = sqrt(2).
-    let r2 = 2f64.sqrt();
-    assert!((v["median_cv_down_background"] - r2).abs() < 1e-9, "{v:?}");
-    assert!((v["median_cv_up_background"] - r2).abs() < 1e-9, "{v:?}");
-    // Sinbad's writes land on the idle racks: the downlinks' Cv falls by
-    // more than uniform's; the decrease is the absolute difference.
-    assert!(v["median_cv_decrease_down"] > 0.0, "{v:?}");
-    assert_eq!(v["median_cv_decrease_down"], v["median_cv_down_uniform"] - v["median_cv_down_policy"]);
-    assert_eq!(v["median_cv_decrease_up"], v["median_cv_up_uniform"] - v["median_cv_up_policy"]);
-    // Every link busy 100% of the time on 4 of 12 rack links: the 95th
-    // percentile is 1.
-    assert_eq!(v["background_p95_above_75_pct"], 100.0);
-    let bad = SinbadSpec { f: 3, ..s };
-    assert!(sinbad_point(&bad, &tiny_trace()).unwrap_err().to_string().contains("`f`"));
-}
-
-#[test]
-fn sinbad_runs_respect_fault_domains_and_the_rate() {
-    // Every block of every run spans f + 1 = 2 racks with 3 distinct hosts;
-    // 4 requests/s over 300 s.
-    let s = SinbadSpec { duration_s: 300.0, block_requests_per_s: 4.0, mean_file_blocks: 1.47, ..tiny_spec() };
-    let bg = sinbad_background(&s, &tiny_trace()).unwrap();
-    let c = netheat_repro::sinbad::sinbad_cluster(&s);
-    for (policy, q) in [("uniform", 0.0), ("sinbad", 10.0), ("sinbad", 0.0)] {
-        let r = run_sinbad_policy(&s, &bg, policy, RunMode { q_s: q, free_source: false }).unwrap();
-        assert!(r.fs.failures.is_empty());
-        assert_eq!(r.fs.blocks.len(), r.blocks.len());
-        for b in &r.fs.blocks {
-            let mut racks: Vec<u32> = b.hosts.iter().map(|&h| c.rack_of(h)).collect();
-            let mut hosts = b.hosts.clone();
-            hosts.sort_unstable();
-            hosts.dedup();
-            racks.sort_unstable();
-            racks.dedup();
-            assert_eq!((hosts.len(), racks.len()), (3, 2), "{policy}: {:?}", b.hosts);
-        }
-        // Files arrive as a Poisson process at 4 / 1.47 per second: 816
-        // expected in 300 s, sd 28.6, 4 sd = 114. (Later blocks of a file
-        // wait for the one before, on this small cluster's busy disks too.)
-        let files = r.blocks.iter().filter(|b| b.block == 0).count() as f64;
-        assert!((files - 816.3).abs() < 114.0, "{policy}: {files} files");
-        // Write times count from placement, never before the request.
-        assert!(r.blocks.iter().all(|b| b.placed_s >= b.start_s), "{policy}");
-        if q > 0.0 {
-            // Batched: placed at a multiple of q.
-            assert!(r.blocks.iter().all(|b| (b.placed_s / q).fract() == 0.0), "{policy}");
-        }
-    }
 }
 
 #[test]

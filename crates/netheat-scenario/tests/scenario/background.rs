@@ -97,3 +97,36 @@ fn precalculated_traffic_is_refused_where_it_means_nothing() {
     let e = run(&scenario(true, "[scenario]\nbackground-step = \"0s\"")).unwrap_err().to_string();
     assert!(e.contains("background-step"), "{e}");
 }
+
+#[test]
+fn the_cached_background_is_the_computed_one() {
+    // The variants of an experiment share the last background of the
+    // process; what they get must be what a fresh computation gives, and a
+    // change of the links (here their capacity) computes it again.
+    use netheat_scenario::background::{precalculate, precalculate_cached};
+    use netheat_workloads::FlowRow;
+    let text = scenario(true, "");
+    let dc = |cap: &str| {
+        let t = text[text.find("[topology]").unwrap()..text.find("[workload]").unwrap()].replace("10Gbps", cap);
+        netheat_config::load_topology_str(&t, "t").unwrap()
+    };
+    let rows = vec![FlowRow {
+        flow_id: 0,
+        start_s: 0.0,
+        src: 0,
+        dst: 2,
+        bytes: 2.5e9,
+        task_id: None,
+        priority: 0,
+        weight: 1.0,
+        rate_cap_bps: None,
+    }];
+    let fast = dc("10Gbps");
+    let slow = dc("5Gbps");
+    let a = precalculate_cached(&fast, &rows, 1.0, 1).unwrap();
+    assert_eq!(*a, precalculate(&fast, &rows, 1.0, 1).unwrap());
+    let b = precalculate_cached(&slow, &rows, 1.0, 1).unwrap();
+    assert_eq!(*b, precalculate(&slow, &rows, 1.0, 1).unwrap());
+    // 20 Gbit at 10 and at 5 Gbit/s.
+    assert!((a.end_s - 2.0).abs() < 1e-9 && (b.end_s - 4.0).abs() < 1e-9, "{} {}", a.end_s, b.end_s);
+}
