@@ -368,45 +368,27 @@ name = "uniform"
 name = "sinbad"
 "storage.policy" = "sinbad"
 
-[[metric]]
-name = "speedup"
-kind = "paired_mean_ratio"
-table = "blocks"
-on = ["task_id", "block"]
-of = "write_s"
-numerator = "uniform"
-denominator = "sinbad"
-
-[[metric]]
-name = "faster"
-kind = "paired_faster_pct"
-table = "blocks"
-on = ["task_id", "block"]
-of = "write_s"
-numerator = "sinbad"
-denominator = "uniform"
-band = 0.1
-
-[[metric]]
-name = "same"
-kind = "paired_same_pct"
-table = "blocks"
-on = ["task_id", "block"]
-of = "write_s"
-numerator = "sinbad"
-denominator = "uniform"
-band = 0.1
-
-[[metric]]
-name = "slower"
-kind = "paired_slower_pct"
-table = "blocks"
-on = ["task_id", "block"]
-of = "write_s"
-numerator = "sinbad"
-denominator = "uniform"
-band = 0.1
 """
+
+PAIRED += "".join(
+    f"""
+[[metric]]
+name = "{name}"
+kind = "{kind}"
+table = "blocks"
+on = ["task_id", "block"]
+of = "write_s"
+numerator = "{num}"
+denominator = "{den}"
+{extra}
+"""
+    for name, kind, num, den, extra in (
+        ("speedup", "paired_mean_ratio", "uniform", "sinbad", ""),
+        ("faster", "paired_faster_pct", "sinbad", "uniform", "band = 0.1"),
+        ("same", "paired_same_pct", "sinbad", "uniform", "band = 0.1"),
+        ("slower", "paired_slower_pct", "sinbad", "uniform", "band = 0.1"),
+    )
+)
 
 
 def test_paired_metrics_join_the_blocks_of_both_variants(tmp_path: Path) -> None:
