@@ -104,6 +104,7 @@ pub fn precalculate_cached(
     rows: &[FlowRow],
     step_s: f64,
     seed: u64,
+    max_windows: u32,
 ) -> Result<Arc<Background>, ScenarioError> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (step_s.to_bits(), seed, topo.hosts().len(), rows.len()).hash(&mut h);
@@ -123,16 +124,24 @@ pub fn precalculate_cached(
     }
     // Forget the previous one before computing the next (its memory).
     *last = None;
-    let b = Arc::new(precalculate(topo, rows, step_s, seed)?);
+    let b = Arc::new(precalculate(topo, rows, step_s, seed, max_windows)?);
     *last = Some((key, Arc::clone(&b)));
     Ok(b)
 }
 
 /// Simulates `rows` alone on `topo` (ECMP under `seed`, as the run would
-/// route them) until they finish, in steps of `step_s`.
-pub fn precalculate(topo: &Topology, rows: &[FlowRow], step_s: f64, seed: u64) -> Result<Background, ScenarioError> {
+/// route them) until they finish, in steps of `step_s`, keeping at most
+/// `max_windows` steps (what the memory budget allows; a background that
+/// lasts longer is refused, not cut).
+pub fn precalculate(
+    topo: &Topology,
+    rows: &[FlowRow],
+    step_s: f64,
+    seed: u64,
+    max_windows: u32,
+) -> Result<Background, ScenarioError> {
     let routing: &dyn Routing = topo;
-    let cfg = SimConfig { window_s: step_s, seed, telemetry: true, ..SimConfig::default() };
+    let cfg = SimConfig { window_s: step_s, seed, telemetry: true, max_windows, ..SimConfig::default() };
     let mut sim = Simulation::new(Network::from_routing(routing), Some(routing), cfg);
     let rack = |h: HostId| topo.hosts()[h as usize].rack;
     let (mut bytes, mut cross) = (0.0, 0.0);
@@ -150,6 +159,12 @@ pub fn precalculate(topo: &Topology, rows: &[FlowRow], step_s: f64, seed: u64) -
         }
     }
     let res = sim.run();
+    if res.stats.windows_dropped > 0 || res.link_windows.dropped() > 0 {
+        return Err(ScenarioError::Budget(format!(
+            "precalculated traffic lasts {:.0} s: more than the {max_windows} steps of {step_s} s the memory budget leaves room for; lengthen `scenario.background-step` or raise the budget",
+            res.end_s
+        )));
+    }
     let n_links = routing.num_links();
     // Rates per step, from the exact per-window bytes.
     let mut per_link: Vec<Vec<(u32, f64, f64)>> = vec![Vec::new(); n_links];
