@@ -247,8 +247,9 @@ pub struct TrafficTable {
     /// the run, and give the run what it leaves of each link step by step
     /// (`scenario.background-step`): a background no decision of the run
     /// can change (Sinbad's simulation, SIGCOMM'13 section 7.2). Flow
-    /// engine only. `netheat workload generate` writes its flows like any
-    /// other's. Default: false.
+    /// engine only; the run lasts at least as long as this traffic does
+    /// (cut it with `scenario.duration`). `netheat workload generate` writes
+    /// its flows like any other's. Default: false.
     pub precalculated: Option<bool>,
 }
 
