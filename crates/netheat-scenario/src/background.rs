@@ -105,6 +105,7 @@ pub fn precalculate_cached(
     step_s: f64,
     seed: u64,
     max_windows: u32,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<Arc<Background>, ScenarioError> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (step_s.to_bits(), seed, topo.hosts().len(), rows.len()).hash(&mut h);
@@ -124,7 +125,7 @@ pub fn precalculate_cached(
     }
     // Forget the previous one before computing the next (its memory).
     *last = None;
-    let b = Arc::new(precalculate(topo, rows, step_s, seed, max_windows)?);
+    let b = Arc::new(precalculate_with(topo, rows, step_s, seed, max_windows, progress)?);
     *last = Some((key, Arc::clone(&b)));
     Ok(b)
 }
@@ -139,6 +140,20 @@ pub fn precalculate(
     step_s: f64,
     seed: u64,
     max_windows: u32,
+) -> Result<Background, ScenarioError> {
+    precalculate_with(topo, rows, step_s, seed, max_windows, &mut |_, _| true)
+}
+
+/// [`precalculate`], calling `progress(flows done, flows)` as it starts and
+/// about every 100 ms of wall time after; it stops with [`ScenarioError::Interrupted`] when
+/// `progress` returns `false` (Ctrl-C).
+pub fn precalculate_with(
+    topo: &Topology,
+    rows: &[FlowRow],
+    step_s: f64,
+    seed: u64,
+    max_windows: u32,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<Background, ScenarioError> {
     let routing: &dyn Routing = topo;
     let cfg = SimConfig { window_s: step_s, seed, telemetry: true, max_windows, ..SimConfig::default() };
@@ -158,7 +173,23 @@ pub fn precalculate(
             cross += f.bytes;
         }
     }
-    let res = sim.run();
+    // A step at a time, reporting progress (and hearing Ctrl-C) between.
+    let total = rows.len() as u64;
+    if !progress(0, total) {
+        return Err(ScenarioError::Interrupted);
+    }
+    let mut last = std::time::Instant::now();
+    while let Some(t) = sim.next_event_time() {
+        let t_end = ((t / step_s).floor() + 1.0) * step_s;
+        sim.run_events_until(&mut netheat_engine::NoController, t_end.max(t));
+        if last.elapsed() >= std::time::Duration::from_millis(100) {
+            last = std::time::Instant::now();
+            if !progress(sim.stats().flows_completed, total) {
+                return Err(ScenarioError::Interrupted);
+            }
+        }
+    }
+    let res = sim.finish();
     if res.stats.windows_dropped > 0 || res.link_windows.dropped() > 0 {
         return Err(ScenarioError::Budget(format!(
             "precalculated traffic lasts {:.0} s: more than the {max_windows} steps of {step_s} s the memory budget leaves room for; lengthen `scenario.background-step` or raise the budget",

@@ -348,7 +348,14 @@ impl Scenario {
                     // The precalculation keeps each of its flows and a window per link and step.
                     let plan = RunBudget::new(topo, workload.background.len() as u64, budget::memory_budget()?)
                         .map_err(|e| ScenarioError::Budget(format!("precalculated traffic: {e}")))?;
-                    Some(background::precalculate_cached(topo, &workload.background, step, seed, plan.max_windows)?)
+                    Some(background::precalculate_cached(
+                        topo,
+                        &workload.background,
+                        step,
+                        seed,
+                        plan.max_windows,
+                        progress,
+                    )?)
                 };
                 let disks = flow::disk_links(topo, &workload.tasks).iter().flatten().count() as u64;
                 let plan = budget::with_flow_bytes(s.flow_bytes(), || -> Result<RunBudget, ScenarioError> {
