@@ -14,7 +14,7 @@ from netheat.errors import ConfigError, InputError
 from netheat.experiments import load_experiment, points
 from netheat.experiments.registry import get_kind
 
-KINDS = ["baraat", "sinbad", "ccp", "utp"]
+KINDS = ["baraat", "ccp", "utp"]
 SMALL_DC = Path(__file__).resolve().parents[2] / "experiments" / "topologies" / "utp-cluster-small.toml"
 
 
@@ -47,9 +47,9 @@ def test_point_check_names_the_key() -> None:
     assert e.value.key == "host-lnik"
     assert "did you mean `host-link`?" in e.value.reason
     with pytest.raises(ConfigError) as e:
-        _netheat.point_check("sinbad", json.dumps({"block-size": "256 parsecs"}))
-    assert e.value.key == "block-size"
-    with pytest.raises(InputError, match="known: baraat, sinbad"):
+        _netheat.point_check("ccp", json.dumps({"capacity": "48 parsecs"}))
+    assert e.value.key == "capacity"
+    with pytest.raises(InputError, match="known: baraat, ccp, utp"):
         _netheat.point_check("baraats", "{}")
 
 
