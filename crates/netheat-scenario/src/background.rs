@@ -125,7 +125,7 @@ pub fn precalculate_cached(
     }
     // Forget the previous one before computing the next (its memory).
     *last = None;
-    let b = Arc::new(precalculate_with(topo, rows, step_s, seed, max_windows, progress)?);
+    let b = Arc::new(precalculate(topo, rows, step_s, seed, max_windows, progress)?);
     *last = Some((key, Arc::clone(&b)));
     Ok(b)
 }
@@ -133,21 +133,10 @@ pub fn precalculate_cached(
 /// Simulates `rows` alone on `topo` (ECMP under `seed`, as the run would
 /// route them) until they finish, in steps of `step_s`, keeping at most
 /// `max_windows` steps (what the memory budget allows; a background that
-/// lasts longer is refused, not cut).
+/// lasts longer is refused, not cut). It calls `progress(flows done, flows)`
+/// as it starts and about every 100 ms of wall time after, and stops with
+/// [`ScenarioError::Interrupted`] when that returns `false` (Ctrl-C).
 pub fn precalculate(
-    topo: &Topology,
-    rows: &[FlowRow],
-    step_s: f64,
-    seed: u64,
-    max_windows: u32,
-) -> Result<Background, ScenarioError> {
-    precalculate_with(topo, rows, step_s, seed, max_windows, &mut |_, _| true)
-}
-
-/// [`precalculate`], calling `progress(flows done, flows)` as it starts and
-/// about every 100 ms of wall time after; it stops with [`ScenarioError::Interrupted`] when
-/// `progress` returns `false` (Ctrl-C).
-pub fn precalculate_with(
     topo: &Topology,
     rows: &[FlowRow],
     step_s: f64,

@@ -124,17 +124,17 @@ fn the_cached_background_is_the_computed_one() {
     let fast = dc("10Gbps");
     let slow = dc("5Gbps");
     let a = precalculate_cached(&fast, &rows, 1.0, 1, u32::MAX, &mut |_, _| true).unwrap();
-    assert_eq!(*a, precalculate(&fast, &rows, 1.0, 1, u32::MAX).unwrap());
+    assert_eq!(*a, precalculate(&fast, &rows, 1.0, 1, u32::MAX, &mut |_, _| true).unwrap());
     let b = precalculate_cached(&slow, &rows, 1.0, 1, u32::MAX, &mut |_, _| true).unwrap();
-    assert_eq!(*b, precalculate(&slow, &rows, 1.0, 1, u32::MAX).unwrap());
+    assert_eq!(*b, precalculate(&slow, &rows, 1.0, 1, u32::MAX, &mut |_, _| true).unwrap());
     // 20 Gbit at 10 and at 5 Gbit/s.
     assert!((a.end_s - 2.0).abs() < 1e-9 && (b.end_s - 4.0).abs() < 1e-9, "{} {}", a.end_s, b.end_s);
     // Ctrl-C stops it.
-    let e = netheat_scenario::background::precalculate_with(&slow, &rows, 1.0, 1, u32::MAX, &mut |_, _| false);
+    let e = precalculate(&slow, &rows, 1.0, 1, u32::MAX, &mut |_, _| false);
     assert!(matches!(e, Err(netheat_scenario::ScenarioError::Interrupted)), "{e:?}");
     // A background longer than the steps the budget leaves room for is
     // refused, not cut: 4 s at 5 Gbit/s needs 4 steps of 1 s.
-    let e = precalculate(&slow, &rows, 1.0, 1, 3).unwrap_err().to_string();
+    let e = precalculate(&slow, &rows, 1.0, 1, 3, &mut |_, _| true).unwrap_err().to_string();
     assert!(e.contains("background-step"), "{e}");
-    assert!(precalculate(&slow, &rows, 1.0, 1, 4).is_ok());
+    assert!(precalculate(&slow, &rows, 1.0, 1, 4, &mut |_, _| true).is_ok());
 }
