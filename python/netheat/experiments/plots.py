@@ -301,21 +301,35 @@ def block_write_figures(run_dir: Path) -> list[tuple[Path, str]]:
     blocks = pl.read_parquet(path, columns=["variant", "write_s"]).filter(pl.col("write_s").is_not_nan())
     if blocks.is_empty():
         return []
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for v in sorted(set(blocks["variant"].to_list())):
-        t = np.sort(blocks.filter(pl.col("variant") == v)["write_s"].to_numpy())
-        ax.plot(t, np.arange(1, len(t) + 1) / len(t), label=v)
-    ax.set_xscale("log")
-    ax.set_xlabel("block write time (s, from placement)")
-    ax.set_ylabel("CDF of blocks")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
     return [
         (
-            _save(fig, run_dir / "block_write_cdf.png"),
+            _cdf_per_variant(
+                blocks,
+                "write_s",
+                1.0,
+                "block write time (s, from placement)",
+                "CDF of blocks",
+                run_dir / "block_write_cdf.png",
+            ),
             "Block write times per variant, counted from each block's placement (all seeds pooled).",
         )
     ]
+
+
+def _cdf_per_variant(
+    rows: pl.DataFrame, column: str, scale: float, xlabel: str, ylabel: str, path: Path
+) -> Path:
+    """One CDF of ``column`` (times ``scale``) per variant of ``rows``, on a log x axis, saved to ``path``."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for v in sorted(set(rows["variant"].to_list())):
+        t = np.sort(rows.filter(pl.col("variant") == v)[column].to_numpy())
+        ax.plot(t * scale, np.arange(1, len(t) + 1) / len(t), label=v)
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
 
 
 def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
@@ -383,20 +397,17 @@ def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
             )
         )
     two = tasks.filter(pl.col("app") == "two-stage")
-    variants = sorted(set(two["variant"].to_list()))
-    if variants:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for v in variants:
-            t = np.sort(two.filter(pl.col("variant") == v)["tct_s"].to_numpy())
-            ax.plot(t * 1e3, np.arange(1, len(t) + 1) / len(t), label=v)
-        ax.set_xscale("log")
-        ax.set_xlabel("request completion time (ms)")
-        ax.set_ylabel("CDF of requests")
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
+    if not two.is_empty():
         out.append(
             (
-                _save(fig, run_dir / "baraat_two_stage_cdf.png"),
+                _cdf_per_variant(
+                    two,
+                    "tct_s",
+                    1e3,
+                    "request completion time (ms)",
+                    "CDF of requests",
+                    run_dir / "baraat_two_stage_cdf.png",
+                ),
                 "Two-level partition-aggregate requests per variant (section 5.2.2): time from a request's "
                 "arrival to the top-level aggregator's last answer, all seeds pooled.",
             )
