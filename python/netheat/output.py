@@ -351,7 +351,9 @@ class OutputDir:
         self._lock_fd = fd
 
     def _check_ownership(self, flag: str) -> None:
-        entries = sorted(e for e in os.listdir(self.path) if e != LOCK)
+        # The lock and netheat's own temporaries (a run that is writing its
+        # marker right now holds both) do not make a directory foreign.
+        entries = sorted(e for e in os.listdir(self.path) if e != LOCK and not e.startswith(TMP_PREFIX))
         if not entries or MARKER in entries or self.force:
             return
         shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")

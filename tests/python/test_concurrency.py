@@ -302,3 +302,27 @@ def test_a_damaged_point_is_run_again(tmp_path: Path) -> None:
         assert f"points/{d.name} does not read back" in again.stderr, again.stderr
     assert "1 reused" in again.stdout, again.stdout
     same_tables(tmp_path / "ref", tmp_path / "out", ["points.parquet", "flows.parquet", "tasks.parquet"])
+
+
+def test_a_run_writing_its_marker_still_reads_as_in_use(tmp_path: Path) -> None:
+    """A run that holds the lock may be between creating its marker's temporary file and renaming
+    it into place: the directory holds only netheat's lock and temporary then. Another run must
+    say the directory is in use, not that netheat did not write it; and once the first is gone,
+    the temporary is an interrupted run's, cleaned away."""
+    from netheat.errors import InputError
+    from netheat.output import OutputDir
+
+    out = tmp_path / "out"
+    first = OutputDir.open(out, "experiment run")
+    try:
+        for e in out.iterdir():
+            if e.name != ".netheat.lock":
+                e.unlink()
+        (out / ".netheat-tmp-marker.json").write_text("{}")
+        with pytest.raises(InputError, match="in use by another netheat run"):
+            OutputDir.open(out, "experiment run")
+    finally:
+        first.close()
+    again = OutputDir.open(out, "experiment run")
+    again.close()
+    assert not (out / ".netheat-tmp-marker.json").exists()
