@@ -76,7 +76,7 @@ bench: build ## Run the benchmarks and print their tables
 	$(PY) benches/cli_bench.py
 	$(PY) benches/analytics_bench.py
 	$(PY) benches/subways_bench.py
-	cargo run --release -q -p netheat-repro --example utp_bench -- experiments/topologies/utp-cluster-small.toml 6
+	cargo run --release -q -p netheat-scenario --example cluster_bench -- small
 	$(PY) benches/storage_bench.py
 	cargo run --release -q -p netheat-repro --example packet_bench
 	cargo run --release -q -p netheat-fec --example lt_overhead
@@ -96,8 +96,8 @@ bench-simgrid: build ## Engine vs SimGrid 3.32 on the engine issue's scenarios (
 bench-baraat-two-stage: build ## Baraat two-level partition-aggregate (section 5.2.2): 10,000 uniform tasks of 30 mid-levels x 40 rack-local flows on 36,000 hosts, fair share vs FIFO-LM (long: about 10 min per 4,800 tasks)
 	BARAAT_APP=two-stage BARAAT_MIDS=30 cargo run --release -q -p netheat-repro --example baraat_bench -- 10000 uniform fair-share,fifo-lm
 
-bench-utp: ## UTP at full scale: 10,000 servers, 24 simulated hours, UTP policy (long)
-	cargo run --release -q -p netheat-repro --example utp_bench -- experiments/topologies/utp-cluster-10k.toml 24 utp
+bench-utp: ## UTP at full scale (experiments/scenarios/utp-cluster.toml): 10,000 servers, 24 simulated hours, UTP policy (long)
+	cargo run --release -q -p netheat-scenario --example cluster_bench -- 10k utp
 
 bench-hdfs: ## Sinbad/CCP/default in a real HDFS cluster on network namespaces (root; minutes)
 	@command -v ip >/dev/null && command -v tc >/dev/null || (apt-get update && apt-get install -y iproute2)

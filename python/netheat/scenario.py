@@ -224,7 +224,7 @@ class ScenarioResult:
     def table(self, name: str) -> pa.Table:
         """Table ``name``; a table the run did not record (``scenario.record``) raises :class:`InputError`."""
         if name not in self.tables:
-            recordable = name in ("flows", "links", "queues")
+            recordable = name in ("flows", "links", "queues", "placements")
             raise InputError(
                 f"the run has no {name!r} table"
                 + (
@@ -423,6 +423,20 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   generate` (`kind = "file-write"` writes files through replication pipelines
   for the storage policies; `kind = "compute-job"` runs jobs of tasks with
   cores, memory and network demand for the placement policies; `kind =
+  "cluster"` is a Borg-like cluster's jobs (the hotspot paper's UTP
+  setting): Poisson jobs at `cpu-load` of the cores, `max-tasks-per-job`
+  tasks of up to `max-cores-per-task` cores running an exponential
+  `task-mean` once placed, each sending a flow capped at its demand to a
+  server in another rack (log-normal per job around
+  `bandwidth-median-per-core`, `heavy-share` of jobs `heavy-factor` times
+  heavier, estimates off by `estimate-sigma`, drifting by `drift-sigma` for
+  `drift-share` of the tasks every detection window), with `queries`
+  (analytical queries, `query-<name>` tasks) every `query-period`: the
+  `[placement]` policy schedules them, keeps tasks that fit nowhere
+  pending and restarts migrated ones after `placement.restart-delay`; its
+  measures are in `stats.json` (`placement_hot_tor_share`,
+  `placement_p98_tor_util`, `placement_cell_util`, `migrations`,
+  `net_intensive_on_hot_share`...); `kind =
   "shuffle-job"` is one shuffle job at time 0 on servers placed by `nodes`,
   `first-rack`, `placement` (`contiguous`, `two-loops`) and `pattern`
   (`all-to-all`, `into-last-rack`), `flows-per-pair` flows of
@@ -450,7 +464,10 @@ Combinations that mean nothing stop with exit 2 naming both keys: a
 `[transport]` on the flow engine, a flow scheduler other than `fair-share`,
 `subways-ecmp` routing or a storage or placement policy on the packet
 engine, a storage policy without
-`file-write` tasks, a placement policy without `compute-job` tasks, and
+`file-write` tasks, a placement policy without `compute-job` tasks or a
+`cluster` app, a `cluster` app without `[placement]` or
+`scenario.duration` or with a routing policy other than `ecmp` or a flow
+scheduler other than `fair-share`, and
 `scheduling.policy = "spc"` with `adaptive`, `detour` or `subways-ecmp`
 routing, a storage or placement policy or capacity `[[events]]`.
 

@@ -14,8 +14,7 @@ from netheat.errors import ConfigError, InputError
 from netheat.experiments import load_experiment, points
 from netheat.experiments.registry import get_kind
 
-KINDS = ["baraat", "ccp", "utp"]
-SMALL_DC = Path(__file__).resolve().parents[2] / "experiments" / "topologies" / "utp-cluster-small.toml"
+KINDS = ["baraat", "ccp"]
 
 
 def test_every_rust_kind_takes_its_params_from_the_schema() -> None:
@@ -30,14 +29,12 @@ def test_every_rust_kind_takes_its_params_from_the_schema() -> None:
     baraat = get_kind("baraat")
     assert (baraat.param("host-link").type, baraat.param("host-link").default) == ("bandwidth", 1e9)  # type: ignore[union-attr]
     assert baraat.param("rtt").type == "duration"  # type: ignore[union-attr]
-    # Every key of the cluster run and of the scheduler is reachable from an experiment file.
-    utp = get_kind("utp")
-    for key in ("tasks-max", "restart-delay", "queries", "tick", "detect", "objectives", "hot-threshold"):
-        assert utp.param(key) is not None, key
-    assert utp.param("tick").type == "duration"  # type: ignore[union-attr]
-    assert utp.param("objectives").default == ["spread-job", "bin-pack", "cpu-balance"]  # type: ignore[union-attr]
-    topo = utp.param("topology")
-    assert topo is not None and topo.required and topo.type == "path"
+    # Every key of the point is reachable from an experiment file, with its unit type.
+    ccp = get_kind("ccp")
+    for key in ("capacity", "disk-access", "rebalance-every", "prepopulate"):
+        assert ccp.param(key) is not None, key
+    assert ccp.param("disk-access").type == "duration"  # type: ignore[union-attr]
+    assert ccp.param("capacity").type == "bytes"  # type: ignore[union-attr]
 
 
 def test_point_check_names_the_key() -> None:
@@ -49,40 +46,39 @@ def test_point_check_names_the_key() -> None:
     with pytest.raises(ConfigError) as e:
         _netheat.point_check("ccp", json.dumps({"capacity": "48 parsecs"}))
     assert e.value.key == "capacity"
-    with pytest.raises(InputError, match="known: baraat, ccp, utp"):
+    with pytest.raises(InputError, match="known: baraat, ccp"):
         _netheat.point_check("baraats", "{}")
 
 
 def _write(tmp_path: Path, base: str) -> Path:
-    exp = tmp_path / "utp.toml"
+    exp = tmp_path / "b.toml"
     exp.write_text(
-        '[experiment]\nname = "utp-keys"\nkind = "utp"\n'
-        f"[base]\ntopology = {json.dumps(str(SMALL_DC))}\n{base}\n"
-        '[[variant]]\nname = "base"\npolicy = "bandwidth-oblivious"\n'
+        '[experiment]\nname = "baraat-keys"\nkind = "baraat"\n'
+        f"[base]\npods = 1\n{base}\n"
+        '[[variant]]\nname = "fifo"\npolicy = "fifo"\n'
     )
     return exp
 
 
-def test_unit_strings_and_scheduler_keys_load_from_an_experiment_file(tmp_path: Path) -> None:
-    exp = _write(tmp_path, 'tick = "1min"\nobjectives = ["spread-job", "bin-pack"]\nrestart-delay = "30s"')
+def test_unit_strings_load_from_an_experiment_file(tmp_path: Path) -> None:
+    exp = _write(tmp_path, 'rtt = "100us"\nhost-link = "10Gbps"')
     loaded = load_experiment(exp)
-    assert loaded.variants[0].params["tick"] == "1min"
+    assert loaded.variants[0].params["rtt"] == "100us"
 
 
 @pytest.mark.parametrize(
     ("line", "key", "reason"),
     [
-        ('tick = "1 parsec"', "base.tick", "invalid duration"),
-        ('objectives = ["best-fit"]', "base.objectives", "unknown variant `best-fit`"),
-        ("hot-treshold = 0.5", "base.hot-treshold", "did you mean 'hot-threshold'?"),
-        ('candidates = "many"', "base.candidates", "expected an integer"),
+        ('rtt = "1 parsec"', "base.rtt", "invalid duration"),
+        ("hosts-per-rak = 10", "base.hosts-per-rak", "did you mean 'hosts-per-rack'?"),
+        ('fanout = "many"', "base.fanout", "expected an integer"),
     ],
 )
 def test_bad_keys_are_located_in_the_file(tmp_path: Path, line: str, key: str, reason: str) -> None:
     exp = _write(tmp_path, line)
     with pytest.raises(ConfigError) as e:
         load_experiment(exp)
-    # Line 6 of the file: [experiment] x3, [base], topology, then the key.
+    # Line 6 of the file: [experiment] x3, [base], pods, then the key.
     assert str(e.value).startswith(f"{exp}:6: key `{key}`: ")
     assert reason in str(e.value)
 

@@ -70,30 +70,34 @@ impl AdvisorFile {
     /// A section left out takes the live defaults (UTP, Sinbad).
     pub fn from_text(text: &str, file: &str) -> Result<Self, ConfigError> {
         let mut f: AdvisorFile = toml::from_str(text).map_err(|e| netheat_config::toml_error(text, file, &e))?;
-        // The storage keys that only a simulation has: the advisor answers
-        // each request as it comes, on the network as it is.
-        if let Some(st) = &f.storage {
-            let bad = if st.decision_interval.is_some_and(|d| d.0 != 0.0) {
-                Some(("storage.decision-interval", "batching requests into decision intervals is a simulation setting; the advisor places each block when asked"))
-            } else if st.free_source {
-                Some((
-                    "storage.free-source",
-                    "sources without a bottleneck are the simulation's optimistic bound, not a placement",
-                ))
-            } else {
-                None
-            };
-            if let Some((key, reason)) = bad {
-                let loc = netheat_config::locate::Locator::new(text);
-                let (line, column) = loc.line_col(loc.offset_of(key));
-                return Err(ConfigError::Invalid {
-                    file: file.to_string(),
-                    line,
-                    column,
-                    key: key.into(),
-                    reason: reason.into(),
-                });
-            }
+        // The storage and placement keys that only a simulation has: the
+        // advisor answers each request as it comes, on the network as it is.
+        let st = f.storage.as_ref();
+        let bad = if f.placement.as_ref().is_some_and(|p| p.restart_delay.is_some()) {
+            Some((
+                "placement.restart-delay",
+                "what a migration costs is a simulation setting (a cluster app's restarted tasks); the advisor only answers where to run a task",
+            ))
+        } else if st.is_some_and(|st| st.decision_interval.is_some_and(|d| d.0 != 0.0)) {
+            Some(("storage.decision-interval", "batching requests into decision intervals is a simulation setting; the advisor places each block when asked"))
+        } else if st.is_some_and(|st| st.free_source) {
+            Some((
+                "storage.free-source",
+                "sources without a bottleneck are the simulation's optimistic bound, not a placement",
+            ))
+        } else {
+            None
+        };
+        if let Some((key, reason)) = bad {
+            let loc = netheat_config::locate::Locator::new(text);
+            let (line, column) = loc.line_col(loc.offset_of(key));
+            return Err(ConfigError::Invalid {
+                file: file.to_string(),
+                line,
+                column,
+                key: key.into(),
+                reason: reason.into(),
+            });
         }
         let d = AdvisorFile::default();
         f.placement = f.placement.or(d.placement);
@@ -133,10 +137,13 @@ pub fn schema() -> serde_json::Value {
             *d = src.clone();
         }
     }
-    // Simulation-only storage keys (refused by `from_text`).
+    // Simulation-only keys (refused by `from_text`).
     if let Some(props) = v.pointer_mut("/definitions/StorageSection/properties").and_then(|p| p.as_object_mut()) {
         props.remove("decision-interval");
         props.remove("free-source");
+    }
+    if let Some(props) = v.pointer_mut("/definitions/PlacementSection/properties").and_then(|p| p.as_object_mut()) {
+        props.remove("restart-delay");
     }
     put(&mut v, "/definitions/PlacementSection/properties/policy", "utp".into());
     put(&mut v, "/definitions/StorageSection/properties/policy", "sinbad".into());

@@ -302,6 +302,10 @@ fn bad_input_is_refused_with_its_reason() {
     assert!(e.starts_with("adv.toml:3:1: ") && e.contains("storage.decision-interval"), "{e}");
     let e = AdvisorFile::from_text("[storage]\nfree-source = true\n", "adv.toml").unwrap_err().to_string();
     assert!(e.starts_with("adv.toml:2:1: ") && e.contains("storage.free-source"), "{e}");
+    let e = AdvisorFile::from_text("[placement]\npolicy = \"utp\"\nrestart-delay = \"25s\"\n", "adv.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("adv.toml:3:1: ") && e.contains("placement.restart-delay"), "{e}");
     assert!(AdvisorFile::from_text("[storage]\ndecision-interval = \"0s\"\n", "adv.toml").is_ok());
     let mut a = small("");
     let e = a.observe(T, &[999], &[1.0], None).unwrap_err().to_string();

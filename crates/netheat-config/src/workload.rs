@@ -15,7 +15,7 @@
 //!
 //! [[app]]                          # tasks whose flows depend on each other
 //! kind = "partition-aggregate"     # partition-aggregate | retrieval | shuffle | data-parallel | memcache | coflow
-//!                                  # | file-write | compute-job | shuffle-job | aggregation | incast
+//!                                  # | file-write | compute-job | cluster | shuffle-job | aggregation | incast
 //! rate = 50.0                      # tasks per second (Poisson starts)
 //! stages = 2
 //! ```
@@ -35,6 +35,7 @@ use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
 use netheat_workloads::apps::aggregation::{self, AggregationSpec, Placement as AggPlacement, SizeLaw, Structure};
 use netheat_workloads::apps::cfs::CfsWrite;
+use netheat_workloads::apps::cluster::{ClusterJobs, ClusterWorkload, QueryType};
 use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
 use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
 use netheat_workloads::apps::incast::Incasts;
@@ -119,6 +120,13 @@ pub enum AppKind {
     /// sending rate-capped flows to peers of its job (hosts chosen by the
     /// scenario's `[placement]` policy when the job starts).
     ComputeJob,
+    /// A Borg-like cluster: jobs of tasks asking cores and memory, each
+    /// running for a time once placed and sending a rate-capped flow to a
+    /// server in another rack, with analytical queries beside them (the
+    /// hotspot paper's setting, §5.1); the scenario's `[placement]` policy
+    /// schedules them, keeps tasks that fit nowhere pending and migrates
+    /// tasks off hot ToRs.
+    Cluster,
     /// One shuffle job on given servers, all its flows at time 0 (the
     /// Subways paper's jobs, CoNEXT'15 §8.2-8.4); completes with its last
     /// flow.
@@ -356,8 +364,57 @@ pub struct AppTable {
     /// is this times its cores.
     pub bandwidth_per_core: Option<Bandwidth>,
     /// `compute-job`: sigma of the log-normal (mean one) drift of each
-    /// task's actual demand from the estimate (default 0.5).
+    /// task's actual demand from the estimate (default 0.5). `cluster`:
+    /// sigma of the log-normal factor a drifting task's demand takes in a
+    /// detection window (default 0.3).
     pub drift_sigma: Option<f64>,
+    /// `cluster`: share of all cores that running tasks ask for (default
+    /// 0.6); sets the steady-state population at time 0 and the Poisson
+    /// arrival rate of jobs.
+    pub cpu_load: Option<f64>,
+    /// `cluster`: tasks per job, uniform in 1..=this (default 20).
+    pub max_tasks_per_job: Option<i64>,
+    /// `cluster`: cores per task, uniform in 1..=this (default 4).
+    pub max_cores_per_task: Option<i64>,
+    /// `cluster`: memory a task asks per core (default 4 GB).
+    pub memory_per_core: Option<Bytes>,
+    /// `cluster`: mean time a task runs once placed, exponential (default
+    /// 1 h).
+    pub task_mean: Option<Duration>,
+    /// `cluster`: median network demand per core; per job log-normal
+    /// around it (default 10 Mbit/s).
+    pub bandwidth_median_per_core: Option<Bandwidth>,
+    /// `cluster`: sigma of ln(demand per core) across jobs (default 1).
+    pub bandwidth_sigma: Option<f64>,
+    /// `cluster`: share of jobs `heavy-factor` times heavier (default 0.05).
+    pub heavy_share: Option<f64>,
+    /// `cluster`: demand multiplier of heavy jobs (default 12).
+    pub heavy_factor: Option<f64>,
+    /// `cluster`: sigma of ln(estimate / actual) of the historical peak
+    /// estimate the scheduler sees, one error per job (default 0.3).
+    pub estimate_sigma: Option<f64>,
+    /// `cluster`: peak over mean of that estimate (default 1.5).
+    pub peak_factor: Option<f64>,
+    /// `cluster`: share of jobs without an estimate; the scheduler then uses
+    /// the mean demand of the job's running tasks (default 0).
+    pub missing_estimate_share: Option<f64>,
+    /// `cluster`: share of running tasks whose demand drifts by a
+    /// log-normal factor of sigma `drift-sigma` in each detection window
+    /// (default 0.1; `drift-sigma` defaults to 0.3 here).
+    pub drift_share: Option<f64>,
+    /// `cluster`: share of latency-sensitive jobs, never migrated (default
+    /// 0.3).
+    pub latency_sensitive_share: Option<f64>,
+    /// `cluster`: analytical queries run beside the jobs, one of each every
+    /// `query-period`, their workers placed by the same policy: tables
+    /// `{ name, workers, partition, intermediate, output, compute,
+    /// worker-cores }` (default: `small`, 4 workers, 20 MB partitions, 10 MB
+    /// intermediate, 2 MB output, 50 ms per stage; `large`, 16 workers,
+    /// 100/50/10 MB, 200 ms; one core each). Their tasks are of kind
+    /// `query-<name>`. `[]`: none.
+    pub queries: Option<Vec<QueryTable>>,
+    /// `cluster`: time between query launches (default 1 min).
+    pub query_period: Option<Duration>,
     /// `aggregation`: the task-size law: `bing` (85% of tasks 20 KB per
     /// flow, 15% ten times that; the default), `data-analytics` (the
     /// shuffle sizes of the coflow trace `dataset`, split evenly over the
@@ -398,6 +455,28 @@ pub struct AppTable {
     pub period: Option<Duration>,
 }
 
+/// One analytical query kind of a `cluster` app.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct QueryTable {
+    /// Name: its tasks are of kind `query-<name>`.
+    pub name: String,
+    /// Workers (and as many storage servers, and half as many shuffle
+    /// servers, drawn uniformly).
+    pub workers: i64,
+    /// Input partition each worker reads.
+    pub partition: Bytes,
+    /// Intermediate data each worker writes to a shuffle server and reads
+    /// back.
+    pub intermediate: Bytes,
+    /// Output each worker writes.
+    pub output: Bytes,
+    /// Compute per stage.
+    pub compute: Duration,
+    /// Cores each worker asks for (default 1).
+    pub worker_cores: Option<i64>,
+}
+
 /// What a workload file produces on a topology.
 #[derive(Debug, Clone, Default)]
 pub struct Workload {
@@ -407,14 +486,16 @@ pub struct Workload {
     /// Flows of the `precalculated` `[[traffic]]` tables, sorted by start
     /// time (stable), ids `0..n` of their own.
     pub background: Vec<FlowRow>,
-    /// Tasks of every `[[app]]` table: `(start_s, table index, task)`, in
-    /// table order then start order.
+    /// Tasks of every `[[app]]` table but `cluster`: `(start_s, table
+    /// index, task)`, in table order then start order.
     pub tasks: Vec<(f64, usize, TaskDag)>,
     /// Facts a user should know (folded racks, local bytes, ...).
     pub notes: Vec<String>,
     /// Coflow bytes between a mapper and a reducer drawn on the same host,
     /// exchanged locally and not simulated.
     pub local_bytes: f64,
+    /// Jobs of every `cluster` app table: `(table index, jobs)`.
+    pub clusters: Vec<(usize, ClusterWorkload)>,
 }
 
 impl Workload {
@@ -1074,6 +1155,104 @@ impl Wcx<'_> {
         })
     }
 
+    /// A `cluster` table: its jobs (see [`ClusterJobs`]).
+    fn cluster(&self, p: &str, a: &AppTable, set: &[(&str, bool)], seed: u64) -> Result<ClusterWorkload, ConfigError> {
+        let keys = [
+            "duration",
+            "cpu-load",
+            "max-tasks-per-job",
+            "max-cores-per-task",
+            "memory-per-core",
+            "task-mean",
+            "bandwidth-median-per-core",
+            "bandwidth-sigma",
+            "heavy-share",
+            "heavy-factor",
+            "estimate-sigma",
+            "peak-factor",
+            "missing-estimate-share",
+            "drift-sigma",
+            "drift-share",
+            "latency-sensitive-share",
+            "queries",
+            "query-period",
+        ];
+        self.only(p, "cluster", set, &keys)?;
+        let duration = self.duration(p, a.duration)?;
+        let d = ClusterJobs::default();
+        let small = |key: &str, v: Option<i64>, dflt: u32| -> Result<u32, ConfigError> {
+            match v {
+                None => Ok(dflt),
+                Some(x) => u32::try_from(count(self.cx, &format!("{p}.{key}"), x, 1)?)
+                    .map_err(|_| self.at(&format!("{p}.{key}"), format!("{x} is too many"))),
+            }
+        };
+        let queries = match &a.queries {
+            None => d.queries.clone(),
+            Some(qs) => {
+                let mut v = Vec::with_capacity(qs.len());
+                for (k, q) in qs.iter().enumerate() {
+                    let key = format!("{p}.queries[{k}]");
+                    for (n, b) in
+                        [("partition", q.partition.0), ("intermediate", q.intermediate.0), ("output", q.output.0)]
+                    {
+                        if !(b.is_finite() && b >= 0.0) {
+                            return Err(self.at(&format!("{key}.{n}"), "must be 0 bytes or more"));
+                        }
+                    }
+                    if !(q.compute.0.is_finite() && q.compute.0 >= 0.0) {
+                        return Err(self.at(&format!("{key}.compute"), "must be 0 s or more"));
+                    }
+                    v.push(QueryType {
+                        name: q.name.clone(),
+                        workers: count(self.cx, &format!("{key}.workers"), q.workers, 1)?,
+                        partition_bytes: q.partition.0,
+                        intermediate_bytes: q.intermediate.0,
+                        output_bytes: q.output.0,
+                        compute_s: q.compute.0,
+                        worker_cores: small("worker-cores", q.worker_cores, 1)?,
+                    });
+                }
+                v
+            }
+        };
+        let cj = ClusterJobs {
+            cpu_load: a.cpu_load.unwrap_or(d.cpu_load),
+            tasks_max: small("max-tasks-per-job", a.max_tasks_per_job, d.tasks_max)?,
+            cores_max: small("max-cores-per-task", a.max_cores_per_task, d.cores_max)?,
+            memory_per_core: a.memory_per_core.map_or(d.memory_per_core, |b| b.0),
+            task_mean_s: a.task_mean.map_or(d.task_mean_s, |x| x.0),
+            bw_median_per_core: a.bandwidth_median_per_core.map_or(d.bw_median_per_core, |x| x.0),
+            bw_sigma: a.bandwidth_sigma.unwrap_or(d.bw_sigma),
+            heavy_share: a.heavy_share.unwrap_or(d.heavy_share),
+            heavy_factor: a.heavy_factor.unwrap_or(d.heavy_factor),
+            estimate_sigma: a.estimate_sigma.unwrap_or(d.estimate_sigma),
+            peak_factor: a.peak_factor.unwrap_or(d.peak_factor),
+            missing_estimate_share: a.missing_estimate_share.unwrap_or(d.missing_estimate_share),
+            drift_sigma: a.drift_sigma.unwrap_or(d.drift_sigma),
+            drift_share: a.drift_share.unwrap_or(d.drift_share),
+            latency_sensitive_share: a.latency_sensitive_share.unwrap_or(d.latency_sensitive_share),
+            queries,
+            query_period_s: a.query_period.map_or(d.query_period_s, |x| x.0),
+        };
+        if let Some(q) = cj.queries.iter().find(|q| q.workers > self.topo.hosts().len()) {
+            return Err(self.at(
+                &format!("{p}.queries"),
+                format!(
+                    "query `{}` has {} workers; the datacenter has {} hosts",
+                    q.name,
+                    q.workers,
+                    self.topo.hosts().len()
+                ),
+            ));
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        cj.generate(self.topo, duration, &mut rng).map_err(|e| match e {
+            GenError::InvalidParameter { name, reason } => self.at(&format!("{p}.{name}"), reason),
+            other => self.gen(p, other),
+        })
+    }
+
     fn app(&self, i: usize, a: &AppTable, seed: u64, out: &mut Workload) -> Result<Vec<(f64, TaskDag)>, ConfigError> {
         let p = format!("app[{i}]");
         let set = present!(a,
@@ -1091,7 +1270,14 @@ impl Wcx<'_> {
             task_sizes => "task-sizes", structure => "structure", fanout => "fanout", flow_cv => "flow-cv",
             load => "load", aggregators => "aggregators", batch => "batch", fanin => "fanin",
             message_sizes => "message-sizes", incasts => "incasts", period => "period",
-            mean_file_blocks => "mean-file-blocks",
+            mean_file_blocks => "mean-file-blocks", cpu_load => "cpu-load",
+            max_tasks_per_job => "max-tasks-per-job", max_cores_per_task => "max-cores-per-task",
+            memory_per_core => "memory-per-core", task_mean => "task-mean",
+            bandwidth_median_per_core => "bandwidth-median-per-core", bandwidth_sigma => "bandwidth-sigma",
+            heavy_share => "heavy-share", heavy_factor => "heavy-factor", estimate_sigma => "estimate-sigma",
+            peak_factor => "peak-factor", missing_estimate_share => "missing-estimate-share",
+            drift_share => "drift-share", latency_sensitive_share => "latency-sensitive-share",
+            queries => "queries", query_period => "query-period",
         );
         let limit = match a.tasks {
             Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,
@@ -1104,6 +1290,11 @@ impl Wcx<'_> {
         }
         if a.kind == AppKind::ShuffleJob {
             return self.shuffle_job(&p, a, &set, out).map(|dag| vec![(0.0, dag)]);
+        }
+        if a.kind == AppKind::Cluster {
+            let jobs = self.cluster(&p, a, &set, seed)?;
+            out.clusters.push((i, jobs));
+            return Ok(Vec::new());
         }
         if a.kind == AppKind::Aggregation {
             return self.aggregation(&p, a, &set, seed, out);
@@ -1398,7 +1589,7 @@ impl Wcx<'_> {
                 // `[placement]` policy tracks that and places them again.
                 Box::new(move |r| cj.job(topo, &mut RandomPlacement::default(), r).map(|j| j.dag))
             }
-            AppKind::Coflow | AppKind::ShuffleJob | AppKind::Aggregation | AppKind::Incast => {
+            AppKind::Coflow | AppKind::ShuffleJob | AppKind::Aggregation | AppKind::Incast | AppKind::Cluster => {
                 unreachable!("handled above")
             }
         };

@@ -110,7 +110,7 @@ fn tables<'py>(py: Python<'py>, r: &ScenarioResult) -> PyResult<Bound<'py, PyDic
         )?;
         out.set_item("blocks", blocks)?;
     }
-    if !r.placements.is_empty() {
+    if r.recorded.placements && !r.placements.is_empty() {
         let p = &r.placements;
         let placements = PyDict::new(py);
         placements.set_item("task_id", column(py, "<u8", &p.iter().map(|x| x.task_id).collect::<Vec<_>>())?)?;

@@ -173,7 +173,14 @@ pub fn generate_workload<'py>(
     data_dir: Option<PathBuf>,
     extra_roots: Vec<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let w = load_workload(py, topology, workload, seed, data_dir, &extra_roots)?;
+    let mut w = load_workload(py, topology, workload, seed, data_dir, &extra_roots)?;
+    for (table, c) in &w.clusters {
+        w.notes.push(format!(
+            "app[{table}] (cluster): {} jobs of {} tasks, placed and run by a scenario's [placement] policy (netheat run)",
+            c.jobs.len(),
+            c.num_tasks()
+        ));
+    }
     let r = &w.flows;
     let flows = PyDict::new(py);
     flows.set_item("flow_id", column(py, "<u8", &r.iter().map(|x| x.flow_id).collect::<Vec<_>>())?)?;
@@ -225,6 +232,12 @@ pub fn run_simulation<'py>(
     let rows = match (flows_csv, flows, workload) {
         (None, None, Some(path)) => {
             let w = load_workload(py, topology, path, seed, data_dir, &extra_roots)?;
+            if let Some((table, _)) = w.clusters.first() {
+                return Err(errors::input(
+                    py,
+                    format!("app[{table}]: a `cluster` app's jobs need a scheduler: run them in a scenario with a [placement] policy (netheat run)"),
+                ));
+            }
             tasks = w.tasks;
             notes = w.notes;
             w.flows

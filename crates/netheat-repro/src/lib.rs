@@ -2,7 +2,7 @@
 //!
 //! The policy crates hold the policies (`netheat-flowsched`'s schedulers,
 //! `netheat-storage`'s replica placements, `netheat-subways`' load
-//! balancers, `netheat-sched`'s placement policies, `netheat-packet`'s
+//! balancers, `netheat-packet`'s
 //! transports); this crate holds the experiments of the papers they
 //! reproduce, one module per paper: a datacenter, a workload and a policy
 //! in, records out.
@@ -16,9 +16,7 @@
 //! * [`cloudburst`]: the CloudBurst incast network and point on the packet
 //!   engine, kept for `make bench`'s `packet_bench` and `make
 //!   validate-ns3`'s leaf-spine cross-check (the experiment itself is a
-//!   scenario: `experiments/scenarios/cloudburst-incast.toml`);
-//! * [`utp`]: the Borg-like cluster of the hotspot paper's UTP, run on the
-//!   flow engine.
+//!   scenario: `experiments/scenarios/cloudburst-incast.toml`).
 //!
 //! Every storage point ([`ccp`], [`hdfs`]) runs the baseline
 //! (`uniform`) and the policy under test on the same generated workload
@@ -29,12 +27,13 @@
 //! Errors are those of the policy crate each experiment runs
 //! ([`netheat_flowsched::FlowschedError`],
 //! [`netheat_storage::StorageError`], [`netheat_packet::PacketError`],
-//! [`netheat_subways::SubwaysError`], [`netheat_sched::SchedError`]).
+//! [`netheat_subways::SubwaysError`]).
 //!
 //! [`points`] is the registry of the experiment point kinds (`baraat`,
-//! `ccp`, `utp`): each declares its parameters once, as a serde struct
-//! with a JSON Schema, beside its run. (Sinbad's simulation is a scenario:
-//! `experiments/scenarios/sinbad-fb2010.toml`.)
+//! `ccp`): each declares its parameters once, as a serde struct with a
+//! JSON Schema, beside its run. (Sinbad's simulation and the hotspot
+//! paper's UTP cluster are scenarios: `experiments/scenarios/sinbad-fb2010.toml`,
+//! `experiments/scenarios/utp-cluster.toml`.)
 #![warn(missing_docs)]
 
 pub mod baraat;
@@ -42,7 +41,6 @@ pub mod ccp;
 pub mod cloudburst;
 pub mod hdfs;
 pub mod points;
-pub mod utp;
 
 /// `Ok` when `v` is positive and finite, else an invalid-parameter error
 /// naming `key`.

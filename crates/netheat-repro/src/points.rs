@@ -1,6 +1,6 @@
 //! The registry of experiment point kinds: one definition per parameter.
 //!
-//! Each paper experiment kind (`baraat`, `ccp`, `utp`) declares its parameters once, as a serde
+//! Each paper experiment kind (`baraat`, `ccp`) declares its parameters once, as a serde
 //! struct next to its implementation (kebab-case keys, unknown keys
 //! rejected, every key defaulted, a doc comment per key that becomes its
 //! description in the JSON Schema), and one [`PointKind`] entry beside it
@@ -162,7 +162,7 @@ macro_rules! point_kind {
 }
 
 /// Every registered point kind.
-pub const KINDS: &[&PointKind] = &[&crate::baraat::point::POINT, &crate::ccp::POINT, &crate::utp::POINT];
+pub const KINDS: &[&PointKind] = &[&crate::baraat::point::POINT, &crate::ccp::POINT];
 
 /// The kind registered under `tag`.
 pub fn kind(tag: &str) -> Result<&'static PointKind, PointError> {
@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn every_kind_round_trips_its_defaults_and_documents_every_key() {
         let tags = tags();
-        assert_eq!(tags, ["baraat", "ccp", "utp"]);
+        assert_eq!(tags, ["baraat", "ccp"]);
         for k in KINDS {
             let defaults = (k.defaults)();
             let fields: Vec<String> = defaults.as_object().unwrap().keys().cloned().collect();
@@ -328,24 +328,6 @@ mod tests {
     }
 
     #[test]
-    fn utp_reaches_every_cluster_and_scheduler_key() {
-        let keys = schema_keys(&schema("utp").unwrap());
-        for k in ["tasks-max", "drift-sigma", "restart-delay", "queries", "query-period", "window"] {
-            assert!(keys.iter().any(|x| x == k), "ClusterParams key {k}");
-        }
-        for k in ["budget-per-window", "candidates", "objectives", "tick", "detect", "hot-threshold"] {
-            assert!(keys.iter().any(|x| x == k), "SchedulerParams key {k}");
-        }
-        // The incident comes from incident-every / incident-factor, not a key of its own.
-        assert!(!keys.iter().any(|x| x == "incident"));
-        let p = check_point("utp", json!({"objectives": ["spread-job", "utp-balance"], "tick": "1min"})).unwrap();
-        assert_eq!(p["objectives"], json!(["spread-job", "utp-balance"]));
-        assert_eq!(p["tick"], json!(60.0));
-        let e = check_point("utp", json!({"objectives": ["best-fit"]})).unwrap_err();
-        assert!(matches!(&e, PointError::Param { key, .. } if key == "objectives"), "{e}");
-    }
-
-    #[test]
     fn unknown_key_names_the_closest_valid_one() {
         let e = check_point("baraat", json!({"host-lnik": 1e9})).unwrap_err();
         match e {
@@ -355,9 +337,8 @@ mod tests {
             }
             other => panic!("{other}"),
         }
-        // Also through a flattened struct (no serde deny_unknown_fields there).
-        let e = check_point("utp", json!({"candidate": 8})).unwrap_err();
-        assert!(e.to_string().contains("did you mean `candidates`?"), "{e}");
+        let e = check_point("ccp", json!({"capacty": "48TB"})).unwrap_err();
+        assert!(e.to_string().contains("did you mean `capacity`?"), "{e}");
         assert!(matches!(kind("baraats"), Err(PointError::UnknownKind { .. })));
     }
 

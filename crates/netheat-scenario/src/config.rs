@@ -56,17 +56,19 @@ pub struct ScenarioSection {
     #[schemars(with = "Option<UnitString>")]
     pub warmup: Option<Duration>,
     /// The large tables to record: `flows` (a row per flow), `links` (a
-    /// row per link and utilization window) and `queues` (a row per switch
-    /// port, packet engine). The `tasks` table, and `blocks`, `placements`
-    /// and `migrations` when their policy runs, are always written. Without
+    /// row per link and utilization window), `queues` (a row per switch
+    /// port, packet engine) and `placements` (a row per stay of a task on a
+    /// host, placement policies). The `tasks` table, and `blocks` and
+    /// `migrations` when their policy runs, are always written. Without
     /// `flows` the flow engine forgets each flow when it finishes, so memory
     /// follows the flows in flight rather than every flow ever started (runs
     /// of tens of millions of flows), and the flow-time summary values are
     /// not computed; without `links` the engine keeps no utilization
-    /// windows and the values read from them (`hot_tor_share`) are not
-    /// computed. Either way the tasks, blocks and decisions are the same
-    /// (only flows that finish at the same instant may be handled in
-    /// another order). Default: `["flows", "links", "queues"]`.
+    /// windows and the values read from them (`hot_tor_share`, a cluster's
+    /// `placement_hot_tor_share`) are not computed. Either way the tasks,
+    /// blocks and decisions are the same (only flows that finish at the
+    /// same instant may be handled in another order). Default: `["flows",
+    /// "links", "queues", "placements"]`.
     #[serde(default = "all_recorded")]
     pub record: Vec<RecordedTable>,
     /// Step of precalculated traffic (`workload.traffic.N.precalculated`):
@@ -89,10 +91,12 @@ pub enum RecordedTable {
     Links,
     /// A row per switch port (packet engine).
     Queues,
+    /// A row per stay of a task on a host (placement policies).
+    Placements,
 }
 
 fn all_recorded() -> Vec<RecordedTable> {
-    vec![RecordedTable::Flows, RecordedTable::Links, RecordedTable::Queues]
+    vec![RecordedTable::Flows, RecordedTable::Links, RecordedTable::Queues, RecordedTable::Placements]
 }
 
 impl ScenarioSection {
@@ -458,9 +462,10 @@ impl StoragePolicy {
     }
 }
 
-/// `[placement]`: the hosts of the tasks of `compute-job` applications
-/// (UTP, the hotspot paper §5.1: ToR-utilization-aware task placement and
-/// reactive migration off hot ToRs), with netheat-sched's scheduler model.
+/// `[placement]`: the hosts of the tasks of `compute-job` applications and
+/// of a `cluster` app's jobs and queries (UTP, the hotspot paper §5.1:
+/// ToR-utilization-aware task placement and reactive migration off hot
+/// ToRs), with netheat-sched's scheduler model.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PlacementSection {
@@ -501,6 +506,17 @@ pub struct PlacementSection {
     /// Migrations allowed per job per detection window (the availability
     /// budget).
     pub budget_per_window: Option<u32>,
+    /// `cluster` apps: what a migration costs. The hotspot paper gives no
+    /// cost (§5.1 only says migrations must stay within availability
+    /// budgets), so a migrated cluster task is restarted: it loses the work
+    /// done since it last started and, on its new server, sends nothing for
+    /// this delay before running again in full. Default: 25 s, Borg's
+    /// median task startup latency (Verma et al., "Large-scale cluster
+    /// management at Google with Borg", EuroSys 2015, §3.2), the cost of
+    /// starting a task anew. (`compute-job` tasks instead carry their
+    /// undelivered bytes to the new host.)
+    #[schemars(with = "Option<UnitString>")]
+    pub restart_delay: Option<Duration>,
 }
 
 impl PlacementSection {
@@ -528,6 +544,9 @@ impl PlacementSection {
             if !(v.is_finite() && v > 0.0) {
                 return Err((key, "must be a positive duration"));
             }
+        }
+        if self.restart_delay.is_some_and(|r| !(r.0.is_finite() && r.0 >= 0.0)) {
+            return Err(("placement.restart-delay", "must be a duration of 0 s or more"));
         }
         let objectives = match &self.objectives {
             None => d.objectives,
@@ -869,5 +888,6 @@ fn policy_defaults() -> Vec<(&'static str, &'static str, serde_json::Value)> {
         ("PlacementSection", "tick", seconds(cl.tick_s)),
         ("PlacementSection", "detect", seconds(cl.detect_s)),
         ("PlacementSection", "budget-per-window", cl.budget_per_window.into()),
+        ("PlacementSection", "restart-delay", seconds(crate::cluster::RESTART_DELAY_S)),
     ]
 }

@@ -78,6 +78,8 @@ pub struct FlowRun<'a> {
     pub storage: Option<StorageRun>,
     /// The placement policy, if any.
     pub placement: Option<PlacementRun>,
+    /// A `cluster` app's jobs under the placement policy, if any.
+    pub cluster: Option<crate::cluster::ClusterRun<'a>>,
     /// The engine's dense mode (the allocation is the same either way).
     pub dense: DenseMode,
     /// The large tables to keep (`scenario.record`): without flows the
@@ -117,6 +119,7 @@ impl<'a> FlowRun<'a> {
             plan,
             storage: None,
             placement: None,
+            cluster: None,
             dense: DenseMode::default(),
             recorded: Recorded::default(),
             background: None,
@@ -857,6 +860,8 @@ struct Runtime<'n, 't> {
     /// its flows (`scenario.record`): the same sums in the same order
     /// either way.
     fold: FlowFold,
+    /// A `cluster` app's scheduler (its own flows and timers).
+    cluster: Option<crate::cluster::ClusterRun<'t>>,
 }
 
 /// How an engine flow record becomes a `flows` row: open-loop flows run as
@@ -922,6 +927,12 @@ impl Controller for Runtime<'_, '_> {
     fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
         // (The fold reads the task, not the flow id: no id lookup here.)
         self.fold.add(&FlowOut::from_record(flow, flow.id, self.rows.task(&self.runner, flow)));
+        if crate::cluster::ClusterRun::owns_flow(flow.id) {
+            if let Some(c) = self.cluster.as_mut() {
+                c.on_flow_complete(ctx, flow);
+            }
+            return;
+        }
         // A flow carrying on a moved task's bytes finishes the runner's step.
         let id = self.decide.placement.as_ref().map_or(flow.id, |p| p.runner_flow(flow.id));
         self.decide.flow_done(flow);
@@ -934,7 +945,11 @@ impl Controller for Runtime<'_, '_> {
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
-        if self.runner.owns_timer(token) {
+        if crate::cluster::ClusterRun::owns_timer(token) {
+            if let Some(c) = self.cluster.as_mut() {
+                c.on_timer(ctx, token);
+            }
+        } else if self.runner.owns_timer(token) {
             self.runner.on_timer_with(ctx, token, &mut self.decide);
         } else {
             self.decide.on_timer(ctx, token);
@@ -1037,7 +1052,10 @@ fn dynamic(r: &FlowRun<'_>) -> bool {
 
 /// Runs `r`; `progress(done, total)` is called now and then and stops the
 /// run when it returns `false` (Ctrl-C).
-pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<ScenarioResult, ScenarioError> {
+pub fn run_flow(
+    mut r: FlowRun<'_>,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<ScenarioResult, ScenarioError> {
     let topo = r.topo;
     let routing: &dyn Routing = topo;
     let net = Net::with_failed_tors(topo, &tors_down_at_start(topo));
@@ -1111,11 +1129,16 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
         runner.add_task(start, dag);
     }
     runner.install(&mut sim)?;
+    if let Some(c) = r.cluster.as_mut() {
+        // Its jobs' and queries' rows of `tasks` come after the runner's.
+        c.set_task_id_base(runner.task_id_base() + runner.num_tasks() as u64);
+        c.install(&mut sim)?;
+    }
     let period = lb.as_ref().and_then(|l| l.period_s());
     if let Some(p) = period {
         sim.schedule_timer(p, TOKEN_LB)?;
     }
-    let total = r.flows.len() as u64 + r_app_flows;
+    let total = r.flows.len() as u64 + r_app_flows + r.cluster.as_ref().map_or(0, |c| c.num_tasks() as u64);
     if let Some(st) = &r.storage {
         sim.schedule_timer(st.report_s, TOKEN_REPORT)?;
         if st.decision_s > 0.0 {
@@ -1168,14 +1191,17 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     };
     let rows = RowMap { dynamic, flow_base, open: open_tasks };
     let fold = FlowFold { task_base, trace: TraceTasks::default(), floors: Floors::default() };
-    let mut rt = Runtime { runner, decide, rows, fold };
+    let mut rt = Runtime { runner, decide, rows, fold, cluster: r.cluster };
     let mut last_progress = std::time::Instant::now();
     // Advance a 64th of a window at a time (chunk edges fall on window
     // edges): the budget is checked for the window each chunk starts in,
     // and progress (Ctrl-C) is reported between chunks.
     let chunk = r.window_s / 64.0;
     while let Some(t) = sim.next_event_time() {
-        if r.until_s.is_some_and(|u| t > u) {
+        if let Some(u) = r.until_s.filter(|&u| t > u) {
+            // Stopped with events left: the run's time (and its last link
+            // window) goes on to the stop, as the engine's own `end_s`.
+            sim.run_until(&mut rt, u);
             break;
         }
         r.plan.check_reached(t, r.window_s).map_err(ScenarioError::Budget)?;
@@ -1200,7 +1226,10 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     if let Some(e) = &rt.decide.error {
         return Err(ScenarioError::Run(e.clone()));
     }
-    let Runtime { runner, mut decide, rows, mut fold } = rt;
+    if let Some(e) = rt.cluster.as_ref().and_then(|c| c.error.as_ref()) {
+        return Err(ScenarioError::Run(format!("the cluster's scheduler: {e}")));
+    }
+    let Runtime { runner, mut decide, rows, mut fold, cluster } = rt;
     let res = sim.finish();
     // Without recycling, every flow ever added; with it, the flows that did not finish.
     let n_flows = res.flows.len() as u64 + if r.recorded.flows { 0 } else { res.stats.flows_completed };
@@ -1208,15 +1237,28 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     // Flows: original ids for open-loop flows run as tasks.
     // (Without recycling, the finished flows too; they are folded in already.)
     let mut flows = Vec::with_capacity(if r.recorded.flows { res.flows.len() } else { 0 });
+    // The flows that did not finish are folded in id order: the engine
+    // lists them by slot, and slots are reused when it forgets finished
+    // flows, so the same fold in both modes needs an order of its own.
+    let mut unfinished: Vec<FlowOut> = Vec::new();
     for f in &res.flows {
-        let cut = decide.placement.as_ref().and_then(|p| p.cut.get(&f.id)).copied();
+        let cut = decide
+            .placement
+            .as_ref()
+            .and_then(|p| p.cut.get(&f.id))
+            .or_else(|| cluster.as_ref().and_then(|c| c.cut.get(&f.id)))
+            .copied();
         let row = rows.row(&runner, f, cut);
         if !f.finished() {
-            fold.add(&row);
+            unfinished.push(row.clone());
         }
         if r.recorded.flows {
             flows.push(row);
         }
+    }
+    unfinished.sort_by_key(|f| f.flow_id);
+    for row in &unfinished {
+        fold.add(row);
     }
     flows.sort_by_key(|f| f.flow_id);
     let mut tasks = Vec::new();
@@ -1254,7 +1296,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     if let Some(p) = decide.placement.as_mut() {
         out.decisions.extend(p.record.take().unwrap_or_default());
         out.decisions.sort_by(|a, b| a.time_s().total_cmp(&b.time_s()));
-        out.placements = p.placements.clone();
+        if r.recorded.placements {
+            out.placements = p.placements.clone();
+        }
         out.migrations = p.migrations.clone();
         out.stat("placements", p.placements.iter().filter(|x| !x.migrated).count() as f64);
         out.stat("migrations", p.migrations.len() as f64);
@@ -1262,6 +1306,9 @@ pub fn run_flow(r: FlowRun<'_>, progress: &mut dyn FnMut(u64, u64) -> bool) -> R
     }
     out.tasks = fold.trace.into_tasks();
     out.tasks.extend(tasks);
+    if let Some(c) = cluster {
+        c.finish(&mut out, r.recorded.links.then_some(&res.link_windows), r.window_s, r.recorded.placements);
+    }
     fold.floors.apply(&mut out.tasks, topo);
     out.flows = flows;
     out.window_s = r.window_s;

@@ -27,6 +27,7 @@
 //! anything runs, naming both keys.
 
 pub mod background;
+pub mod cluster;
 pub mod config;
 pub mod doc;
 pub mod flow;
@@ -246,10 +247,16 @@ impl Scenario {
                 "there is nothing to place: add a `[[workload.app]]` with `kind = \"file-write\"`".into(),
             ));
         }
-        if s.placement.is_some() && !p.workload.tasks.iter().any(|t| t.2.job.is_some()) {
+        if !p.workload.clusters.is_empty() {
+            self.check_cluster(p)?;
+        }
+        if s.placement.is_some()
+            && !p.workload.tasks.iter().any(|t| t.2.job.is_some())
+            && p.workload.clusters.is_empty()
+        {
             return Err(at(
                 "placement.policy",
-                "there is nothing to place: add a `[[workload.app]]` with `kind = \"compute-job\"` to the workload"
+                "there is nothing to place: add a `[[workload.app]]` with `kind = \"compute-job\"` or `kind = \"cluster\"` to the workload"
                     .into(),
             ));
         }
@@ -272,8 +279,61 @@ impl Scenario {
                 }
             }
         }
-        if p.workload.flows.is_empty() && p.workload.tasks.is_empty() {
+        if p.workload.flows.is_empty() && p.workload.tasks.is_empty() && p.workload.clusters.is_empty() {
             return Err(at("workload", "the workload generated no flow and no task".into()));
+        }
+        Ok(())
+    }
+
+    /// What a `cluster` app needs: a placement policy to schedule it, the
+    /// flow engine, a stop time, and ECMP with fair sharing (its tasks'
+    /// flows are started by its scheduler, outside the routing and
+    /// scheduling policies' task model).
+    fn check_cluster(&self, p: &Parts) -> Result<(), ScenarioError> {
+        let s = &p.sections;
+        let at = |key: &str, reason: String| ScenarioError::Config(self.doc.at(key, reason));
+        if p.workload.clusters.len() > 1 {
+            return Err(at(
+                "workload.app",
+                "a scenario runs one `cluster` app (one scheduler); merge the tables".into(),
+            ));
+        }
+        if s.scenario.engine != EngineKind::Flow {
+            return Err(at(
+                "scenario.engine",
+                "a `cluster` app's tasks are placed and migrated by `[placement]` on `scenario.engine = \"flow\"`"
+                    .into(),
+            ));
+        }
+        if s.placement.is_none() {
+            return Err(at(
+                "workload.app",
+                "a `cluster` app's tasks need a scheduler: add `[placement]` (`policy = \"bandwidth-oblivious\"` for the scheduler's own objectives)".into(),
+            ));
+        }
+        if s.scenario.duration.is_none() {
+            return Err(at(
+                "scenario.duration",
+                "a `cluster` app's scheduler ticks until the run stops: set `scenario.duration` (its jobs arrive over `workload.duration`)".into(),
+            ));
+        }
+        if let Some(r) = s.routing.as_ref().filter(|r| r.policy != RoutingPolicy::Ecmp) {
+            return Err(at(
+                "routing.policy",
+                format!(
+                    "`{}` cannot run with a `cluster` app yet: its scheduler starts each task's flow on an ECMP path, outside the routing policies' view",
+                    r.policy.tag()
+                ),
+            ));
+        }
+        if let Some(x) = s.scheduling.as_ref().filter(|x| x.policy != SchedulingPolicy::FairShare) {
+            return Err(at(
+                "scheduling.policy",
+                format!(
+                    "`{}` cannot run with a `cluster` app yet: its tasks' flows share links fairly, outside the flow schedulers' task model",
+                    x.policy.tag()
+                ),
+            ));
         }
         Ok(())
     }
@@ -362,6 +422,7 @@ impl Scenario {
                     RunBudget::with_device_links(topo, disks, total, budget::memory_budget()?)
                         .map_err(|e| ScenarioError::Budget(e.to_string()))
                 })?;
+                let compute_jobs = workload.tasks.iter().any(|t| t.2.job.is_some());
                 let lbp = netheat_subways::LbParams::default();
                 let r = s.routing.clone();
                 let lb = match &r {
@@ -456,7 +517,27 @@ impl Scenario {
                             Some(run)
                         }
                     },
+                    cluster: match (&s.placement, workload.clusters.into_iter().next()) {
+                        (Some(pl), Some(c)) => {
+                            let (params, objectives) = pl
+                                .resolve()
+                                .map_err(|(key, reason)| ScenarioError::Config(self.doc.at(key, reason)))?;
+                            let policy = netheat_sched::placement_policy(pl.policy.tag(), &objectives)?;
+                            let until = s.scenario.duration.map_or(f64::INFINITY, |d| d.0);
+                            let warmup = s.scenario.warmup.map_or(0.0, |d| d.0);
+                            Some(cluster::ClusterRun::new(
+                                topo,
+                                c,
+                                (policy, params),
+                                pl.restart_delay.map_or(cluster::RESTART_DELAY_S, |d| d.0),
+                                (until, warmup),
+                                seed,
+                            ))
+                        }
+                        _ => None,
+                    },
                     placement: match &s.placement {
+                        Some(_) if !compute_jobs => None,
                         None => None,
                         Some(pl) => {
                             let mut run = self.placement(pl, topo, seed)?;

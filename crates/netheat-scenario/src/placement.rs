@@ -4,7 +4,7 @@
 //! ToRs while it runs.
 //!
 //! The scheduler model is that of the UTP cluster experiment
-//! (`netheat-repro`'s `utp::run_cluster`), applied to the DAGs of the
+//! ([`crate::cluster`], which runs a `cluster` app's jobs), applied to the DAGs of the
 //! workload instead of its own jobs:
 //!
 //! * **Placement** (at a job's `task_started`, task by task in job order):
@@ -18,7 +18,7 @@
 //!   demand estimate over that capacity. When no host has room (the
 //!   cluster is full) the task still starts, on the best-ranked host
 //!   without a task of its job (counted as `placement_overcommits`;
-//!   `run_cluster` would keep it pending, which a DAG whose flows start
+//!   the cluster would keep it pending, which a DAG whose flows start
 //!   now cannot). The flow steps of the DAG are rewritten to the chosen
 //!   hosts. A task holds its cores and memory until every flow it sends or
 //!   receives has finished (or its job has).
@@ -32,10 +32,10 @@
 //!   ([`netheat_sched::pick_migrations`]), within each job's budget of
 //!   `budget-per-window` migrations per window (compute jobs are latency
 //!   tolerant). A task moves to the best host by the same policy, never
-//!   under the same ToR; when none has room it stays (in `run_cluster` it
+//!   under the same ToR; when none has room it stays (in the cluster it
 //!   would wait as pending). Moving a task cancels every running flow it
 //!   sends or receives and starts, from or to its new host, a flow of the
-//!   bytes not yet delivered, with the same rate cap (`run_cluster`'s
+//!   bytes not yet delivered, with the same rate cap (the cluster's
 //!   tasks instead last a fixed time, so a moved task there sends its
 //!   demand for the time left). A ToR tasks were moved off starts its
 //!   detection over.

@@ -20,20 +20,25 @@
 //!   the request under `storage.decision-interval`), `finish_s, write_s`
 //!   (from the start, the paper's block write time) and
 //!   `write_from_request_s`;
-//! * `placements` (`[placement]`): one row per stay of a task of a
-//!   `compute-job` on a host: `task_id` (its job's row in `tasks`), `job`
-//!   (compute jobs numbered in start order), `task` (index in the job),
-//!   `host, rack, tor_util` (live outbound utilization of the rack's ToR when
-//!   chosen), `start_s, finish_s` (until its flows finished or it moved;
-//!   NaN: still there), `migrated` (it arrived by a migration);
+//! * `placements` (`[placement]`, unless left out of `scenario.record`):
+//!   one row per stay of a task on a host: `task_id` (its job's row in
+//!   `tasks`: a `compute-job`, a `cluster-job` or, for a query worker, the
+//!   `query-<name>` row), `job` (jobs numbered in start order; a query's
+//!   number among the queries), `task` (index in the job, or worker
+//!   index), `host, rack, tor_util` (the ToR's outbound utilization when
+//!   chosen: live for compute jobs, the last sample for a cluster), `start_s,
+//!   finish_s` (until its flows finished, its run ended or it moved; NaN:
+//!   still there), `migrated` (it arrived by a migration);
 //! * `migrations` (`[placement]`, migrating policies): one row per task
 //!   moved off a hot ToR: `time_s, task_id, job, task, from_host, to_host,
 //!   tor` (the hot one), `rate_bps` (its measured outbound rate leaving the
-//!   rack), `bytes_moved` (bytes not yet delivered, carried on by new flows).
+//!   rack), `bytes_moved` (bytes not yet delivered, carried on by new flows;
+//!   0 for a cluster task, which restarts).
 //!
-//! A flow cut by a migration keeps its row with the bytes it delivered and
-//! `finish_s` at the migration; its remaining bytes are a new flow (id from
-//! 2^62 up) of the same task between the task's new hosts.
+//! A flow cut by a migration (or by the end of a cluster task's run) keeps
+//! its row with the bytes it delivered and `finish_s` at the cut; a
+//! compute job's remaining bytes are a new flow (id from 2^62 up) of the
+//! same task between the task's new hosts.
 
 use std::collections::BTreeMap;
 
@@ -298,11 +303,13 @@ pub struct Recorded {
     pub links: bool,
     /// The `queues` table.
     pub queues: bool,
+    /// The `placements` table.
+    pub placements: bool,
 }
 
 impl Default for Recorded {
     fn default() -> Self {
-        Self { flows: true, links: true, queues: true }
+        Self { flows: true, links: true, queues: true, placements: true }
     }
 }
 
@@ -310,7 +317,12 @@ impl Recorded {
     /// From `scenario.record`.
     pub fn of(section: &crate::config::ScenarioSection) -> Self {
         use crate::config::RecordedTable as T;
-        Self { flows: section.records(T::Flows), links: section.records(T::Links), queues: section.records(T::Queues) }
+        Self {
+            flows: section.records(T::Flows),
+            links: section.records(T::Links),
+            queues: section.records(T::Queues),
+            placements: section.records(T::Placements),
+        }
     }
 }
 

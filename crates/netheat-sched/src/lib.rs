@@ -15,7 +15,7 @@
 //! The cluster experiment of the hotspot paper (jobs arriving with tasks
 //! requesting CPU and memory and carrying network demand, placed by a
 //! policy, migrated off hot ToRs by a reactive loop, on the flow-level
-//! engine) is `netheat-repro`'s `utp`.
+//! engine) is `netheat-scenario`'s `cluster` module.
 #![warn(missing_docs)]
 
 pub mod error;

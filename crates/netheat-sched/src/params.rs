@@ -1,7 +1,7 @@
 //! The scheduler's own parameters and their defaults, shared by every run
-//! that places tasks with a [`crate::PlacementPolicy`]: the scenario
-//! layer's `[placement]` and the UTP cluster experiment of `netheat-repro`
-//! (`utp::ClusterParams`, whose defaults for these keys are these).
+//! that places tasks with a [`crate::PlacementPolicy`]: a scenario's
+//! `[placement]` (over `compute-job` tasks or a `cluster` app), whose
+//! defaults are these.
 
 use crate::policy::Objective;
 
@@ -9,7 +9,7 @@ use crate::policy::Objective;
 /// samples, its objectives, how it samples ToR utilization and decides a
 /// ToR is hot, and its migration budget.
 ///
-/// Read (by serde, e.g. the UTP experiment point of `netheat-repro`) with
+/// Read (by serde) with
 /// kebab-case keys; `tick` and `detect` are durations (seconds or a unit
 /// string such as `"5min"`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]

@@ -1,7 +1,7 @@
 //! ToR utilization as the scheduler sees it: outbound rates over the
 //! uplinks of each ToR, and the detection of hot ToRs (above the threshold
 //! for a whole detection window of samples), shared by the cluster model
-//! (`netheat-repro`'s `utp`) and any other run that places tasks with a
+//! (`netheat-scenario`'s `cluster` module) and any other run that places tasks with a
 //! [`crate::PlacementPolicy`] (the scenario layer's `[placement]`).
 
 use netheat_engine::Ctx;

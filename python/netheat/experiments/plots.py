@@ -18,7 +18,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
-from matplotlib.ticker import NullFormatter
 
 from netheat.output import save_png
 
@@ -40,30 +39,26 @@ def _save(fig: Any, path: Path) -> Path:
         plt.close(fig)
 
 
-def _utp_load_figure(pts: pl.DataFrame, run_dir: Path) -> tuple[Path, str]:
-    """UTP load sweep: each policy's metrics against the baseline's cell-level utilization."""
+def _placement_load_figure(pts: pl.DataFrame, run_dir: Path) -> tuple[Path, str]:
+    """A cluster load sweep: each placement policy's measures against the baseline's cell-level
+    utilization."""
     ok = pts.filter(pl.col("status") == "ok")
     load = (
         ok.filter(pl.col("variant") == "bandwidth-oblivious")
         .group_by("point")
-        .agg(pl.col("cell_util").mean().alias("load"))
+        .agg(pl.col("stats.placement_cell_util").mean().alias("load"))
+    )
+    panels = (
+        ("stats.placement_hot_tor_share", "hot ToR-windows (%)", 100.0),
+        ("stats.placement_p98_tor_util", "p98 ToR utilization (%)", 100.0),
+        ("stats.migrations", "tasks migrated", 1.0),
+        ("stats.net_intensive_on_hot_share", "net-intensive placements on hot ToRs (%)", 100.0),
     )
     m = (
         ok.join(load, on="point")
         .group_by("variant", "load")
-        .agg(
-            pl.col("hot_tor_share").mean(),
-            pl.col("p98_tor_util").mean(),
-            pl.col("migrations").mean(),
-            pl.col("net_intensive_on_hot_share").mean(),
-        )
+        .agg(*(pl.col(c).mean() for c, _, _ in panels))
         .sort("variant", "load")
-    )
-    panels = (
-        ("hot_tor_share", "hot ToR-windows (%)", 100.0),
-        ("p98_tor_util", "p98 ToR utilization (%)", 100.0),
-        ("migrations", "tasks migrated", 1.0),
-        ("net_intensive_on_hot_share", "net-intensive placements on hot ToRs (%)", 100.0),
     )
     fig, axes = plt.subplots(2, 2, figsize=(9, 6), sharex=True)
     for ax, (col, label, scale) in zip(axes.flat, panels, strict=True):
@@ -76,106 +71,82 @@ def _utp_load_figure(pts: pl.DataFrame, run_dir: Path) -> tuple[Path, str]:
         ax.set_xlabel("cell-level utilization, bandwidth-oblivious (%)", fontsize=8)
     axes[0, 0].legend(fontsize=7)
     return (
-        _save(fig, run_dir / "utp_load.png"),
-        "UTP load sweep: per policy, the share of hot ToR-windows, the p98 ToR utilization (dashed: the 75% "
-        "hot threshold), tasks migrated and the share of network-intensive placements on hot ToRs, against "
-        "the average cell-level utilization (Figure 16's definition) of the bandwidth-oblivious run at the "
-        "same load (mean over seeds).",
+        _save(fig, run_dir / "placement_load.png"),
+        "Load sweep: per placement policy, the share of hot ToR-windows, the p98 ToR utilization (dashed: "
+        "the 75% hot threshold), tasks migrated and the share of network-intensive placements on hot ToRs, "
+        "against the average cell-level utilization (the hotspot paper's Figure 16 definition) of the "
+        "bandwidth-oblivious run at the same load (mean over seeds).",
     )
 
 
-def utp_figures(run_dir: Path) -> list[tuple[Path, str]]:
-    """UTP: hot-ToR share and p98 over time, migrations per hour, query latency CDFs."""
-    out: list[tuple[Path, str]] = []
-    series_path = run_dir / "series.parquet"
-    params = _params(run_dir, "utp")
-    hours = 1.0 / 3600.0
-    incident_h = float(params.get("duration", 0.0)) / 2.0 * hours if params.get("incident-every", 0) else None
-    warmup_h = float(params.get("warmup", 0.0)) * hours
+def placement_figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Scenario experiments over a ``cluster`` app: a load sweep's measures against the cell-level
+    utilization, or migrations per hour and the analytical queries' completion-time CDFs."""
     points_path = run_dir / "points.parquet"
-    if points_path.is_file():
-        pts = pl.read_parquet(points_path)
-        if "cell_util" in pts.columns and pts["point"].n_unique() > 1:
-            out.append(_utp_load_figure(pts, run_dir))
-            return out  # a load sweep: over-time curves and CDFs would mix loads
-    if series_path.is_file():
-        s = (
-            pl.read_parquet(series_path)
-            .group_by("variant", "window_start_s")
-            .agg(pl.col("hot_tor_share").mean(), pl.col("p98_tor_util").mean(), pl.col("migrations").mean())
-            .sort("variant", "window_start_s")
-        )
-        fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
-        for v in s["variant"].unique(maintain_order=True).to_list():
-            d = s.filter(pl.col("variant") == v)
-            t = d["window_start_s"].to_numpy() * hours
-            axes[0].plot(t, 100.0 * d["hot_tor_share"].to_numpy(), label=v, lw=1)
-            axes[1].plot(t, 100.0 * d["p98_tor_util"].to_numpy(), label=v, lw=1)
-        axes[0].set_ylabel("hot ToRs (%)")
-        axes[1].set_ylabel("p98 ToR utilization (%)")
-        axes[1].set_xlabel("time (h)")
-        for ax in axes:
-            ax.axvspan(0.0, warmup_h, color="#ddd", lw=0)
-            if incident_h is not None:
-                ax.axvline(incident_h, color="#888", ls="--", lw=1)
-        axes[0].legend(fontsize=8)
-        out.append(
-            (
-                _save(fig, run_dir / "utp_over_time.png"),
-                "Share of compute ToRs hot (outbound, 5-minute windows) and the 98th percentile of ToR "
-                "utilization over time, per policy. Grey: warm-up (excluded from the metrics); dashed: the "
-                "incident where ToRs lose part of their uplink.",
-            )
-        )
+    if not points_path.is_file():
+        return []
+    pts = pl.read_parquet(points_path).with_columns(pl.col("variant").cast(pl.Utf8))
+    if "stats.placement_cell_util" not in pts.columns:
+        return []
+    if pts["point"].n_unique() > 1 and "bandwidth-oblivious" in pts["variant"].to_list():
+        # A load sweep: migrations over time and query CDFs would mix loads.
+        return [_placement_load_figure(pts, run_dir)]
+    out: list[tuple[Path, str]] = []
+    seeds = pts.group_by("variant").agg(pl.col("seed").n_unique().alias("seeds"))
+    migrations_path = run_dir / "migrations.parquet"
+    if migrations_path.is_file():
         per_hour = (
-            s.with_columns((pl.col("window_start_s") // 3600).alias("hour"))
+            pl.read_parquet(migrations_path, columns=["variant", "time_s"])
+            .with_columns(
+                pl.col("variant").cast(pl.Utf8), (pl.col("time_s") // 3600).cast(pl.Int64).alias("hour")
+            )
             .group_by("variant", "hour")
-            .agg(pl.col("migrations").sum())
+            .agg(pl.len().alias("n"))
+            .join(seeds, on="variant")
+            .with_columns((pl.col("n") / pl.col("seeds")).alias("per_seed"))
             .sort("variant", "hour")
         )
-        migrating = [
-            v
-            for v in per_hour["variant"].unique(maintain_order=True).to_list()
-            if per_hour.filter(pl.col("variant") == v)["migrations"].sum() > 0
-        ]
-        if migrating:
+        variants = per_hour["variant"].unique(maintain_order=True).to_list()
+        if variants:
             fig, ax = plt.subplots(figsize=(8, 3.2))
-            width = 0.8 / len(migrating)
-            for k, v in enumerate(migrating):
+            width = 0.8 / len(variants)
+            for k, v in enumerate(variants):
                 d = per_hour.filter(pl.col("variant") == v)
-                ax.bar(d["hour"].to_numpy() + k * width, d["migrations"].to_numpy(), width, label=v)
-            if incident_h is not None:
-                ax.axvline(incident_h, color="#888", ls="--", lw=1)
+                ax.bar(d["hour"].to_numpy() + k * width, d["per_seed"].to_numpy(), width, label=v)
             ax.set_xlabel("hour")
             ax.set_ylabel("migrations per hour")
             ax.legend(fontsize=8)
             out.append(
                 (
-                    _save(fig, run_dir / "utp_migrations.png"),
+                    _save(fig, run_dir / "placement_migrations.png"),
                     "Tasks migrated off hot ToRs per hour, per migrating policy (mean over seeds).",
                 )
             )
-    queries_path = run_dir / "queries.parquet"
-    if queries_path.is_file():
-        q = pl.read_parquet(queries_path)
-        types = q["query"].unique(maintain_order=True).to_list()
-        if types:
-            fig, axes = plt.subplots(1, len(types), figsize=(4.0 * len(types), 3.2), squeeze=False)
-            for ax, name in zip(axes[0], types, strict=True):
-                for v in q["variant"].unique(maintain_order=True).to_list():
-                    x = np.sort(q.filter((pl.col("query") == name) & (pl.col("variant") == v))["latency_s"])
-                    if len(x):
-                        ax.plot(x, np.arange(1, len(x) + 1) / len(x), label=f"{v} ({len(x)})", lw=1)
-                ax.set_xscale("log")
-                ax.xaxis.set_minor_formatter(NullFormatter())
-                ax.set_xlabel(f"{name} query latency (s)")
-                ax.set_ylabel("CDF")
-                ax.legend(fontsize=7)
+    tasks_path = run_dir / "tasks.parquet"
+    if tasks_path.is_file():
+        warmups = pts["stats.warmup_s"].drop_nulls().to_list() if "stats.warmup_s" in pts.columns else []
+        warmup = float(max(warmups, default=0.0))
+        q = pl.read_parquet(tasks_path, columns=["variant", "kind", "start_s", "tct_s"]).with_columns(
+            pl.col("variant").cast(pl.Utf8), pl.col("kind").cast(pl.Utf8)
+        )
+        q = q.filter(
+            pl.col("kind").str.starts_with("query-")
+            & (pl.col("start_s") >= warmup)
+            & pl.col("tct_s").is_not_nan()
+        )
+        for kind in sorted(set(q["kind"].to_list())):
             out.append(
                 (
-                    _save(fig, run_dir / "utp_query_cdf.png"),
-                    "Completion times of the analytical queries after the warm-up, per query type and policy "
-                    "(empirical CDF; number of queries in brackets).",
+                    _cdf_per_variant(
+                        q.filter(pl.col("kind") == kind),
+                        "tct_s",
+                        1.0,
+                        f"{kind} completion time (s)",
+                        "CDF of queries",
+                        run_dir / f"placement_{kind}_cdf.png",
+                    ),
+                    f"Completion times of the {kind} analytical queries after the warm-up, per policy "
+                    "(all seeds pooled).",
                 )
             )
     return out

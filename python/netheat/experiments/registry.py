@@ -251,9 +251,6 @@ def _load_builtins() -> None:
         from netheat.experiments import baraat  # registers "baraat"
 
         del baraat
-        from netheat.experiments import utp  # registers "utp"
-
-        del utp
         from netheat.experiments import storage  # registers "ccp"
 
         del storage

@@ -31,7 +31,7 @@ over the flows, tasks and blocks that start after ``scenario.warmup``:
   time (the ``shuffle-job`` app of the Subways experiments);
 - ``tct_mean_s``, ``tct_p50_s``, ``tct_p95_s``, ``tct_p99_s`` over finished tasks, and the
   same per task kind as ``<kind>.tct_p99_s`` (``partition-aggregate``,
-  ``file-write``, ``trace``...; a kind that did not run has no value, so its
+  ``file-write``, ``trace``, a cluster's ``query-small``...; a kind that did not run has no value, so its
   metric is null), and per task size as ``<kind>.<bytes>B.tct_p99_s`` for a
   kind whose tasks come in at most ``MAX_SIZE_CLASSES`` whole-byte sizes
   (``incast.5000B.tct_p99_s``: the 99th percentile completion time of the
@@ -254,7 +254,7 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     sizes = _times(tasks.column("bytes"))
     for kind in sorted(set(kinds.tolist())):
         of_kind = kinds == kind
-        values.update(_tails(f"{kind}.tct", tct[of_kind]))
+        values.update(_tails(f"{kind}.tct", tct[of_kind], (0.95, 0.99)))
         distinct = np.unique(sizes[of_kind])
         if distinct.size <= MAX_SIZE_CLASSES and np.all(distinct == np.round(distinct)):
             for b in distinct:
@@ -335,11 +335,22 @@ def _run_search(
 
 def _figures(run_dir: Path) -> list[tuple[Path, str]]:
     """A capacity search's results against the swept key (:func:`plots.search_figures`),
-    Baraat's figures for runs of its aggregation workload (:func:`plots.baraat_figures`), and
-    block write times per variant for runs with a storage policy (:func:`plots.block_write_figures`)."""
-    from netheat.experiments.plots import baraat_figures, block_write_figures, search_figures
+    Baraat's figures for runs of its aggregation workload (:func:`plots.baraat_figures`),
+    block write times per variant for runs with a storage policy (:func:`plots.block_write_figures`),
+    and a cluster's placement measures (:func:`plots.placement_figures`)."""
+    from netheat.experiments.plots import (
+        baraat_figures,
+        block_write_figures,
+        placement_figures,
+        search_figures,
+    )
 
-    return search_figures(run_dir) + baraat_figures(run_dir) + block_write_figures(run_dir)
+    return (
+        search_figures(run_dir)
+        + baraat_figures(run_dir)
+        + block_write_figures(run_dir)
+        + placement_figures(run_dir)
+    )
 
 
 SCOPE = MetricScope(
@@ -415,12 +426,12 @@ SCOPE = MetricScope(
     ),
     families=(
         MetricFamily(
-            "<task-kind>.tct_{mean,p50,p99}_s",
-            r"([a-z][a-z0-9-]*)\.tct_(mean|p50|p99)_s",
+            "<task-kind>.tct_{mean,p50,p95,p99}_s",
+            r"([a-z][a-z0-9-]*)\.tct_(mean|p50|p95|p99)_s",
             "s",
             "task completion time ({1}) of the finished tasks of kind {0}",
-            "mean, median and 99th percentile task completion time of the finished tasks of one kind "
-            "(partition-aggregate, file-write, trace...); null when no task of that kind ran",
+            "mean, median, 95th and 99th percentile task completion time of the finished tasks of one kind "
+            "(partition-aggregate, file-write, trace, query-small...); null when no task of that kind ran",
         ),
         MetricFamily(
             "<task-kind>.<bytes>B.tct_{mean,p50,p99}_s",

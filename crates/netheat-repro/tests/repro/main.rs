@@ -1,10 +1,8 @@
 //! Integration tests of netheat-repro, one file per paper's experiment.
 
 mod baraat;
-mod cell_util;
 mod cloudburst;
 mod storage;
-mod utp;
 
 use netheat_topology::Topology;
 

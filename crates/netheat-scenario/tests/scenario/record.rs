@@ -1,11 +1,12 @@
 //! `scenario.record`: leaving the flows, links and queues tables out changes
 //! what is kept, never what happens. Every example scenario run with
-//! `record = []` gives the same tasks, blocks, placements, migrations and
+//! `record = ["placements"]` gives the same tasks, blocks, placements, migrations and
 //! flow counts as the run that keeps every table, to the bit.
 
 use std::path::Path;
 
 use netheat_data::DataDir;
+use netheat_scenario::result::PlacementOut;
 use netheat_scenario::{Recorded, Scenario, ScenarioResult};
 
 fn example(name: &str, overrides: &[(&str, &str)]) -> (ScenarioResult, ScenarioResult) {
@@ -17,7 +18,8 @@ fn example(name: &str, overrides: &[(&str, &str)]) -> (ScenarioResult, ScenarioR
         }
         s.run(&DataDir::explicit("/nonexistent"), &mut |_, _| true).unwrap()
     };
-    (run(&[]), run(&[("scenario.record", "[]")]))
+    // The placements table is a decision table, kept to compare.
+    (run(&[]), run(&[("scenario.record", "[\"placements\"]")]))
 }
 
 /// Float columns compared bit for bit (NaN equal to NaN).
@@ -26,26 +28,51 @@ fn bits(v: impl IntoIterator<Item = f64>) -> Vec<u64> {
 }
 
 fn assert_same_run(name: &str, full: &ScenarioResult, lean: &ScenarioResult) {
+    assert_same_run_within(name, full, lean, 0.0);
+}
+
+/// As [`assert_same_run`], with the tasks' bytes and floors and the
+/// placements' `tor_util` within `rel` (relative) rather than to the bit:
+/// the bytes a flow delivered before it was cut are integrated up to the
+/// engine's accounting instants, which include the link windows' edges,
+/// and a link's rate is summed over its flows in the engine's slot order,
+/// which changes when the slots of forgotten flows are reused; both can
+/// differ in the last bit (the decisions, hosts and times are the same),
+/// and a flow sized to end when its task ends (a cluster's) may then finish
+/// in one run and be cut in the other: the counts of completed flows and
+/// engine events within 1%.
+fn assert_same_run_within(name: &str, full: &ScenarioResult, lean: &ScenarioResult, rel: f64) {
     assert_eq!(full.recorded, Recorded::default(), "{name}");
-    assert_eq!(lean.recorded, Recorded { flows: false, links: false, queues: false }, "{name}");
+    assert_eq!(lean.recorded, Recorded { flows: false, links: false, queues: false, placements: true }, "{name}");
     assert!(!full.flows.is_empty(), "{name}: the full run keeps its flows");
     assert!(lean.flows.is_empty() && lean.links.is_empty() && lean.queues.is_empty(), "{name}");
     assert!(!full.tasks.is_empty(), "{name}: a run with tasks");
     assert_eq!(full.tasks.len(), lean.tasks.len(), "{name}");
     for (a, b) in full.tasks.iter().zip(&lean.tasks) {
         assert_eq!((a.task_id, &a.kind, a.table, a.flows), (b.task_id, &b.kind, b.table, b.flows), "{name}");
-        assert_eq!(
-            bits([a.start_s, a.finish_s, a.bytes, a.floor_s]),
-            bits([b.start_s, b.finish_s, b.bytes, b.floor_s]),
-            "{name}: task {}",
-            a.task_id
-        );
+        assert_eq!(bits([a.start_s, a.finish_s]), bits([b.start_s, b.finish_s]), "{name}: task {}", a.task_id);
+        for (x, y) in [(a.bytes, b.bytes), (a.floor_s, b.floor_s)] {
+            let same = x.to_bits() == y.to_bits() || (x - y).abs() <= rel * x.abs();
+            assert!(same, "{name}: task {}: {x} vs {y}", a.task_id);
+        }
     }
     assert_eq!(full.blocks, lean.blocks, "{name}");
-    assert_eq!(full.placements, lean.placements, "{name}");
+    // (Debug text: a stay still running at the end has a NaN finish.)
+    assert_eq!(full.placements.len(), lean.placements.len(), "{name}");
+    for (a, b) in full.placements.iter().zip(&lean.placements) {
+        let close = a.tor_util.to_bits() == b.tor_util.to_bits() || (a.tor_util - b.tor_util).abs() <= rel * a.tor_util;
+        let (a, b) = (PlacementOut { tor_util: 0.0, ..a.clone() }, PlacementOut { tor_util: 0.0, ..b.clone() });
+        assert!(close && format!("{a:?}") == format!("{b:?}"), "{name}: {a:?} vs {b:?}");
+    }
     assert_eq!(full.migrations, lean.migrations, "{name}");
     for k in ["flows", "completed", "end_s", "events", "rebinds", "class_changes", "migrations", "drops"] {
-        assert_eq!(full.stats.get(k), lean.stats.get(k), "{name}: stats.{k}");
+        let (a, b) = (full.stats.get(k), lean.stats.get(k));
+        // With `rel`: a flow whose last bit arrives when its task ends can
+        // finish (a completion, an event) in one run and be cut in the other.
+        let near = rel > 0.0
+            && matches!(k, "completed" | "events")
+            && a.zip(b).is_some_and(|(a, b)| (a - b).abs() <= 1e-2 * a);
+        assert!(a == b || near, "{name}: stats.{k}: {a:?} vs {b:?}");
     }
     assert_eq!(full.stats["flows"], full.flows.len() as f64, "{name}: every flow counted");
 }
@@ -74,6 +101,19 @@ fn application_tasks_blocks_and_placements_are_the_same_without_flows() {
     let (full, lean) = example("placement-utp.toml", &[]);
     assert!(!full.placements.is_empty());
     assert_same_run("placement", &full, &lean);
+}
+
+#[test]
+fn a_cluster_is_the_same_without_flows() {
+    let short =
+        [("scenario.duration", "\"90min\""), ("workload.duration", "\"90min\""), ("scenario.warmup", "\"30min\"")];
+    let (full, lean) = example("cluster-utp.toml", &short);
+    assert!(!full.migrations.is_empty() && full.tasks.iter().any(|t| t.kind == "query-small"));
+    // A cluster task's flow is cut when its run ends.
+    assert_same_run_within("cluster", &full, &lean, 1e-12);
+    for k in ["net_intensive_on_hot", "net_intensive_placements", "servers_used", "cpu_imbalance", "pending"] {
+        assert_eq!(full.stats[k].to_bits(), lean.stats[k].to_bits(), "stats.{k}");
+    }
 }
 
 #[test]

@@ -11,6 +11,7 @@
 pub mod aggregation;
 pub mod analytics;
 pub mod cfs;
+pub mod cluster;
 pub mod coflow;
 pub mod compute;
 pub mod incast;

@@ -6,6 +6,7 @@ mod arrivals;
 mod background;
 mod caps;
 mod cfs;
+mod cluster_jobs;
 mod compute_jobs;
 mod dag;
 mod memcache;
