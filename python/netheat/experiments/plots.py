@@ -51,8 +51,8 @@ def _placement_load_figure(pts: pl.DataFrame, run_dir: Path) -> tuple[Path, str]
     panels = (
         ("stats.placement_hot_tor_share", "hot ToR-windows (%)", 100.0),
         ("stats.placement_p98_tor_util", "p98 ToR utilization (%)", 100.0),
-        ("stats.migrations", "tasks migrated", 1.0),
-        ("stats.net_intensive_on_hot_share", "net-intensive placements on hot ToRs (%)", 100.0),
+        ("stats.measured_migrations", "tasks migrated after the warm-up", 1.0),
+        ("stats.measured_net_intensive_on_hot_share", "net-intensive placements on hot ToRs (%)", 100.0),
     )
     m = (
         ok.join(load, on="point")
@@ -88,7 +88,17 @@ def placement_figures(run_dir: Path) -> list[tuple[Path, str]]:
     pts = pl.read_parquet(points_path).with_columns(pl.col("variant").cast(pl.Utf8))
     if "stats.placement_cell_util" not in pts.columns:
         return []
-    if pts["point"].n_unique() > 1 and "bandwidth-oblivious" in pts["variant"].to_list():
+    load_columns = (
+        "stats.placement_hot_tor_share",
+        "stats.placement_p98_tor_util",
+        "stats.measured_migrations",
+        "stats.measured_net_intensive_on_hot_share",
+    )
+    if (
+        pts["point"].n_unique() > 1
+        and "bandwidth-oblivious" in pts["variant"].to_list()
+        and all(c in pts.columns for c in load_columns)
+    ):
         # A load sweep: migrations over time and query CDFs would mix loads.
         return [_placement_load_figure(pts, run_dir)]
     out: list[tuple[Path, str]] = []

@@ -67,6 +67,11 @@ fn runs_are_deterministic_and_policies_see_the_same_jobs() {
     assert_eq!(stat(&o, "placements"), stat(&a, "placements") - stat(&a, "migrations"));
     assert_eq!(stat(&o, "migrations"), 0.0);
     assert_eq!(a.migrations.len() as f64, stat(&a, "migrations"));
+    // From the 30-min warm-up on: the rows of `migrations` after it.
+    let after = a.migrations.iter().filter(|m| m.time_s >= 1800.0).count() as f64;
+    assert_eq!(stat(&a, "measured_migrations"), after);
+    assert!(after <= stat(&a, "migrations") && after > 0.0);
+    assert!(stat(&a, "measured_net_intensive_placements") < stat(&a, "net_intensive_placements"));
     let jobs = |r: &ScenarioResult| -> Vec<(u64, f64)> {
         r.tasks.iter().filter(|t| t.kind == "cluster-job").map(|t| (t.task_id, t.start_s)).collect()
     };
