@@ -433,7 +433,8 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   `drift-share` of the tasks every detection window), with `queries`
   (analytical queries, `query-<name>` tasks) every `query-period`: the
   `[placement]` policy schedules them, keeps tasks that fit nowhere
-  pending and restarts migrated ones after `placement.restart-delay`; its
+  pending and restarts migrated ones after `placement.restart-delay`, and
+  the routing policy routes their flows; its
   measures are in `stats.json` (`placement_hot_tor_share`,
   `placement_p98_tor_util`, `placement_cell_util`, `migrations`,
   `net_intensive_on_hot_share`...); `kind =
@@ -466,8 +467,7 @@ Combinations that mean nothing stop with exit 2 naming both keys: a
 engine, a storage policy without
 `file-write` tasks, a placement policy without `compute-job` tasks or a
 `cluster` app, a `cluster` app without `[placement]` or
-`scenario.duration` or with a routing policy other than `ecmp` or a flow
-scheduler other than `fair-share`, and
+`scenario.duration` or with a flow scheduler other than `fair-share`, and
 `scheduling.policy = "spc"` with `adaptive`, `detour` or `subways-ecmp`
 routing, a storage or placement policy or capacity `[[events]]`.
 

@@ -36,6 +36,10 @@
 //!   ([`netheat_workloads::apps::analytics::AnalyticalQuery`]); each is a
 //!   `query-<name>` row of `tasks`.
 //!
+//! The tasks' flows go through the scenario's routing policy (`ecmp`, or
+//! a load balancer that routes and re-binds them: `adaptive`, `detour`,
+//! `subways-ecmp`); the queries' flows take the engine's ECMP paths.
+//!
 //! Measured from the engine's link windows (`scenario.window`) after
 //! `scenario.warmup`, in `stats.json`: `placement_hot_tor_share` (share of
 //! ToR-windows whose outbound utilization, over the uplink capacity in
@@ -130,6 +134,16 @@ struct Job {
 /// A running query: its runner task, the servers (and cores) its workers
 /// hold, and its first row in `placements`.
 type RunningQuery = (usize, Vec<(u32, u32)>, usize);
+
+/// How the cluster's flows enter and leave the run: the scenario's
+/// routing policy routes them (a load balancer re-binds them like any
+/// other flow).
+pub trait ClusterHooks {
+    /// Starts `spec`, a flow of the job whose row of `tasks` is `task_id`.
+    fn start(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec);
+    /// Flow `id` was cut after delivering `sent` bytes.
+    fn cut(&mut self, id: u64, sent: f64);
+}
 
 /// What one placement asks for.
 struct Ask {
@@ -314,6 +328,11 @@ impl<'t> ClusterRun<'t> {
         Ok(())
     }
 
+    /// When it stops: no timer of its fires after this, seconds.
+    pub fn until_s(&self) -> f64 {
+        self.until_s
+    }
+
     /// Whether flow `id` is the cluster's.
     pub fn owns_flow(id: u64) -> bool {
         (FLOW_BASE..crate::placement::MIGRATED_FLOW_BASE).contains(&id)
@@ -387,7 +406,14 @@ impl<'t> ClusterRun<'t> {
     }
 
     /// Places task `i` (not under `avoid_rack`); false when nothing fits.
-    fn place(&mut self, ctx: &mut Ctx<'_, '_>, i: usize, avoid_rack: Option<u32>, migrated: bool) -> Option<u32> {
+    fn place(
+        &mut self,
+        ctx: &mut Ctx<'_, '_>,
+        h: &mut dyn ClusterHooks,
+        i: usize,
+        avoid_rack: Option<u32>,
+        migrated: bool,
+    ) -> Option<u32> {
         let est = if self.policy.network_aware() { self.estimate(i) } else { self.tasks[i].estimate.unwrap_or(0.0) };
         let ask = Ask { cores: self.tasks[i].cores, mem: self.tasks[i].mem, est };
         let hosts = self.topo.hosts();
@@ -398,11 +424,11 @@ impl<'t> ClusterRun<'t> {
             .filter_map(|&t| self.tasks[t].server.map(|x| hosts[x as usize].rack))
             .collect();
         let s = self.choose_server(ctx, &ask, &others, avoid_rack)?;
-        self.start_on(ctx, i, s, migrated);
+        self.start_on(ctx, h, i, s, migrated);
         Some(s)
     }
 
-    fn start_on(&mut self, ctx: &mut Ctx<'_, '_>, i: usize, s: u32, migrated: bool) {
+    fn start_on(&mut self, ctx: &mut Ctx<'_, '_>, h: &mut dyn ClusterHooks, i: usize, s: u32, migrated: bool) {
         let now = ctx.now();
         let rack = self.topo.hosts()[s as usize].rack;
         self.free_cores[s as usize] -= f64::from(self.tasks[i].cores);
@@ -445,12 +471,12 @@ impl<'t> ClusterRun<'t> {
             }
         } else {
             t.run_start_s = now;
-            self.start_flow(ctx, i);
+            self.start_flow(ctx, h, i);
         }
     }
 
     /// Starts the traffic of task `i` on its server, to its end.
-    fn start_flow(&mut self, ctx: &mut Ctx<'_, '_>, i: usize) {
+    fn start_flow(&mut self, ctx: &mut Ctx<'_, '_>, h: &mut dyn ClusterHooks, i: usize) {
         let now = ctx.now();
         let Some(s) = self.tasks[i].server else { return };
         // The peer lives in another rack (storage / shuffle traffic).
@@ -473,14 +499,12 @@ impl<'t> ClusterRun<'t> {
                 .with_task(self.job_id_base + job as u64);
             self.flow_task.insert(id, i);
             self.jobs[job].flows += 1;
-            if let Err(e) = ctx.add_flow(f) {
-                self.fail(e);
-            }
+            h.start(ctx, self.job_id_base + job as u64, f);
         }
     }
 
     /// Frees task `i`'s server and cuts its flow, if still sending.
-    fn stop(&mut self, ctx: &mut Ctx<'_, '_>, i: usize) {
+    fn stop(&mut self, ctx: &mut Ctx<'_, '_>, h: &mut dyn ClusterHooks, i: usize) {
         let now = ctx.now();
         if let Some(s) = self.tasks[i].server.take() {
             self.free_cores[s as usize] += f64::from(self.tasks[i].cores);
@@ -495,6 +519,7 @@ impl<'t> ClusterRun<'t> {
                 let sent = ctx.flow_bytes_sent(f).unwrap_or(0.0);
                 self.jobs[self.tasks[i].job].bytes += sent;
                 self.cut.insert(f, (now, sent));
+                h.cut(f, sent);
                 if let Err(e) = ctx.cancel_flow(f) {
                     self.fail(e);
                 }
@@ -520,10 +545,10 @@ impl<'t> ClusterRun<'t> {
         }
     }
 
-    fn start_job(&mut self, ctx: &mut Ctx<'_, '_>, j: usize) {
+    fn start_job(&mut self, ctx: &mut Ctx<'_, '_>, h: &mut dyn ClusterHooks, j: usize) {
         for k in 0..self.jobs[j].tasks.len() {
             let i = self.jobs[j].tasks[k];
-            if self.place(ctx, i, None, false).is_none() {
+            if self.place(ctx, h, i, None, false).is_none() {
                 self.pending.push(i);
             }
             let end = self.tasks[i].end_s;
@@ -533,7 +558,7 @@ impl<'t> ClusterRun<'t> {
         }
     }
 
-    fn detect(&mut self, ctx: &mut Ctx<'_, '_>) {
+    fn detect(&mut self, ctx: &mut Ctx<'_, '_>, h: &mut dyn ClusterHooks) {
         // Demand drifts away from its estimate.
         let (sigma, share) = (self.jobs_params.drift_sigma, self.jobs_params.drift_share);
         for i in 0..self.tasks.len() {
@@ -581,9 +606,9 @@ impl<'t> ClusterRun<'t> {
                     }
                     let from = self.tasks[i].server.unwrap_or(0);
                     let rate_bps = cands.iter().find(|c| c.task == i).map_or(0.0, |c| c.rate_bps);
-                    self.stop(ctx, i);
+                    self.stop(ctx, h, i);
                     self.restart(ctx, i);
-                    match self.place(ctx, i, Some(t as u32), true) {
+                    match self.place(ctx, h, i, Some(t as u32), true) {
                         Some(to) => {
                             self.jobs[j].migrations_this_window += 1;
                             self.migrations.push(MigrationOut {
@@ -612,11 +637,11 @@ impl<'t> ClusterRun<'t> {
         }
     }
 
-    fn tick(&mut self, ctx: &mut Ctx<'_, '_>) {
+    fn tick(&mut self, ctx: &mut Ctx<'_, '_>, h: &mut dyn ClusterHooks) {
         self.tors.sample(self.topo, ctx);
         // Retry pending tasks.
         for i in std::mem::take(&mut self.pending) {
-            if !self.tasks[i].done && self.place(ctx, i, None, false).is_none() {
+            if !self.tasks[i].done && self.place(ctx, h, i, None, false).is_none() {
                 self.pending.push(i);
             }
         }
@@ -859,8 +884,9 @@ impl<'t> ClusterRun<'t> {
     }
 }
 
-impl Controller for ClusterRun<'_> {
-    fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+impl ClusterRun<'_> {
+    /// A flow of the cluster finished.
+    pub fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
         if flow.id >= QUERY_FLOW_BASE {
             self.queries.on_flow_complete(ctx, flow);
             self.reap_queries();
@@ -869,7 +895,8 @@ impl Controller for ClusterRun<'_> {
         }
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
+    /// A timer of the cluster fired; its flows start and end through `h`.
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64, h: &mut dyn ClusterHooks) {
         let now = ctx.now();
         let until = self.until_s;
         let more = |period: f64| now + period < until;
@@ -881,17 +908,17 @@ impl Controller for ClusterRun<'_> {
             let t = &self.tasks[i];
             if !t.done && t.server.is_some() && t.flow.is_none() && now >= t.ready_s {
                 self.tasks[i].run_start_s = now;
-                self.start_flow(ctx, i);
+                self.start_flow(ctx, h, i);
             }
         } else if token >= T_JOB {
-            self.start_job(ctx, (token - T_JOB) as usize);
+            self.start_job(ctx, h, (token - T_JOB) as usize);
         } else if token >= T_END {
             let i = (token - T_END) as usize;
             // A restart moved the end later: the first timer is stale.
             if !self.tasks[i].done && now >= self.tasks[i].end_s {
                 self.tasks[i].done = true;
                 self.tasks[i].finish_s = now;
-                self.stop(ctx, i);
+                self.stop(ctx, h, i);
             }
         } else if token == T_QUERY {
             self.launch_queries(ctx);
@@ -901,14 +928,14 @@ impl Controller for ClusterRun<'_> {
                 }
             }
         } else if token == T_TICK {
-            self.tick(ctx);
+            self.tick(ctx, h);
             if more(self.params.tick_s) {
                 if let Err(e) = ctx.schedule_timer(now + self.params.tick_s, T_TICK) {
                     self.fail(e);
                 }
             }
         } else if token == T_DETECT {
-            self.detect(ctx);
+            self.detect(ctx, h);
             if more(self.params.detect_s) {
                 if let Err(e) = ctx.schedule_timer(now + self.params.detect_s, T_DETECT) {
                     self.fail(e);

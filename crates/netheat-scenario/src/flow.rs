@@ -425,6 +425,8 @@ pub struct Decisions<'n, 't> {
     /// Precalculated traffic, with per link the next entry of its load and
     /// the capacity in force.
     background: Option<BackgroundRun>,
+    /// When a `cluster` app stops starting flows (0: none).
+    cluster_until_s: f64,
     error: Option<String>,
 }
 
@@ -564,7 +566,8 @@ impl Decisions<'_, '_> {
             // would keep an otherwise finished run alive forever.)
             let moving = self.active.keys().any(|&f| ctx.flow_rate_bps(f).is_some_and(|r| r > 0.0));
             let between_steps = self.running > 0 && self.active.is_empty() && self.cut_off.is_empty();
-            let busy = moving || self.started < self.total_tasks || between_steps;
+            // (A cluster's tasks keep coming until the run stops.)
+            let busy = moving || self.started < self.total_tasks || between_steps || now < self.cluster_until_s;
             if let (Some(p), true) = (lb.period_s(), busy) {
                 if let Err(e) = ctx.schedule_timer(now + p, TOKEN_LB) {
                     self.error.get_or_insert(e.to_string());
@@ -740,6 +743,24 @@ impl FlowHooks for Decisions<'_, '_> {
             self.sched.task_completed(t.meta.id, &mut self.changes);
             self.apply(ctx);
         }
+    }
+}
+
+/// A `cluster` app's flows through the routing policy (a load balancer
+/// routes and re-binds them like the runner's).
+impl crate::cluster::ClusterHooks for Decisions<'_, '_> {
+    fn start(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) {
+        let spec = self.route_and_class(task_id, spec);
+        if let Err(e) = ctx.add_flow(spec) {
+            self.error.get_or_insert(e.to_string());
+        }
+    }
+
+    fn cut(&mut self, id: u64, sent: f64) {
+        if let Some(f) = self.active.remove(&id) {
+            self.meter.finish(f.id, &f.path, sent);
+        }
+        self.cut_off.remove(&id);
     }
 }
 
@@ -928,6 +949,7 @@ impl Controller for Runtime<'_, '_> {
         // (The fold reads the task, not the flow id: no id lookup here.)
         self.fold.add(&FlowOut::from_record(flow, flow.id, self.rows.task(&self.runner, flow)));
         if crate::cluster::ClusterRun::owns_flow(flow.id) {
+            self.decide.flow_done(flow);
             if let Some(c) = self.cluster.as_mut() {
                 c.on_flow_complete(ctx, flow);
             }
@@ -947,7 +969,7 @@ impl Controller for Runtime<'_, '_> {
     fn on_timer(&mut self, ctx: &mut Ctx<'_, '_>, token: u64) {
         if crate::cluster::ClusterRun::owns_timer(token) {
             if let Some(c) = self.cluster.as_mut() {
-                c.on_timer(ctx, token);
+                c.on_timer(ctx, token, &mut self.decide);
             }
         } else if self.runner.owns_timer(token) {
             self.runner.on_timer_with(ctx, token, &mut self.decide);
@@ -1187,6 +1209,7 @@ pub fn run_flow(
         seed: r.seed,
         disk,
         background: r.background.map(|b| BackgroundRun::new(b, topo.links().iter().map(|l| l.capacity_bps).collect())),
+        cluster_until_s: r.cluster.as_ref().map_or(0.0, crate::cluster::ClusterRun::until_s),
         error: None,
     };
     let rows = RowMap { dynamic, flow_base, open: open_tasks };

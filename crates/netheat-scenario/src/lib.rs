@@ -286,9 +286,9 @@ impl Scenario {
     }
 
     /// What a `cluster` app needs: a placement policy to schedule it, the
-    /// flow engine, a stop time, and ECMP with fair sharing (its tasks'
-    /// flows are started by its scheduler, outside the routing and
-    /// scheduling policies' task model).
+    /// flow engine, a stop time, and fair sharing (its tasks' flows are
+    /// started by its scheduler, outside the flow schedulers' task model;
+    /// routing policies route them).
     fn check_cluster(&self, p: &Parts) -> Result<(), ScenarioError> {
         let s = &p.sections;
         let at = |key: &str, reason: String| ScenarioError::Config(self.doc.at(key, reason));
@@ -315,15 +315,6 @@ impl Scenario {
             return Err(at(
                 "scenario.duration",
                 "a `cluster` app's scheduler ticks until the run stops: set `scenario.duration` (its jobs arrive over `workload.duration`)".into(),
-            ));
-        }
-        if let Some(r) = s.routing.as_ref().filter(|r| r.policy != RoutingPolicy::Ecmp) {
-            return Err(at(
-                "routing.policy",
-                format!(
-                    "`{}` cannot run with a `cluster` app yet: its scheduler starts each task's flow on an ECMP path, outside the routing policies' view",
-                    r.policy.tag()
-                ),
             ));
         }
         if let Some(x) = s.scheduling.as_ref().filter(|x| x.policy != SchedulingPolicy::FairShare) {

@@ -114,8 +114,6 @@ fn bad_input_is_refused_at_its_key() {
     assert!(e.contains("workload.app") && e.contains("[placement]"), "{e}");
     let e = err(&text.replace("duration = \"3h\"\nwindow", "window"));
     assert!(e.contains("scenario.duration"), "{e}");
-    let e = err(&format!("{text}\n[routing]\npolicy = \"adaptive\"\n"));
-    assert!(e.contains("routing.policy") && e.contains("cluster"), "{e}");
     let e = err(&format!("{text}\n[scheduling]\npolicy = \"fifo-lm\"\n"));
     assert!(e.contains("scheduling.policy") && e.contains("cluster"), "{e}");
     let e = err(&text.replace("warmup = \"30min\"", "warmup = \"30min\"\nengine = \"packet\""));
@@ -320,4 +318,62 @@ fn a_migrated_task_finishes_later_by_its_lost_work_plus_the_restart_delay() {
     }
     assert!(checked >= 1, "{} migrations, none checked", utp.migrations.len());
     assert!((stat(&utp, "migration_lost_work_s") > 0.0));
+}
+
+/// The tasks' flows go through the routing policy: UTP placement stacked
+/// on Subways wiring (each server on two ToRs of its loop), under
+/// `adaptive` the load balancer routes the cluster's flows and re-binds
+/// them every period, on the same jobs as under ECMP.
+#[test]
+fn a_routing_policy_routes_the_cluster_flows() {
+    let text = |routing: &str| {
+        format!(
+            r#"
+[scenario]
+seed = 3
+duration = "1h"
+window = "5min"
+warmup = "30min"
+[topology]
+kind = "subways"
+wiring = "type1"
+pods = 2
+racks-per-pod = 4
+hosts-per-rack = 10
+host-link = "10Gbps"
+ports-per-host = 2
+loop-size = 4
+tor-uplink = "20Gbps"
+aggs-per-pod = 2
+spines = 2
+agg-uplink = "20Gbps"
+[hosts]
+cores = 16
+memory = "64GB"
+[workload]
+duration = "1h"
+[[workload.app]]
+kind = "cluster"
+bandwidth-median-per-core = "20Mbps"
+queries = []
+[placement]
+policy = "utp"
+[routing]
+policy = "{routing}"
+# Re-drawn every 10 s (hour-long flows; the default period is the Subways
+# paper's, for its shuffles).
+period = "10s"
+"#
+        )
+    };
+    let ecmp = run(&text("ecmp")).unwrap();
+    let adaptive = run(&text("adaptive")).unwrap();
+    assert_eq!(stat(&ecmp, "rebinds"), 0.0);
+    assert!(stat(&adaptive, "rebinds") > 0.0, "the balancer moved cluster flows");
+    assert_eq!(stat(&adaptive, "cluster_tasks"), stat(&ecmp, "cluster_tasks"));
+    assert!(stat(&adaptive, "placements") >= stat(&adaptive, "cluster_tasks") * 0.9);
+    for r in [&ecmp, &adaptive] {
+        let h = stat(r, "placement_hot_tor_share");
+        assert!((0.0..=1.0).contains(&h), "{h}");
+    }
 }
