@@ -36,9 +36,9 @@
 //!   ([`netheat_workloads::apps::analytics::AnalyticalQuery`]); each is a
 //!   `query-<name>` row of `tasks`.
 //!
-//! The tasks' flows go through the scenario's routing policy (`ecmp`, or
-//! a load balancer that routes and re-binds them: `adaptive`, `detour`,
-//! `subways-ecmp`); the queries' flows take the engine's ECMP paths.
+//! The tasks' and the queries' flows go through the scenario's routing
+//! policy (`ecmp`, or a load balancer that routes and re-binds them:
+//! `adaptive`, `detour`, `subways-ecmp`): [`ClusterHooks`].
 //!
 //! Measured from the engine's link windows (`scenario.window`) after
 //! `scenario.warmup`, in `stats.json`: `placement_hot_tor_share` (share of
@@ -55,7 +55,7 @@
 use std::collections::HashMap;
 
 use netheat_core::{stats, HostId, LinkId, Routing};
-use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, LinkWindows, Route};
+use netheat_engine::{Ctx, FlowRecord, FlowSpec, LinkWindows, Route};
 use netheat_sched::{
     pick_migrations, projected_tor, sample_servers, tor_capacity_bps, Candidate, HotTors, MigrationCandidate,
     PlacementPolicy,
@@ -64,7 +64,7 @@ use netheat_topology::Topology;
 use netheat_workloads::apps::analytics::AnalyticalQuery;
 use netheat_workloads::apps::cluster::{ClusterJobs, ClusterWorkload};
 use netheat_workloads::storage::WriteModel;
-use netheat_workloads::DagRunner;
+use netheat_workloads::{DagRunner, FlowHooks, StepId, TaskDag};
 use rand::Rng;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -143,6 +143,18 @@ pub trait ClusterHooks {
     fn start(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec);
     /// Flow `id` was cut after delivering `sent` bytes.
     fn cut(&mut self, id: u64, sent: f64);
+    /// The route (and class) of `spec`, a flow of the query whose row of
+    /// `tasks` is `task_id`, which the query runner starts.
+    fn route(&mut self, task_id: u64, spec: FlowSpec) -> FlowSpec;
+}
+
+/// The query runner's hooks: each query flow routed by [`ClusterHooks`].
+struct QueryRoutes<'a>(&'a mut dyn ClusterHooks);
+
+impl FlowHooks for QueryRoutes<'_> {
+    fn flow(&mut self, _: &mut Ctx<'_, '_>, task_id: u64, _: &TaskDag, _: StepId, spec: FlowSpec) -> FlowSpec {
+        self.0.route(task_id, spec)
+    }
 }
 
 /// What one placement asks for.
@@ -885,10 +897,11 @@ impl<'t> ClusterRun<'t> {
 }
 
 impl ClusterRun<'_> {
-    /// A flow of the cluster finished.
-    pub fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
+    /// A flow of the cluster finished; the queries' next flows start
+    /// through `h`.
+    pub fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord, h: &mut dyn ClusterHooks) {
         if flow.id >= QUERY_FLOW_BASE {
-            self.queries.on_flow_complete(ctx, flow);
+            self.queries.on_flow_complete_with(ctx, flow, &mut QueryRoutes(h));
             self.reap_queries();
         } else if let Some(i) = self.flow_task.remove(&flow.id) {
             self.jobs[self.tasks[i].job].bytes += flow.bytes;
@@ -901,7 +914,7 @@ impl ClusterRun<'_> {
         let until = self.until_s;
         let more = |period: f64| now + period < until;
         if token >= Q_TOKEN_BASE {
-            self.queries.on_timer(ctx, token);
+            self.queries.on_timer_with(ctx, token, &mut QueryRoutes(h));
             self.reap_queries();
         } else if token >= T_READY {
             let i = (token - T_READY) as usize;

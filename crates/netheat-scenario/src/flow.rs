@@ -746,8 +746,9 @@ impl FlowHooks for Decisions<'_, '_> {
     }
 }
 
-/// A `cluster` app's flows through the routing policy (a load balancer
-/// routes and re-binds them like the runner's).
+/// A `cluster` app's flows, its tasks' and its queries', through the
+/// routing policy (a load balancer routes and re-binds them like the
+/// runner's).
 impl crate::cluster::ClusterHooks for Decisions<'_, '_> {
     fn start(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) {
         let spec = self.route_and_class(task_id, spec);
@@ -761,6 +762,10 @@ impl crate::cluster::ClusterHooks for Decisions<'_, '_> {
             self.meter.finish(f.id, &f.path, sent);
         }
         self.cut_off.remove(&id);
+    }
+
+    fn route(&mut self, task_id: u64, spec: FlowSpec) -> FlowSpec {
+        self.route_and_class(task_id, spec)
     }
 }
 
@@ -951,7 +956,7 @@ impl Controller for Runtime<'_, '_> {
         if crate::cluster::ClusterRun::owns_flow(flow.id) {
             self.decide.flow_done(flow);
             if let Some(c) = self.cluster.as_mut() {
-                c.on_flow_complete(ctx, flow);
+                c.on_flow_complete(ctx, flow, &mut self.decide);
             }
             return;
         }

@@ -322,8 +322,9 @@ fn a_migrated_task_finishes_later_by_its_lost_work_plus_the_restart_delay() {
 
 /// The tasks' flows go through the routing policy: UTP placement stacked
 /// on Subways wiring (each server on two ToRs of its loop), under
-/// `adaptive` the load balancer routes the cluster's flows and re-binds
-/// them every period, on the same jobs as under ECMP.
+/// `adaptive` the load balancer routes the cluster's flows (its tasks' and
+/// its queries') and re-binds them every period, on the same jobs as under
+/// ECMP.
 #[test]
 fn a_routing_policy_routes_the_cluster_flows() {
     let text = |routing: &str| {
@@ -355,7 +356,6 @@ duration = "1h"
 [[workload.app]]
 kind = "cluster"
 bandwidth-median-per-core = "20Mbps"
-queries = []
 [placement]
 policy = "utp"
 [routing]
@@ -375,5 +375,10 @@ period = "10s"
     for r in [&ecmp, &adaptive] {
         let h = stat(r, "placement_hot_tor_share");
         assert!((0.0..=1.0).contains(&h), "{h}");
+        // The queries' flows are routed too, and every query (one a minute
+        // of each kind) finishes.
+        let queries: Vec<_> = r.tasks.iter().filter(|t| t.kind.starts_with("query-")).collect();
+        assert_eq!(queries.len(), 2 * 59);
+        assert!(queries.iter().all(|t| t.finish_s.is_finite()));
     }
 }
