@@ -575,7 +575,7 @@ impl<'t> ClusterRun<'t> {
         let (sigma, share) = (self.jobs_params.drift_sigma, self.jobs_params.drift_share);
         for i in 0..self.tasks.len() {
             if self.tasks[i].server.is_some() && !self.tasks[i].done && sigma > 0.0 && self.rng.gen::<f64>() < share {
-                let z = std_normal(&mut self.rng);
+                let z = netheat_workloads::sizes::std_normal(&mut self.rng);
                 self.tasks[i].demand *= (sigma * z).exp();
                 if let Some(f) = self.tasks[i].flow {
                     if ctx.flow_rate_bps(f).is_some() {
@@ -779,12 +779,6 @@ impl<'t> ClusterRun<'t> {
         window_s: f64,
         keep_placements: bool,
     ) {
-        for t in &mut self.tasks {
-            if t.done {
-                continue;
-            }
-            t.finish_s = f64::NAN;
-        }
         for (j, job) in self.jobs.iter().enumerate() {
             let finish = job.tasks.iter().map(|&i| self.tasks[i].finish_s).fold(job.start_s, |a, b| {
                 if a.is_nan() || b.is_nan() {
@@ -956,13 +950,6 @@ impl ClusterRun<'_> {
             }
         }
     }
-}
-
-/// A standard normal draw (Box-Muller, as the workload generators').
-fn std_normal(rng: &mut ChaCha8Rng) -> f64 {
-    let u1: f64 = 1.0 - rng.gen::<f64>();
-    let u2: f64 = rng.gen();
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
 /// Outbound ToR utilization over the windows after the warm-up.

@@ -510,10 +510,7 @@ impl Scenario {
                     },
                     cluster: match (&s.placement, workload.clusters.into_iter().next()) {
                         (Some(pl), Some(c)) => {
-                            let (params, objectives) = pl
-                                .resolve()
-                                .map_err(|(key, reason)| ScenarioError::Config(self.doc.at(key, reason)))?;
-                            let policy = netheat_sched::placement_policy(pl.policy.tag(), &objectives)?;
+                            let (policy, params) = self.placement_policy(pl)?;
                             let until = s.scenario.duration.map_or(f64::INFINITY, |d| d.0);
                             let warmup = s.scenario.warmup.map_or(0.0, |d| d.0);
                             Some(cluster::ClusterRun::new(
@@ -594,10 +591,19 @@ impl Scenario {
         topo: &netheat_topology::Topology,
         seed: u64,
     ) -> Result<placement::PlacementRun, ScenarioError> {
+        let (policy, params) = self.placement_policy(pl)?;
+        Ok(placement::PlacementRun::new(policy, params, topo, seed))
+    }
+
+    /// `[placement]`'s policy and parameters (compute jobs and a cluster
+    /// alike); a bad value is located at its key.
+    fn placement_policy(
+        &self,
+        pl: &config::PlacementSection,
+    ) -> Result<(Box<dyn netheat_sched::PlacementPolicy>, placement::PlacementParams), ScenarioError> {
         let (params, objectives) =
             pl.resolve().map_err(|(key, reason)| ScenarioError::Config(self.doc.at(key, reason)))?;
-        let policy = netheat_sched::placement_policy(pl.policy.tag(), &objectives)?;
-        Ok(placement::PlacementRun::new(policy, params, topo, seed))
+        Ok((netheat_sched::placement_policy(pl.policy.tag(), &objectives)?, params))
     }
 }
 

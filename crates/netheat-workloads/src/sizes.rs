@@ -301,7 +301,7 @@ impl SizeDist {
 }
 
 /// A standard normal draw (Box-Muller, one of the pair).
-pub(crate) fn std_normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+pub fn std_normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     let u1: f64 = 1.0 - rng.gen::<f64>(); // (0, 1]
     let u2: f64 = rng.gen::<f64>();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
