@@ -14,7 +14,7 @@ from netheat.errors import ConfigError, InputError
 from netheat.experiments import load_experiment, points
 from netheat.experiments.registry import get_kind
 
-KINDS = ["baraat", "ccp"]
+KINDS = ["baraat"]
 
 
 def test_every_rust_kind_takes_its_params_from_the_schema() -> None:
@@ -29,12 +29,6 @@ def test_every_rust_kind_takes_its_params_from_the_schema() -> None:
     baraat = get_kind("baraat")
     assert (baraat.param("host-link").type, baraat.param("host-link").default) == ("bandwidth", 1e9)  # type: ignore[union-attr]
     assert baraat.param("rtt").type == "duration"  # type: ignore[union-attr]
-    # Every key of the point is reachable from an experiment file, with its unit type.
-    ccp = get_kind("ccp")
-    for key in ("capacity", "disk-access", "rebalance-every", "prepopulate"):
-        assert ccp.param(key) is not None, key
-    assert ccp.param("disk-access").type == "duration"  # type: ignore[union-attr]
-    assert ccp.param("capacity").type == "bytes"  # type: ignore[union-attr]
 
 
 def test_point_check_names_the_key() -> None:
@@ -44,9 +38,9 @@ def test_point_check_names_the_key() -> None:
     assert e.value.key == "host-lnik"
     assert "did you mean `host-link`?" in e.value.reason
     with pytest.raises(ConfigError) as e:
-        _netheat.point_check("ccp", json.dumps({"capacity": "48 parsecs"}))
-    assert e.value.key == "capacity"
-    with pytest.raises(InputError, match="known: baraat, ccp"):
+        _netheat.point_check("baraat", json.dumps({"host-link": "10 parsecs"}))
+    assert e.value.key == "host-link"
+    with pytest.raises(InputError, match="known: baraat"):
         _netheat.point_check("baraats", "{}")
 
 

@@ -80,6 +80,16 @@ impl AdvisorFile {
             ))
         } else if st.is_some_and(|st| st.decision_interval.is_some_and(|d| d.0 != 0.0)) {
             Some(("storage.decision-interval", "batching requests into decision intervals is a simulation setting; the advisor places each block when asked"))
+        } else if st.is_some_and(|st| st.initial_policy.is_some()) {
+            Some((
+                "storage.initial-policy",
+                "what placed a simulated store before its run is a simulation setting; the advisor places the blocks it is asked about",
+            ))
+        } else if st.is_some_and(|st| st.rebalance_interval.is_some() || st.rebalance_target.is_some()) {
+            Some((
+                "storage.rebalance-interval",
+                "the rebalancer is the simulated cluster's; a real cluster runs its own (the HDFS balancer)",
+            ))
         } else if st.is_some_and(|st| st.free_source) {
             Some((
                 "storage.free-source",
@@ -139,8 +149,9 @@ pub fn schema() -> serde_json::Value {
     }
     // Simulation-only keys (refused by `from_text`).
     if let Some(props) = v.pointer_mut("/definitions/StorageSection/properties").and_then(|p| p.as_object_mut()) {
-        props.remove("decision-interval");
-        props.remove("free-source");
+        for key in ["decision-interval", "free-source", "initial-policy", "rebalance-interval", "rebalance-target"] {
+            props.remove(key);
+        }
     }
     if let Some(props) = v.pointer_mut("/definitions/PlacementSection/properties").and_then(|p| p.as_object_mut()) {
         props.remove("restart-delay");

@@ -35,6 +35,7 @@ use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
 use netheat_workloads::apps::aggregation::{self, AggregationSpec, Placement as AggPlacement, SizeLaw, Structure};
 use netheat_workloads::apps::cfs::CfsWrite;
+use netheat_workloads::apps::chunks::{ChunkStore, ChunkStoreRun};
 use netheat_workloads::apps::cluster::{ClusterJobs, ClusterWorkload, QueryType};
 use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
 use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
@@ -116,6 +117,12 @@ pub enum AppKind {
     /// Cluster-file-system file writes: blocks through replication
     /// pipelines (replicas placed by the scenario's `[storage]` policy).
     FileWrite,
+    /// Chunk store operations: reads of stored chunks and writes of new
+    /// ones between client hosts and the disks of storage hosts (the
+    /// hotspot paper's chunk traffic, NSDI'25 §2.2, §4.3); the scenario's
+    /// `[storage]` policy places the chunks, those stored before the run
+    /// included.
+    ChunkStore,
     /// Long-running compute jobs: tasks requesting cores and memory, each
     /// sending rate-capped flows to peers of its job (hosts chosen by the
     /// scenario's `[placement]` policy when the job starts).
@@ -179,6 +186,8 @@ pub enum DistName {
     Empirical,
     /// The built-in web-search CDF.
     WebSearch,
+    /// Uniform between `min` and `max`.
+    Uniform,
 }
 
 /// A size distribution, e.g. `{ dist = "bounded-pareto", shape = 1.1, min = "10KB", max = "1GB" }`.
@@ -325,8 +334,27 @@ pub struct AppTable {
     pub service: Option<Duration>,
     /// `memcache`: racks holding the servers (default every rack).
     pub server_racks: Option<Vec<i64>>,
-    /// `memcache`: racks holding the clients (default every rack).
+    /// `memcache`, `chunk-store`: racks holding the clients (default every
+    /// rack; `chunk-store`: the racks whose hosts have no disk, else every
+    /// rack).
     pub client_racks: Option<Vec<i64>>,
+    /// `chunk-store`: probability that an operation reads a stored chunk
+    /// (default 0.7); the others write a new one.
+    pub read_share: Option<f64>,
+    /// `chunk-store`: chunk sizes (default uniform 100 KB - 1 MB, the range
+    /// of the hotspot paper's §4.3 request sizes).
+    pub sizes: Option<SizesTable>,
+    /// `chunk-store`: chunks stored before the run, placed by
+    /// `storage.initial-policy` (default 20,000).
+    pub stored: Option<i64>,
+    /// `chunk-store`: which chunks reads pick among, uniformly: `all`
+    /// (every chunk stored so far, written ones included; default) or
+    /// `stored` (the chunks stored before the run only).
+    pub read_from: Option<String>,
+    /// `chunk-store`: `direct` (the client writes each replica itself, as
+    /// Colossus clients do, §2.2; default) or `pipeline` (client → r1 → r2
+    /// ..., all hops at once).
+    pub write: Option<String>,
     /// `coflow`: the trace dataset (default `coflow-fb2010`).
     pub dataset: Option<String>,
     /// `coflow`: multiplier of trace times.
@@ -341,10 +369,11 @@ pub struct AppTable {
     /// 4.3: 32% of the blocks written are full-size, so 0.32 / 0.68 full
     /// blocks besides the last, 1.47 on average).
     pub mean_file_blocks: Option<f64>,
-    /// `file-write`: replicas per block (default 3).
+    /// `file-write`, `chunk-store`: replicas per block (default 3).
     pub replicas: Option<i64>,
-    /// `file-write`: rack failures a block survives; its replicas span at
-    /// least this plus one racks (default 1).
+    /// `file-write`, `chunk-store`: rack failures a block survives; its
+    /// replicas span at least this plus one racks (default 1; `chunk-store`:
+    /// replicas - 1, a rack each).
     pub fault_tolerance: Option<i64>,
     /// `compute-job`: tasks of each job (default 8; `tasks` caps the
     /// number of jobs).
@@ -496,6 +525,9 @@ pub struct Workload {
     pub local_bytes: f64,
     /// Jobs of every `cluster` app table: `(table index, jobs)`.
     pub clusters: Vec<(usize, ClusterWorkload)>,
+    /// The chunks every `chunk-store` app table had stored before the run,
+    /// in table order.
+    pub stores: Vec<ChunkStoreRun>,
 }
 
 impl Workload {
@@ -690,6 +722,16 @@ impl Wcx<'_> {
                     );
                 }
                 SizeDist::log_normal_with_mean(mean, sigma)
+            }
+            DistName::Uniform => {
+                self.only(key, "uniform", &set, &["min", "max"])?;
+                let (lo, hi) = (need(s.min.map(|b| b.0), "min")?, need(s.max.map(|b| b.0), "max")?);
+                if hi < lo {
+                    return Err(
+                        self.at(&format!("{key}.max"), format!("must be at least `min` ({lo} bytes), got {hi}"))
+                    );
+                }
+                SizeDist::Uniform { lo, hi }
             }
             DistName::WebSearch => {
                 self.only(key, "web-search", &set, &[])?;
@@ -1156,6 +1198,109 @@ impl Wcx<'_> {
     }
 
     /// A `cluster` table: its jobs (see [`ClusterJobs`]).
+    /// A `chunk-store` table's parameters, with its chunks stored before
+    /// the run (to `out.stores`).
+    fn chunk_store(
+        &self,
+        p: &str,
+        a: &AppTable,
+        set: &[(&str, bool)],
+        seed: u64,
+        out: &mut Workload,
+    ) -> Result<ChunkStore, ConfigError> {
+        self.only(
+            p,
+            "chunk-store",
+            set,
+            &[
+                "rate",
+                "duration",
+                "tasks",
+                "read-share",
+                "sizes",
+                "replicas",
+                "fault-tolerance",
+                "stored",
+                "read-from",
+                "write",
+                "client-racks",
+            ],
+        )?;
+        let sizes = match &a.sizes {
+            Some(t) => self.sizes(&format!("{p}.sizes"), Some(t))?,
+            None => SizeDist::Uniform { lo: 100e3, hi: 1e6 },
+        };
+        let replicas = count(self.cx, &format!("{p}.replicas"), a.replicas.unwrap_or(3), 1)?;
+        let fault_tolerance =
+            count(self.cx, &format!("{p}.fault-tolerance"), a.fault_tolerance.unwrap_or(replicas as i64 - 1), 0)?;
+        if fault_tolerance + 1 > replicas {
+            return Err(self.at(
+                &format!("{p}.fault-tolerance"),
+                format!("{replicas} replicas cannot span {} racks", fault_tolerance + 1),
+            ));
+        }
+        let read_share = a.read_share.unwrap_or(0.7);
+        if !(0.0..=1.0).contains(&read_share) {
+            return Err(
+                self.at(&format!("{p}.read-share"), format!("must be a probability in [0, 1], got {read_share}"))
+            );
+        }
+        let read_stored_only = match a.read_from.as_deref() {
+            None | Some("all") => false,
+            Some("stored") => true,
+            Some(o) => return Err(self.at(&format!("{p}.read-from"), format!("unknown `{o}`; known: all, stored"))),
+        };
+        let direct = match a.write.as_deref() {
+            None | Some("direct") => true,
+            Some("pipeline") => false,
+            Some(o) => return Err(self.at(&format!("{p}.write"), format!("unknown `{o}`; known: direct, pipeline"))),
+        };
+        let stored = count(self.cx, &format!("{p}.stored"), a.stored.unwrap_or(20_000), 0)?;
+        if stored == 0 && read_share > 0.0 {
+            return Err(self
+                .at(&format!("{p}.stored"), "reads need chunks stored before the run: at least 1, or read-share = 0"));
+        }
+        let cs = ChunkStore { read_share, sizes, replicas, fault_tolerance, direct, read_stored_only, stored };
+        cs.validate().map_err(|e| self.gen(p, e))?;
+        let racks = self.topo.hosts().iter().map(|h| h.rack).collect::<std::collections::BTreeSet<_>>().len();
+        if fault_tolerance + 1 > racks {
+            return Err(self.at(
+                &format!("{p}.fault-tolerance"),
+                format!("replicas in {} racks, the datacenter has {racks}", fault_tolerance + 1),
+            ));
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0057_07ED);
+        out.stores.push(ChunkStoreRun { replicas, min_racks: fault_tolerance + 1, chunks: cs.stored_chunks(&mut rng) });
+        Ok(cs)
+    }
+
+    /// A `chunk-store` table's client hosts: its `client-racks`, else the
+    /// hosts of racks without disks, else every host.
+    fn chunk_clients(&self, p: &str, a: &AppTable) -> Result<Vec<u32>, ConfigError> {
+        let racks = self.topo.racks().len() as i64;
+        if let Some(rs) = &a.client_racks {
+            let mut v = Vec::new();
+            for (j, &r) in rs.iter().enumerate() {
+                if !(0..racks).contains(&r) {
+                    return Err(self.at(
+                        &format!("{p}.client-racks[{j}]"),
+                        format!("rack {r} does not exist (racks 0..{})", racks - 1),
+                    ));
+                }
+                v.extend(rack_hosts(self.topo, r as u32));
+            }
+            return Ok(v);
+        }
+        let n = self.topo.hosts().len() as u32;
+        let diskless: Vec<u32> = (0..n)
+            .filter(|&h| {
+                let rack = self.topo.hosts()[h as usize].rack;
+                rack_hosts(self.topo, rack).all(|x| netheat_workloads::storage::disk_write_bps(self.topo, x).is_none())
+            })
+            .collect();
+        Ok(if diskless.is_empty() { (0..n).collect() } else { diskless })
+    }
+
     fn cluster(&self, p: &str, a: &AppTable, set: &[(&str, bool)], seed: u64) -> Result<ClusterWorkload, ConfigError> {
         let keys = [
             "duration",
@@ -1278,6 +1423,7 @@ impl Wcx<'_> {
             peak_factor => "peak-factor", missing_estimate_share => "missing-estimate-share",
             drift_share => "drift-share", latency_sensitive_share => "latency-sensitive-share",
             queries => "queries", query_period => "query-period",
+            read_share => "read-share", sizes => "sizes", stored => "stored", read_from => "read-from", write => "write",
         );
         let limit = match a.tasks {
             Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,
@@ -1449,6 +1595,20 @@ impl Wcx<'_> {
                         Box::new(move |r| mc.random_task_between(topo, &clients, &servers, r))
                     }
                 }
+            }
+            AppKind::ChunkStore => {
+                let cs = self.chunk_store(&p, a, &set, seed, out)?;
+                // A read: one disk access and one flow; a write: the
+                // request, and a flow and a disk write per replica.
+                let r = cs.replicas as f64;
+                per_task = (r.max(1.0), (1.0 + 2.0 * r).max(2.0), format!("{p}.replicas"));
+                let topo = self.topo;
+                let clients = self.chunk_clients(&p, a)?;
+                let mut op = 0u64;
+                Box::new(move |rng| {
+                    op += 1;
+                    cs.op(topo, &clients, op - 1, rng)
+                })
             }
             AppKind::FileWrite => {
                 self.only(

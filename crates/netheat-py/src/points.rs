@@ -1,5 +1,5 @@
 //! `run_point`: the one entry point of the paper experiment points
-//! (`netheat_repro::points`: `baraat`, `ccp`, `utp`), plus `point_kinds`, `point_schema` and
+//! (`netheat_repro::points`: `baraat`), plus `point_kinds`, `point_schema` and
 //! `point_check`.
 //!
 //! Parameters cross as JSON (kebab-case keys, SI numbers or unit strings);

@@ -160,6 +160,14 @@ fn load_workload(
         .map_err(|e| errors::config(py, e))
 }
 
+/// The table of the workload's first `chunk-store` app, if any.
+fn chunk_store_table(w: &netheat_config::Workload) -> Option<usize> {
+    if w.stores.is_empty() {
+        return None;
+    }
+    w.tasks.iter().find(|t| t.2.kind == "chunk-read" || t.2.kind == "chunk-write").map(|t| t.1)
+}
+
 /// Open-loop flows of a workload file: `{"flows": {col: (dtype, bytes)}, "tasks": n, "notes": [..]}`.
 /// Application tasks are not expanded here (their flows depend on the run);
 /// `tasks` counts them.
@@ -179,6 +187,11 @@ pub fn generate_workload<'py>(
             "app[{table}] (cluster): {} jobs of {} tasks, placed and run by a scenario's [placement] policy (netheat run)",
             c.jobs.len(),
             c.num_tasks()
+        ));
+    }
+    if let Some(table) = chunk_store_table(&w) {
+        w.notes.push(format!(
+            "app[{table}] (chunk-store): its chunks are placed and its reads resolved by a scenario's [storage] policy (netheat run)"
         ));
     }
     let r = &w.flows;
@@ -236,6 +249,12 @@ pub fn run_simulation<'py>(
                 return Err(errors::input(
                     py,
                     format!("app[{table}]: a `cluster` app's jobs need a scheduler: run them in a scenario with a [placement] policy (netheat run)"),
+                ));
+            }
+            if let Some(table) = chunk_store_table(&w) {
+                return Err(errors::input(
+                    py,
+                    format!("app[{table}]: a `chunk-store` app's chunks need a replica placement and its reads a store: run it in a scenario with a [storage] policy (netheat run)"),
                 ));
             }
             tasks = w.tasks;

@@ -9,8 +9,6 @@
 //!
 //! * [`baraat`]: Baraat's task workloads and one experiment point
 //!   (Dogar et al., SIGCOMM 2014);
-//! * [`ccp`]: the CCP point, chunk reads and writes on racks of mixed
-//!   uplink classes;
 //! * [`hdfs`]: the prediction of the emulated HDFS bench (`make
 //!   bench-hdfs`'s cluster, background and writers);
 //! * [`cloudburst`]: the CloudBurst incast network and point on the packet
@@ -18,10 +16,10 @@
 //!   validate-ns3`'s leaf-spine cross-check (the experiment itself is a
 //!   scenario: `experiments/scenarios/cloudburst-incast.toml`).
 //!
-//! Every storage point ([`ccp`], [`hdfs`]) runs the baseline
-//! (`uniform`) and the policy under test on the same generated workload
-//! (same seed: identical files, writers and background flows), so
-//! per-block comparisons are paired. Percentiles are
+//! The storage point ([`hdfs`]) runs the baseline (`uniform`) and the
+//! policy under test on the same generated workload (same seed: identical
+//! files, writers and background flows), so per-block comparisons are
+//! paired. Percentiles are
 //! [`netheat_core::stats::quantile`], netheat's one definition.
 //!
 //! Errors are those of the policy crate each experiment runs
@@ -29,15 +27,16 @@
 //! [`netheat_storage::StorageError`], [`netheat_packet::PacketError`],
 //! [`netheat_subways::SubwaysError`]).
 //!
-//! [`points`] is the registry of the experiment point kinds (`baraat`,
-//! `ccp`): each declares its parameters once, as a serde struct with a
-//! JSON Schema, beside its run. (Sinbad's simulation and the hotspot
-//! paper's UTP cluster are scenarios: `experiments/scenarios/sinbad-fb2010.toml`,
-//! `experiments/scenarios/utp-cluster.toml`.)
+//! [`points`] is the registry of the experiment point kinds (`baraat`):
+//! each declares its parameters once, as a serde struct with a JSON
+//! Schema, beside its run. (Sinbad's simulation, the hotspot paper's UTP
+//! cluster and its CCP chunk store are scenarios:
+//! `experiments/scenarios/sinbad-fb2010.toml`,
+//! `experiments/scenarios/utp-cluster.toml`,
+//! `experiments/scenarios/ccp-chunks.toml`.)
 #![warn(missing_docs)]
 
 pub mod baraat;
-pub mod ccp;
 pub mod cloudburst;
 pub mod hdfs;
 pub mod points;
@@ -49,14 +48,5 @@ fn positive(key: &str, v: f64) -> Result<(), netheat_storage::StorageError> {
         Ok(())
     } else {
         Err(netheat_storage::StorageError::invalid(key, format!("must be positive, got {v}")))
-    }
-}
-
-/// A storage error as a point error: the engine's are the engine's, the
-/// rest bad input.
-pub(crate) fn storage_error(e: netheat_storage::StorageError) -> points::PointError {
-    match e {
-        netheat_storage::StorageError::Engine(e) => points::PointError::Engine(e.into()),
-        other => points::PointError::Input(other.into()),
     }
 }

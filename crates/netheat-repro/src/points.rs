@@ -1,6 +1,6 @@
 //! The registry of experiment point kinds: one definition per parameter.
 //!
-//! Each paper experiment kind (`baraat`, `ccp`) declares its parameters once, as a serde
+//! Each paper experiment kind (`baraat`) declares its parameters once, as a serde
 //! struct next to its implementation (kebab-case keys, unknown keys
 //! rejected, every key defaulted, a doc comment per key that becomes its
 //! description in the JSON Schema), and one [`PointKind`] entry beside it
@@ -162,7 +162,7 @@ macro_rules! point_kind {
 }
 
 /// Every registered point kind.
-pub const KINDS: &[&PointKind] = &[&crate::baraat::point::POINT, &crate::ccp::POINT];
+pub const KINDS: &[&PointKind] = &[&crate::baraat::point::POINT];
 
 /// The kind registered under `tag`.
 pub fn kind(tag: &str) -> Result<&'static PointKind, PointError> {
@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn every_kind_round_trips_its_defaults_and_documents_every_key() {
         let tags = tags();
-        assert_eq!(tags, ["baraat", "ccp"]);
+        assert_eq!(tags, ["baraat"]);
         for k in KINDS {
             let defaults = (k.defaults)();
             let fields: Vec<String> = defaults.as_object().unwrap().keys().cloned().collect();
@@ -337,20 +337,14 @@ mod tests {
             }
             other => panic!("{other}"),
         }
-        let e = check_point("ccp", json!({"capacty": "48TB"})).unwrap_err();
-        assert!(e.to_string().contains("did you mean `capacity`?"), "{e}");
         assert!(matches!(kind("baraats"), Err(PointError::UnknownKind { .. })));
     }
 
     #[test]
     fn unit_strings_and_si_numbers_are_both_accepted() {
-        // 10 Gbps = 1e10 bit/s; 48 TB = 4.8e13 B; 5 min = 300 s; 11.56 ms.
+        // 10 Gbps = 1e10 bit/s; 5 min = 300 s.
         let p = check_point("baraat", json!({"host-link": "10Gbps", "compute": "5min"})).unwrap();
         assert_eq!((p["host-link"].as_f64(), p["compute"].as_f64()), (Some(1e10), Some(300.0)));
-        let p = check_point("ccp", json!({"capacity": "48TB", "disk-rate": 2e8})).unwrap();
-        assert_eq!((p["capacity"].as_f64(), p["disk-rate"].as_f64()), (Some(48e12), Some(2e8)));
-        let p = check_point("ccp", json!({"disk-access": "11.56ms"})).unwrap();
-        assert!((p["disk-access"].as_f64().unwrap() - 11.56e-3).abs() < 1e-15);
         // A wrong unit or a wrong type names its key.
         for (bad, key) in [(json!({"host-link": "10 parsecs"}), "host-link"), (json!({"pods": "many"}), "pods")] {
             match check_point("baraat", bad).unwrap_err() {

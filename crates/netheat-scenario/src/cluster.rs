@@ -796,6 +796,8 @@ impl<'t> ClusterRun<'t> {
                 flows: job.flows,
                 bytes: job.bytes,
                 floor_s: f64::NAN,
+                network_s: f64::NAN,
+                io_s: f64::NAN,
             });
         }
         for (qi, rec) in self.queries.iter_records().enumerate() {
@@ -808,6 +810,8 @@ impl<'t> ClusterRun<'t> {
                 flows: rec.flows as u64,
                 bytes: rec.bytes,
                 floor_s: f64::NAN,
+                network_s: f64::NAN,
+                io_s: f64::NAN,
             });
         }
         let pending: Vec<usize> = self.pending.iter().copied().filter(|&i| !self.tasks[i].done).collect();

@@ -392,6 +392,22 @@ pub struct StorageSection {
     /// than this are avoided while others qualify.
     #[serde(default = "default_balance")]
     pub balance_threshold: f64,
+    /// The policy that placed the chunks a `chunk-store` had stored before
+    /// the run (default: `policy`). The hotspot paper applies CCP to new
+    /// chunks only (NSDI'25 §5.2), the rest having been placed without it:
+    /// `initial-policy = "uniform"` with `policy = "ccp"`.
+    pub initial_policy: Option<StoragePolicy>,
+    /// A background rebalancer checks the storage balance this often; when
+    /// a storing host is further than `balance-threshold` from the mean
+    /// used fraction, or would be by the next check at twice the fastest
+    /// growth seen between two checks, it moves replicas (each move a flow)
+    /// until every host is within `rebalance-target`. Default: none.
+    #[schemars(with = "Option<UnitString>")]
+    pub rebalance_interval: Option<Duration>,
+    /// What a triggered rebalancer brings every host back within (fraction
+    /// of capacity, at most `balance-threshold`; default 0.8 of it, a low
+    /// watermark so it need not act again at the very next check).
+    pub rebalance_target: Option<f64>,
 }
 
 fn default_balance() -> f64 {

@@ -30,10 +30,9 @@ use rand_chacha::ChaCha8Rng;
 use crate::background::Background;
 use crate::config::{RoutingPolicy, SchedulingPolicy};
 use crate::placement::{PlacementRun, Rewrite};
-use crate::result::{BlockOut, Decision, Floors, FlowOut, Recorded, ScenarioResult, TaskOut, TraceTasks};
+use crate::result::{Decision, Floors, FlowOut, Recorded, ScenarioResult, TaskOut, TraceTasks};
+use crate::storage::{disk_links, storage_stats, StorageRun};
 use crate::ScenarioError;
-use netheat_storage::placement::place_checked;
-use netheat_storage::{Cluster, PlacementRequest, Redundancy, ReplicaPlacement, View};
 
 /// Timer tokens of the decisions (the runner's count up from 0).
 const TOKEN_LB: u64 = u64::MAX;
@@ -45,6 +44,10 @@ const TOKEN_TICK: u64 = u64::MAX - 3;
 const TOKEN_DETECT: u64 = u64::MAX - 4;
 const TOKEN_DECIDE: u64 = u64::MAX - 5;
 const TOKEN_BACKGROUND: u64 = u64::MAX - 6;
+/// The storage rebalancer's checks.
+const TOKEN_REBALANCE: u64 = u64::MAX - 7;
+/// Flow ids of the rebalancer's moves start here (below a cluster's, 2^60).
+const REBALANCE_FLOW_BASE: u64 = 1 << 59;
 
 /// What the flow-engine run needs.
 pub struct FlowRun<'a> {
@@ -124,245 +127,6 @@ impl<'a> FlowRun<'a> {
             recorded: Recorded::default(),
             background: None,
         }
-    }
-}
-
-/// The storage policy of a run: re-places the replicas of every block of
-/// a `file-write` task when the block's pipeline is about to start, with
-/// the network as it is then (Sinbad's reports come every `report_s`).
-///
-/// With a decision interval `q` (`storage.decision-interval`, Sinbad's
-/// batching, SIGCOMM'13 sections 5.2 and 7.1), a block of at least the
-/// policy's small-block size waits from its request to the next multiple
-/// of `q`; the blocks waiting then are decided together, in OPT' order
-/// (fewest blocks of the parent file left to write first, then in request
-/// order), and their pipelines start at once. Smaller blocks are placed
-/// when requested. (A block requested at the very instant of a decision,
-/// after it, waits for the next one; one whose wait ends at the same
-/// instant as a decision it missed is placed on its own then.)
-pub struct StorageRun {
-    /// The policy.
-    pub policy: Box<dyn ReplicaPlacement>,
-    /// The storage view of the datacenter (topology link ids).
-    pub cluster: Cluster,
-    /// Report interval of link rates to the policy, seconds.
-    pub report_s: f64,
-    /// Storage-balance threshold.
-    pub balance: f64,
-    /// Decision interval `q`, seconds (0: every block is placed when it is
-    /// requested).
-    pub decision_s: f64,
-    /// Blocks smaller than this are placed when requested, whatever `q`.
-    pub small_bytes: f64,
-    /// Pipelines leave out the writer's uplinks (`storage.free-source`).
-    pub free_source: bool,
-    live: Vec<bool>,
-    used: Vec<f64>,
-    rng: ChaCha8Rng,
-    /// Per block placed: runner task id, its flow steps, the row so far.
-    placed: Vec<(u64, Vec<StepId>, BlockOut)>,
-    /// When each (task, block) was requested, until it is placed.
-    requested: BTreeMap<(u64, u32), f64>,
-    /// Blocks waiting for the next decision.
-    pending: Vec<PendingBlock>,
-    /// Requests so far (the tie-break of OPT' order).
-    seq: u64,
-    /// Replicas decided at an interval, until the block's hops start.
-    decided: BTreeMap<(u64, u32), Vec<HostId>>,
-    /// Reports and placements with their state, when recorded.
-    pub(crate) record: Option<Vec<Decision>>,
-}
-
-/// A block waiting for the next decision of the interval.
-struct PendingBlock {
-    /// Blocks of its file not yet written, this one included.
-    remaining: usize,
-    /// Request order.
-    seq: u64,
-    task_id: u64,
-    req: PlacementRequest,
-}
-
-impl StorageRun {
-    /// A storage run of `policy` on `cluster`, each block placed when
-    /// requested (see [`StorageRun::with_decision_interval`]).
-    pub fn new(
-        mut policy: Box<dyn ReplicaPlacement>,
-        cluster: Cluster,
-        report_s: f64,
-        balance: f64,
-        seed: u64,
-    ) -> Self {
-        policy.bind(&cluster);
-        let n = cluster.hosts.len();
-        Self {
-            policy,
-            cluster,
-            report_s,
-            balance,
-            decision_s: 0.0,
-            small_bytes: f64::INFINITY,
-            free_source: false,
-            live: vec![true; n],
-            used: vec![0.0; n],
-            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5707_a6e5),
-            placed: Vec::new(),
-            requested: BTreeMap::new(),
-            pending: Vec::new(),
-            seq: 0,
-            decided: BTreeMap::new(),
-            record: None,
-        }
-    }
-
-    /// The same run deciding every `q_s` seconds for blocks of at least
-    /// `small_bytes` (`q_s` = 0: at once).
-    pub fn with_decision_interval(self, q_s: f64, small_bytes: f64) -> Self {
-        Self { decision_s: q_s, small_bytes, ..self }
-    }
-
-    /// The same run with no bottleneck at sources (`storage.free-source`).
-    pub fn with_free_source(self, free_source: bool) -> Self {
-        Self { free_source, ..self }
-    }
-
-    /// The block number of the block whose request is step `request`, and
-    /// how many blocks of its file are left from it on (the request delays
-    /// of a `file-write` task, one per block, in order).
-    fn block_of(dag: &TaskDag, request: StepId) -> (u32, usize) {
-        use netheat_workloads::Step;
-        let is_req = |s: &Step| matches!(s, Step::Delay { .. });
-        let before = dag.steps[..request].iter().filter(|s| is_req(s)).count();
-        let left = dag.steps[request..].iter().filter(|s| is_req(s)).count();
-        (before as u32, left)
-    }
-
-    /// The request of block `block` whose pipeline hops are `chain`.
-    fn request_of(
-        &self,
-        now: f64,
-        task_id: u64,
-        block: u32,
-        dag: &TaskDag,
-        chain: &[StepId],
-    ) -> Option<PlacementRequest> {
-        use netheat_workloads::Step;
-        let Step::Flow { src: writer, bytes, .. } = dag.steps[*chain.first()?] else { return None };
-        let k = chain.len();
-        let f = dag.min_racks.max(1) - 1;
-        // A writer that stores nothing (a compute host) is an external client.
-        let local = self.cluster.hosts[writer as usize].stores.then_some(writer);
-        Some(PlacementRequest {
-            file: task_id,
-            block: u64::from(block),
-            bytes,
-            writer: local,
-            redundancy: Redundancy::Replicate { r: k, f: f.min(k.saturating_sub(1)) },
-            time_s: now,
-        })
-    }
-
-    /// Block requests among `ready` (a `file-write` task's request delays):
-    /// noted, and under a decision interval made to wait for the next
-    /// decision.
-    fn request(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
-        use netheat_workloads::Step;
-        for &step in ready {
-            if !matches!(dag.steps[step], Step::Delay { .. }) {
-                continue;
-            }
-            let (block, remaining) = Self::block_of(dag, step);
-            self.requested.insert((task_id, block), now);
-            if self.decision_s <= 0.0 {
-                continue;
-            }
-            let chain: Vec<StepId> = (step + 1..dag.steps.len()).filter(|&s| dag.deps[s] == [step]).collect();
-            let Some(req) = self.request_of(now, task_id, block, dag, &chain) else { continue };
-            if req.bytes < self.small_bytes {
-                continue;
-            }
-            let q = self.decision_s;
-            let next = ((now / q).floor() + 1.0) * q;
-            dag.steps[step] = Step::Delay { seconds: next - now };
-            self.seq += 1;
-            self.pending.push(PendingBlock { remaining, seq: self.seq, task_id, req });
-        }
-    }
-
-    /// The decision of the interval: the waiting blocks in OPT' order.
-    fn decide_pending(&mut self, now: f64) -> Result<(), String> {
-        let mut p = std::mem::take(&mut self.pending);
-        p.sort_by_key(|b| (b.remaining, b.seq));
-        for mut b in p {
-            b.req.time_s = now;
-            let hosts = self.decide(now, &b.req)?;
-            self.decided.insert((b.task_id, b.req.block as u32), hosts);
-        }
-        Ok(())
-    }
-
-    /// Asks the policy for the replicas of `req` and books their storage.
-    fn decide(&mut self, now: f64, req: &PlacementRequest) -> Result<Vec<HostId>, String> {
-        let view =
-            View { cluster: &self.cluster, live: &self.live, host_used: &self.used, balance_threshold: self.balance };
-        let before = self.record.is_some().then(|| (self.used.clone(), self.rng.clone()));
-        let hosts = place_checked(self.policy.as_mut(), req, &view, &mut self.rng)
-            .map_err(|e| format!("storage.policy: block {} of task {} cannot be placed: {e}", req.block, req.file))?;
-        if let (Some(log), Some((used, rng))) = (self.record.as_mut(), before) {
-            log.push(Decision::Replicas {
-                time_s: now,
-                request: req.clone(),
-                used,
-                rng: Box::new(rng),
-                hosts: hosts.clone(),
-            });
-        }
-        for &h in &hosts {
-            self.used[h as usize] += req.bytes;
-        }
-        Ok(hosts)
-    }
-
-    /// Places the block whose pipeline hops are the flow steps in `ready`
-    /// (with the replicas decided for it at an interval, or now).
-    fn place(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) -> Result<(), String> {
-        use netheat_workloads::Step;
-        let chain: Vec<StepId> = ready.iter().copied().filter(|&s| matches!(dag.steps[s], Step::Flow { .. })).collect();
-        let Some(&first) = chain.first() else { return Ok(()) };
-        let Step::Flow { src: writer, bytes, .. } = dag.steps[first] else { return Ok(()) };
-        let block = match dag.deps[first].first() {
-            Some(&r) if matches!(dag.steps[r], Step::Delay { .. }) => Self::block_of(dag, r).0,
-            _ => 0,
-        };
-        let hosts = match self.decided.remove(&(task_id, block)) {
-            Some(h) => h,
-            None => match self.request_of(now, task_id, block, dag, &chain) {
-                Some(req) => self.decide(now, &req)?,
-                None => return Ok(()),
-            },
-        };
-        let mut prev = writer;
-        for (&step, &h) in chain.iter().zip(&hosts) {
-            let cap = self.cluster.hosts[h as usize].disk_write_bps;
-            dag.steps[step] = Step::Flow { src: prev, dst: h, bytes, rate_cap_bps: cap };
-            prev = h;
-        }
-        let mut racks: Vec<u32> = hosts.iter().map(|&h| self.cluster.rack_of(h)).collect();
-        racks.sort_unstable();
-        racks.dedup();
-        let row = BlockOut {
-            task_id,
-            block,
-            bytes,
-            writer,
-            replicas: hosts.iter().map(u32::to_string).collect::<Vec<_>>().join(";"),
-            racks: racks.len() as u32,
-            requested_s: self.requested.remove(&(task_id, block)).unwrap_or(now),
-            start_s: now,
-            finish_s: f64::NAN,
-        };
-        self.placed.push((task_id, chain, row));
-        Ok(())
     }
 }
 
@@ -474,7 +238,7 @@ impl BackgroundRun {
 
 impl Decisions<'_, '_> {
     fn place_blocks(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
-        if dag.kind != "file-write" {
+        if dag.kind != "file-write" && dag.kind != "chunk-write" {
             return;
         }
         if let Some(st) = self.storage.as_mut() {
@@ -607,6 +371,23 @@ impl Decisions<'_, '_> {
                     }
                 }
             }
+        } else if token == TOKEN_REBALANCE {
+            let busy = self.started < self.total_tasks || self.running > 0;
+            let Some(st) = self.storage.as_mut() else { return };
+            // A move is a flow from the host giving the chunk away to the
+            // one taking it, by ECMP, in the link's competition like any.
+            let moved = st.rebalancer.as_ref().map_or(0, |r| r.moves);
+            for (k, (from, to, bytes)) in st.rebalance().into_iter().enumerate() {
+                let spec = FlowSpec::new(REBALANCE_FLOW_BASE + moved + k as u64, from, to, bytes, now, Route::Ecmp);
+                if let Err(e) = ctx.add_flow(spec) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
+            if let (true, Some(rb)) = (busy, st.rebalancer.as_ref()) {
+                if let Err(e) = ctx.schedule_timer(now + rb.interval_s, TOKEN_REBALANCE) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
         } else if token == TOKEN_DECIDE {
             let busy = self.started < self.total_tasks || self.running > 0;
             let Some(st) = self.storage.as_mut() else { return };
@@ -674,6 +455,9 @@ impl FlowHooks for Decisions<'_, '_> {
     }
 
     fn task_started(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        if let (Some(st), true) = (self.storage.as_mut(), dag.read.is_some()) {
+            st.resolve_read(dag);
+        }
         if let Some(p) = self.placement.as_mut() {
             if let Err(e) = p.place_job(self.net.topo, ctx, task_id, dag) {
                 self.error.get_or_insert(e);
@@ -733,9 +517,21 @@ impl FlowHooks for Decisions<'_, '_> {
         }
     }
 
+    fn io(&mut self, ctx: &mut Ctx<'_, '_>, _task_id: u64, dag: &TaskDag, step: StepId) -> f64 {
+        match (self.storage.as_mut(), &dag.steps[step]) {
+            (Some(st), &netheat_workloads::Step::Io { host, bytes, write, object }) => {
+                st.io_seconds(ctx.now(), host, object, bytes, write)
+            }
+            _ => 0.0,
+        }
+    }
+
     fn task_finished(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
         if let Some(p) = self.placement.as_mut() {
             p.job_finished(ctx.now(), task_id);
+        }
+        if let Some(st) = self.storage.as_mut() {
+            st.task_finished(task_id);
         }
         self.running = self.running.saturating_sub(1);
         if let Some(t) = self.tasks.remove(&task_id) {
@@ -1172,6 +968,9 @@ pub fn run_flow(
             // Before any block's wait for it: decisions come first at their instant.
             sim.schedule_timer(st.decision_s, TOKEN_DECIDE)?;
         }
+        if let Some(rb) = &st.rebalancer {
+            sim.schedule_timer(rb.interval_s, TOKEN_REBALANCE)?;
+        }
     }
     if r.background.is_some() {
         sim.schedule_timer(0.0, TOKEN_BACKGROUND)?;
@@ -1294,6 +1093,7 @@ pub fn run_flow(
         if i < n_open_tasks {
             continue;
         }
+        let (net, io) = rec.critical_path(runner.dag(i));
         tasks.push(TaskOut {
             task_id: runner.task_id_base() + i as u64,
             kind: rec.kind.to_string(),
@@ -1303,6 +1103,8 @@ pub fn run_flow(
             flows: rec.flows as u64,
             bytes: rec.bytes,
             floor_s: f64::NAN,
+            network_s: net,
+            io_s: io,
         });
     }
     let mut out = ScenarioResult::new("flow");
@@ -1397,61 +1199,6 @@ pub fn run_flow(
     out.stat("dense_instants", st.dense_instants as f64);
     out.stat("max_windows", r.plan.max_windows as f64);
     Ok(out)
-}
-
-/// What the storage policy left: how evenly the storing hosts are filled
-/// (`storage_std_bytes`, the population standard deviation of their bytes;
-/// `storage_std_pct`, that over their mean capacity; `storage_imbalance_pct`,
-/// the largest deviation of a host's used fraction from the mean fraction),
-/// and the bytes its pipelines carried between racks
-/// (`storage_cross_rack_bytes`, and over the precalculated traffic's
-/// `storage_to_background_cross_rack_bytes`).
-fn storage_stats(out: &mut ScenarioResult, st: &StorageRun, background: Option<&Background>) {
-    let c = &st.cluster;
-    let hosts: Vec<usize> = (0..c.hosts.len()).filter(|&h| c.hosts[h].stores).collect();
-    if hosts.is_empty() {
-        return;
-    }
-    let n = hosts.len() as f64;
-    let used: Vec<f64> = hosts.iter().map(|&h| st.used[h]).collect();
-    let mean = used.iter().sum::<f64>() / n;
-    let std = (used.iter().map(|u| (u - mean) * (u - mean)).sum::<f64>() / n).sqrt();
-    let cap = hosts.iter().map(|&h| c.hosts[h].capacity_bytes).sum::<f64>() / n;
-    let frac: Vec<f64> = hosts.iter().map(|&h| st.used[h] / c.hosts[h].capacity_bytes).collect();
-    let mf = frac.iter().sum::<f64>() / n;
-    let imbalance = frac.iter().map(|f| (f - mf).abs()).fold(0.0, f64::max);
-    let mut cross = 0.0;
-    for (_, _, b) in &st.placed {
-        let mut from = c.rack_of(b.writer);
-        for h in b.replicas.split(';').filter_map(|x| x.parse::<HostId>().ok()) {
-            let r = c.rack_of(h);
-            if r != from {
-                cross += b.bytes;
-            }
-            from = r;
-        }
-    }
-    out.stat("storage_std_bytes", std);
-    out.stat("storage_std_pct", 100.0 * std / cap);
-    out.stat("storage_imbalance_pct", 100.0 * imbalance);
-    out.stat("storage_cross_rack_bytes", cross);
-    if let Some(bg) = background.filter(|b| b.cross_rack_bytes > 0.0) {
-        out.stat("storage_to_background_cross_rack_bytes", cross / bg.cross_rack_bytes);
-    }
-}
-
-/// Per host, the write rate of its disk (bits/s) when the run writes files
-/// and the host has one (`None` otherwise): each becomes an engine link
-/// after the datacenter's, which every pipeline hop into the host crosses,
-/// so concurrent writes to a disk share its rate by max-min as they share
-/// a network link (netheat-storage's `Cluster::two_tier` models disks the
-/// same way).
-pub fn disk_links(topo: &Topology, tasks: &[(f64, usize, TaskDag)]) -> Vec<Option<f64>> {
-    let n = topo.hosts().len() as HostId;
-    if !tasks.iter().any(|t| t.2.kind == "file-write") {
-        return vec![None; n as usize];
-    }
-    (0..n).map(|h| netheat_workloads::storage::disk_write_bps(topo, h)).collect()
 }
 
 /// Position of `step` among the flow steps of task `ti`.

@@ -35,6 +35,7 @@ pub mod packet;
 pub mod placement;
 pub mod result;
 pub mod spc;
+pub mod storage;
 
 use std::path::Path;
 
@@ -241,10 +242,19 @@ impl Scenario {
         if s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc) {
             self.check_spc(p)?;
         }
-        if s.storage.is_some() && !p.workload.tasks.iter().any(|t| t.2.kind == "file-write") {
+        if s.storage.is_some()
+            && !p.workload.tasks.iter().any(|t| t.2.kind == "file-write" || t.2.kind == "chunk-write")
+            && p.workload.stores.is_empty()
+        {
             return Err(at(
                 "storage.policy",
-                "there is nothing to place: add a `[[workload.app]]` with `kind = \"file-write\"`".into(),
+                "there is nothing to place: add a `[[workload.app]]` with `kind = \"file-write\"` or `kind = \"chunk-store\"`".into(),
+            ));
+        }
+        if !p.workload.stores.is_empty() && s.storage.is_none() {
+            return Err(at(
+                "workload.app",
+                "a `chunk-store` app's chunks need a replica placement: add `[storage]` (`policy = \"uniform\"` for rack-aware uniform placement)".into(),
             ));
         }
         if !p.workload.clusters.is_empty() {
@@ -408,7 +418,7 @@ impl Scenario {
                         progress,
                     )?)
                 };
-                let disks = flow::disk_links(topo, &workload.tasks).iter().flatten().count() as u64;
+                let disks = storage::disk_links(topo, &workload.tasks).iter().flatten().count() as u64;
                 let plan = budget::with_flow_bytes(s.flow_bytes(), || -> Result<RunBudget, ScenarioError> {
                     RunBudget::with_device_links(topo, disks, total, budget::memory_budget()?)
                         .map_err(|e| ScenarioError::Budget(e.to_string()))
@@ -501,9 +511,39 @@ impl Scenario {
                                 ));
                             }
                             let mut run =
-                                flow::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed)
+                                storage::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed)
                                     .with_decision_interval(q, cfg.threshold_bytes)
-                                    .with_free_source(st.free_source);
+                                    .with_free_source(st.free_source)
+                                    .with_disks(topo);
+                            if let Some(iv) = st.rebalance_interval {
+                                if !(iv.0.is_finite() && iv.0 > 0.0) {
+                                    return Err(ScenarioError::Config(
+                                        self.doc.at("storage.rebalance-interval", "must be a duration > 0"),
+                                    ));
+                                }
+                                let target = st.rebalance_target.unwrap_or(0.8 * st.balance_threshold);
+                                if !(target > 0.0 && target <= st.balance_threshold) {
+                                    return Err(ScenarioError::Config(self.doc.at(
+                                        "storage.rebalance-target",
+                                        format!(
+                                            "must be in (0, balance-threshold = {}], got {target}",
+                                            st.balance_threshold
+                                        ),
+                                    )));
+                                }
+                                run.rebalancer = Some(storage::Rebalancer::new(iv.0, target));
+                            } else if st.rebalance_target.is_some() {
+                                return Err(ScenarioError::Config(self.doc.at(
+                                    "storage.rebalance-target",
+                                    "has no rebalancer to steer: set `storage.rebalance-interval`",
+                                )));
+                            }
+                            let initial = match st.initial_policy {
+                                Some(p) if p != st.policy => Some(netheat_storage::make_policy(p.tag(), &cfg)?),
+                                _ => None,
+                            };
+                            run.prepopulate(&workload.stores, initial)
+                                .map_err(|e| ScenarioError::Config(self.doc.at("storage.initial-policy", e)))?;
                             run.record = self.record.then(Vec::new);
                             Some(run)
                         }

@@ -263,6 +263,12 @@ impl<'a> Tasks<'a> {
                 Step::Delay { seconds } => {
                     self.finish(ti, s, t + seconds, &mut work);
                 }
+                // No device model on the packet engine: a `chunk-store`,
+                // whose tasks have device steps, needs a storage policy,
+                // which the packet engine refuses before it runs.
+                Step::Io { .. } => {
+                    self.finish(ti, s, t, &mut work);
+                }
                 Step::Flow { src, dst, bytes, .. } => {
                     let flow_id = self.next_flow;
                     self.next_flow += 1;
@@ -325,6 +331,8 @@ impl<'a> Tasks<'a> {
                     flows: 0,
                     bytes: 0.0,
                     floor_s: f64::NAN,
+                    network_s: f64::NAN,
+                    io_s: f64::NAN,
                 }
             })
             .collect();

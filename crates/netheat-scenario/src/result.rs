@@ -126,6 +126,15 @@ pub struct TaskOut {
     /// (every byte into a host crosses its ports; [`set_floors`]). NaN
     /// for a task without network bytes.
     pub floor_s: f64,
+    /// Seconds of the task's critical path in flows (the network's share
+    /// of its time; netheat-workloads' `TaskRecord::critical_path`; a trace
+    /// task's whole time). NaN where the engine keeps no step times (the
+    /// packet engine, SPC, a cluster's tasks) or the task did not finish.
+    pub network_s: f64,
+    /// Seconds of the task's critical path in device steps (disk queueing
+    /// and service; the rest of its time is compute and waits). NaN as
+    /// `network_s`.
+    pub io_s: f64,
 }
 
 /// Sets every task's [`TaskOut::floor_s`] from its flows' rows.
@@ -443,6 +452,8 @@ impl TraceTasks {
             flows: 0,
             bytes: 0.0,
             floor_s: f64::NAN,
+            network_s: f64::NAN,
+            io_s: f64::NAN,
         });
         t.start_s = t.start_s.min(f.start_s);
         t.finish_s = if f.finish_s.is_nan() || t.finish_s.is_nan() { f64::NAN } else { t.finish_s.max(f.finish_s) };
@@ -450,8 +461,16 @@ impl TraceTasks {
         t.bytes += f.bytes;
     }
 
-    /// The rows, by task id.
+    /// The rows, by task id. A trace task is flows only: all its time is
+    /// network (`network_s` its time, `io_s` 0; NaN unfinished).
     pub fn into_tasks(self) -> Vec<TaskOut> {
-        self.by.into_values().collect()
+        self.by
+            .into_values()
+            .map(|mut t| {
+                t.network_s = t.finish_s - t.start_s;
+                t.io_s = if t.finish_s.is_nan() { f64::NAN } else { 0.0 };
+                t
+            })
+            .collect()
     }
 }

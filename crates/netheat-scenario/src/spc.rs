@@ -119,6 +119,11 @@ fn to_spc(
             Step::Delay { seconds } => {
                 flows.push(TaskFlow { src: 0, dst: 0, bytes: 0.0, path: Vec::new(), delay_s: seconds, feeds: None })
             }
+            // No device model under SPC: a `chunk-store`, whose tasks have
+            // device steps, needs a storage policy, which `spc` refuses.
+            Step::Io { .. } => {
+                flows.push(TaskFlow { src: 0, dst: 0, bytes: 0.0, path: Vec::new(), delay_s: 0.0, feeds: None })
+            }
             Step::Flow { src, dst, bytes, rate_cap_bps } => {
                 let id = ids[k];
                 k += 1;
@@ -229,6 +234,8 @@ pub fn run_spc_scenario(
                 flows: p.dag.num_flows() as u64,
                 bytes: p.dag.bytes(),
                 floor_s: f64::NAN,
+                network_s: f64::NAN,
+                io_s: f64::NAN,
             });
         }
     }

@@ -1,8 +1,11 @@
-//! Tasks as small DAGs of flows and delays, run by one engine controller.
+//! Tasks as small DAGs of flows, delays and device accesses, run by one
+//! engine controller.
 //!
 //! Every application structure in [`crate::apps`] builds a [`TaskDag`] per
 //! task: steps are network flows (bytes from one host to another, optionally
-//! rate-capped) or delays (compute or device time, seconds), and a step
+//! rate-capped), delays (compute time, seconds) or device accesses (bytes
+//! read from or written to a host's disk, timed by the hooks' device
+//! model, [`FlowHooks::io`]), and a step
 //! starts when all the steps it depends on have finished. [`DagRunner`] is
 //! the [`Controller`] that executes them: [`DagRunner::install`] schedules a
 //! timer at each task's start time; when it fires, the steps without
@@ -47,11 +50,41 @@ pub enum Step {
         /// Rate cap, bits per second.
         rate_cap_bps: Option<f64>,
     },
-    /// A pause of `seconds` (compute, device access, ...).
+    /// A pause of `seconds` (compute, a fixed device time, ...).
     Delay {
         /// Length, seconds (>= 0).
         seconds: f64,
     },
+    /// An access of `bytes` to a disk of `host`: how long it takes (queueing
+    /// included) is the device model's, asked through [`FlowHooks::io`] when
+    /// the step starts. `object` names what is read or written (a stored
+    /// chunk: which of the host's disks holds it is a function of the object
+    /// and the host).
+    Io {
+        /// Host of the disk.
+        host: HostId,
+        /// Bytes read or written.
+        bytes: f64,
+        /// A write (else a read).
+        write: bool,
+        /// The object accessed.
+        object: u64,
+    },
+}
+
+/// What a read of a stored object picks, as two uniform draws in `[0, 1)`
+/// made when the workload was generated (so every policy compared on one
+/// workload reads the same things): which of the objects stored when the
+/// read starts, and which of its copies. The storage layer resolves them
+/// (`netheat-scenario`'s storage run) and rewrites the task's steps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReadPick {
+    /// Object: `floor(object * stored)` among the objects in store order.
+    pub object: f64,
+    /// Copy: `floor(copy * copies)` among the object's hosts.
+    pub copy: f64,
+    /// Only the objects stored before the run (else any stored so far).
+    pub stored_before_only: bool,
 }
 
 /// A task: steps and the dependencies between them. A step may only depend
@@ -70,6 +103,9 @@ pub struct TaskDag {
     /// The tasks of a `compute-job` (whose hosts a placement policy may
     /// choose again); `None` otherwise.
     pub job: Option<Box<JobTasks>>,
+    /// A read of a stored object, resolved when the task starts; `None`
+    /// otherwise.
+    pub read: Option<ReadPick>,
 }
 
 /// What the tasks of a compute job request, so that a placement policy can
@@ -91,7 +127,7 @@ pub struct JobTasks {
 impl TaskDag {
     /// An empty task of the given kind.
     pub fn new(kind: &'static str) -> Self {
-        Self { steps: Vec::new(), deps: Vec::new(), kind, min_racks: 0, job: None }
+        Self { steps: Vec::new(), deps: Vec::new(), kind, min_racks: 0, job: None, read: None }
     }
 
     fn push(&mut self, s: Step, deps: &[StepId]) -> StepId {
@@ -115,6 +151,12 @@ impl TaskDag {
     /// Adds a delay of `seconds` after `deps` (a zero delay is a barrier).
     pub fn delay(&mut self, seconds: f64, deps: &[StepId]) -> StepId {
         self.push(Step::Delay { seconds: seconds.max(0.0) }, deps)
+    }
+
+    /// Adds an access of `bytes` to a disk of `host` after `deps` (see
+    /// [`Step::Io`]).
+    pub fn io(&mut self, host: HostId, bytes: f64, write: bool, object: u64, deps: &[StepId]) -> StepId {
+        self.push(Step::Io { host, bytes, write, object }, deps)
     }
 
     /// Number of flow steps.
@@ -146,6 +188,13 @@ pub trait FlowHooks {
     fn flow(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, step: StepId, spec: FlowSpec) -> FlowSpec {
         let _ = (ctx, task_id, dag, step);
         spec
+    }
+    /// Step `step` of task `task_id` (`dag`), a [`Step::Io`], starts: how
+    /// many seconds it takes, queueing at the device included. The default
+    /// has no device model: no time.
+    fn io(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, step: StepId) -> f64 {
+        let _ = (ctx, task_id, dag, step);
+        0.0
     }
     /// Every step of task `task_id` finished.
     fn task_finished(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
@@ -181,6 +230,43 @@ impl TaskRecord {
     /// Task completion time `finish_s - start_s` (`NaN` if unfinished).
     pub fn duration_s(&self) -> f64 {
         self.finish_s - self.start_s
+    }
+
+    /// The task's time on its critical path, split into network (flow
+    /// steps) and device (io steps) seconds; the rest of
+    /// [`Self::duration_s`] is delays (compute, waits). The path runs back
+    /// from the step that finished last through, at each step, the
+    /// dependency that finished last (the one it waited for; the earliest
+    /// step on ties); a step starts when its last dependency finished (the
+    /// task's start for a root). `(NaN, NaN)` for an unfinished task, `(0,
+    /// 0)` for one without steps. `dag` is the task's DAG as it ran.
+    pub fn critical_path(&self, dag: &TaskDag) -> (f64, f64) {
+        let fin = &self.step_finish_s;
+        if self.finish_s.is_nan() || fin.iter().any(|f| f.is_nan()) {
+            return (f64::NAN, f64::NAN);
+        }
+        let last_of = |steps: &mut dyn Iterator<Item = StepId>| -> Option<StepId> {
+            steps.fold(None, |best: Option<StepId>, s| match best {
+                Some(b) if fin[b] >= fin[s] => Some(b),
+                _ => Some(s),
+            })
+        };
+        let Some(mut s) = last_of(&mut (0..fin.len())) else { return (0.0, 0.0) };
+        let (mut net, mut io) = (0.0, 0.0);
+        loop {
+            let dep = last_of(&mut dag.deps[s].iter().copied());
+            let start = dep.map_or(self.start_s, |d| fin[d]);
+            match dag.steps[s] {
+                Step::Flow { .. } => net += fin[s] - start,
+                Step::Io { .. } => io += fin[s] - start,
+                Step::Delay { .. } => {}
+            }
+            match dep {
+                Some(d) => s = d,
+                None => break,
+            }
+        }
+        (net, io)
     }
 }
 
@@ -354,6 +440,12 @@ impl DagRunner {
                 let tok = self.new_timer(task as u32, step as u32);
                 ctx.schedule_timer(now + seconds, tok)
             }
+            Step::Io { .. } => {
+                let task_id = self.task_id_base + task as u64;
+                let seconds = hooks.io(ctx, task_id, &self.tasks[task].dag, step).max(0.0);
+                let tok = self.new_timer(task as u32, step as u32);
+                ctx.schedule_timer(now + seconds, tok)
+            }
         };
         if let Err(e) = res {
             self.error.get_or_insert(e);
@@ -416,6 +508,8 @@ impl DagRunner {
         let t = &mut self.tasks[task];
         let roots: Vec<StepId> = (0..t.dag.steps.len()).filter(|&s| t.dag.deps[s].is_empty()).collect();
         hooks.task_started(ctx, task_id, &mut t.dag, &roots);
+        // The hooks may have sized the task's flows (a resolved read).
+        t.rec.bytes = t.dag.bytes();
         if t.dag.steps.is_empty() {
             t.rec.finish_s = ctx.now();
             hooks.task_finished(ctx, task_id);

@@ -31,7 +31,7 @@ pub mod storage;
 
 pub use arrivals::{to_flow_spec, Batches, Horizon, OnOff, Poisson, Replay};
 pub use budget::FlowCap;
-pub use dag::{DagRunner, FlowHooks, JobTasks, NoHooks, Step, StepId, TaskDag, TaskRecord};
+pub use dag::{DagRunner, FlowHooks, JobTasks, NoHooks, ReadPick, Step, StepId, TaskDag, TaskRecord};
 pub use error::GenError;
 pub use flows_csv::{
     parse_flows_csv, parse_flows_reader, read_flow_trace, read_flows_csv, FlowColumns, FlowRow, FlowTrace,

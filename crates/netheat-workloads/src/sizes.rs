@@ -170,6 +170,13 @@ pub enum SizeDist {
     },
     /// Piecewise-linear empirical CDF (see the module docs).
     Empirical(EmpiricalCdf),
+    /// Uniform on `[lo, hi]`.
+    Uniform {
+        /// Smallest size, bytes (>= 0).
+        lo: f64,
+        /// Largest size, bytes (>= lo).
+        hi: f64,
+    },
 }
 
 impl SizeDist {
@@ -209,6 +216,9 @@ impl SizeDist {
             SizeDist::LogNormal { mu, sigma } if !(mu.is_finite() && sigma.is_finite() && sigma >= 0.0) => {
                 bad("sigma", format!("need finite mu and sigma >= 0, got mu={mu}, sigma={sigma}"))
             }
+            SizeDist::Uniform { lo, hi } if !(lo.is_finite() && lo >= 0.0 && hi.is_finite() && hi >= lo) => {
+                bad("lo/hi", format!("need 0 <= lo <= hi, got lo={lo}, hi={hi}"))
+            }
             _ => Ok(()),
         }
     }
@@ -224,6 +234,7 @@ impl SizeDist {
             }
             &SizeDist::LogNormal { mu, sigma } => (mu + sigma * std_normal_quantile(u)).exp(),
             SizeDist::Empirical(c) => c.quantile(u),
+            &SizeDist::Uniform { lo, hi } => lo + (hi - lo) * u,
         }
     }
 
@@ -253,6 +264,7 @@ impl SizeDist {
             }
             &SizeDist::LogNormal { mu, sigma } => (mu + 0.5 * sigma * sigma).exp(),
             SizeDist::Empirical(c) => c.mean(),
+            &SizeDist::Uniform { lo, hi } => 0.5 * (lo + hi),
         }
     }
 
@@ -286,6 +298,15 @@ impl SizeDist {
                 }
             }
             SizeDist::Empirical(c) => c.cdf(x),
+            &SizeDist::Uniform { lo, hi } => {
+                if x < lo {
+                    0.0
+                } else if x >= hi {
+                    1.0
+                } else {
+                    (x - lo) / (hi - lo)
+                }
+            }
         }
     }
 
@@ -295,6 +316,7 @@ impl SizeDist {
             SizeDist::Constant(b) => f64::from(u8::from(x > *b)),
             SizeDist::Empirical(c) => c.cdf_left(x),
             SizeDist::LogNormal { sigma, mu } if *sigma == 0.0 => f64::from(u8::from(x > 0.0 && x.ln() > *mu)),
+            &SizeDist::Uniform { lo, hi } if lo == hi => f64::from(u8::from(x > lo)),
             d => d.cdf(x),
         }
     }

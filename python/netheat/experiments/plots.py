@@ -297,6 +297,40 @@ def block_write_figures(run_dir: Path) -> list[tuple[Path, str]]:
     ]
 
 
+def chunk_read_figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Chunk read latencies per variant (a ``chunk-store`` scenario's reads; the hotspot paper's
+    Figure 20 reports their p95, network and total): one CDF of the network seconds on each
+    read's critical path and one of the total, all seeds pooled."""
+    path = run_dir / "tasks.parquet"
+    if not path.exists():
+        return []
+    reads = pl.read_parquet(path, columns=["variant", "kind", "tct_s", "network_s"]).filter(
+        (pl.col("kind") == "chunk-read") & pl.col("tct_s").is_not_nan()
+    )
+    if reads.is_empty():
+        return []
+    out = []
+    for column, what, name in (
+        ("network_s", "network", "chunk_read_network_cdf.png"),
+        ("tct_s", "total (network + disk)", "chunk_read_total_cdf.png"),
+    ):
+        out.append(
+            (
+                _cdf_per_variant(
+                    reads.filter(pl.col(column) > 0),
+                    column,
+                    1e3,
+                    f"chunk read latency, {what} (ms)",
+                    "CDF of reads",
+                    run_dir / name,
+                ),
+                f"Chunk read latency per variant, {what}: the hotspot paper's Figure 20 gives its p95 "
+                "(all seeds pooled).",
+            )
+        )
+    return out
+
+
 def _cdf_per_variant(
     rows: pl.DataFrame, column: str, scale: float, xlabel: str, ylabel: str, path: Path
 ) -> Path:

@@ -1,6 +1,6 @@
 """The paper experiment kinds that run in Rust (``netheat_repro::points``).
 
-Each kind (``baraat``, ``ccp``, ``utp``) declares its parameters once, as a
+Each kind (``baraat``) declares its parameters once, as a
 Rust struct; this module turns that struct's JSON Schema (``_netheat.point_schema``) into the kind's
 :class:`Param` list (name, type, default, help: what the experiment loader
 validates and ``netheat experiment kinds`` shows), checks a point's

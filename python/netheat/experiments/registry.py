@@ -251,9 +251,6 @@ def _load_builtins() -> None:
         from netheat.experiments import baraat  # registers "baraat"
 
         del baraat
-        from netheat.experiments import storage  # registers "ccp"
-
-        del storage
         from netheat.experiments import scenario  # registers "scenario"
 
         del scenario

@@ -29,6 +29,10 @@ over the flows, tasks and blocks that start after ``scenario.warmup``:
 - ``tct_max_s``: the completion time of the task that finished last, NaN
   when a task did not finish (or there is none): a single job's completion
   time (the ``shuffle-job`` app of the Subways experiments);
+- ``<kind>.network_p95_s``, ``<kind>.io_p95_s`` (and ``_mean_s``, ``_p50_s``, ``_p99_s``): the
+  network and device seconds on the critical path of the finished tasks of a kind (the tasks
+  table's ``network_s`` and ``io_s``; a chunk read's network latency and its disk time), on the
+  flow engine;
 - ``tct_mean_s``, ``tct_p50_s``, ``tct_p95_s``, ``tct_p99_s`` over finished tasks, and the
   same per task kind as ``<kind>.tct_p99_s`` (``partition-aggregate``,
   ``file-write``, ``trace``, a cluster's ``query-small``...; a kind that did not run has no value, so its
@@ -252,9 +256,17 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     values["tct_p99_floor"] = floor_p99 / values["tct_p99_s"]
     kinds = np.asarray(tasks.column("kind").to_pylist(), dtype=object)
     sizes = _times(tasks.column("bytes"))
+    network = _times(tasks.column("network_s"))
+    io = _times(tasks.column("io_s"))
     for kind in sorted(set(kinds.tolist())):
         of_kind = kinds == kind
         values.update(_tails(f"{kind}.tct", tct[of_kind], (0.95, 0.99)))
+        # The critical path's network and device parts, where the engine
+        # keeps step times (NaN elsewhere: no value).
+        for part, col in (("network", network), ("io", io)):
+            done = col[of_kind & ~np.isnan(tct)]
+            if done.size and not np.isnan(done).any():
+                values.update(_tails(f"{kind}.{part}", done, (0.95, 0.99)))
         distinct = np.unique(sizes[of_kind])
         if distinct.size <= MAX_SIZE_CLASSES and np.all(distinct == np.round(distinct)):
             for b in distinct:
@@ -337,10 +349,12 @@ def _figures(run_dir: Path) -> list[tuple[Path, str]]:
     """A capacity search's results against the swept key (:func:`plots.search_figures`),
     Baraat's figures for runs of its aggregation workload (:func:`plots.baraat_figures`),
     block write times per variant for runs with a storage policy (:func:`plots.block_write_figures`),
+    chunk read latencies for runs of a ``chunk-store`` (:func:`plots.chunk_read_figures`)
     and a cluster's placement measures (:func:`plots.placement_figures`)."""
     from netheat.experiments.plots import (
         baraat_figures,
         block_write_figures,
+        chunk_read_figures,
         placement_figures,
         search_figures,
     )
@@ -349,6 +363,7 @@ def _figures(run_dir: Path) -> list[tuple[Path, str]]:
         search_figures(run_dir)
         + baraat_figures(run_dir)
         + block_write_figures(run_dir)
+        + chunk_read_figures(run_dir)
         + placement_figures(run_dir)
     )
 
@@ -432,6 +447,15 @@ SCOPE = MetricScope(
             "task completion time ({1}) of the finished tasks of kind {0}",
             "mean, median, 95th and 99th percentile task completion time of the finished tasks of one kind "
             "(partition-aggregate, file-write, trace, query-small...); null when no task of that kind ran",
+        ),
+        MetricFamily(
+            "<task-kind>.{network,io}_{mean,p50,p95,p99}_s",
+            r"([a-z][a-z0-9-]*)\.(network|io)_(mean|p50|p95|p99)_s",
+            "s",
+            "{1} seconds on the critical path ({2}) of the finished tasks of kind {0}",
+            "mean, median, 95th and 99th percentile of the network (flow steps) or device (io steps) "
+            "seconds on the critical path of the finished tasks of one kind (chunk-read.network_p95_s: "
+            "the p95 network latency of chunk reads); flow engine only, null elsewhere",
         ),
         MetricFamily(
             "<task-kind>.<bytes>B.tct_{mean,p50,p99}_s",

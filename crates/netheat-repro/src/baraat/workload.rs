@@ -71,7 +71,8 @@ fn task_of(arrival_s: f64, dag: &TaskDag) -> Task {
         let (delay_s, feeders) = match dag.deps[k].as_slice() {
             &[d] => match dag.steps[d] {
                 Step::Delay { seconds } => (seconds, dag.deps[d].as_slice()),
-                Step::Flow { .. } => (0.0, &dag.deps[k][..]),
+                // (Aggregation tasks have no device steps.)
+                Step::Flow { .. } | Step::Io { .. } => (0.0, &dag.deps[k][..]),
             },
             deps => (0.0, deps),
         };

@@ -8,6 +8,7 @@ use netheat_data::DataDir;
 use netheat_scenario::{Scenario, ScenarioError, ScenarioResult};
 
 mod background;
+mod chunks;
 mod cluster;
 mod record;
 mod registries;

@@ -19,7 +19,7 @@ use netheat_core::HostId;
 use netheat_topology::Topology;
 use rand::{Rng, RngCore};
 
-use super::{check_host, choose, rack_of};
+use super::{check_host, check_replicas, choose, rack_of};
 use crate::dag::{StepId, TaskDag};
 use crate::storage::disk_write_bps;
 use crate::GenError;
@@ -128,16 +128,7 @@ impl CfsWrite {
         if !(file_bytes.is_finite() && file_bytes >= 0.0) {
             return Err(GenError::param("file_bytes", format!("{file_bytes} must be >= 0")));
         }
-        if self.replicas == 0 || self.fault_tolerance + 1 > self.replicas {
-            return Err(GenError::param(
-                "replicas",
-                format!(
-                    "{} replicas cannot span fault_tolerance + 1 = {} racks",
-                    self.replicas,
-                    self.fault_tolerance + 1
-                ),
-            ));
-        }
+        check_replicas(self.replicas, self.fault_tolerance)?;
         let mut dag = TaskDag::new("file-write");
         dag.min_racks = self.fault_tolerance + 1;
         let mut blocks = Vec::new();

@@ -11,6 +11,7 @@
 pub mod aggregation;
 pub mod analytics;
 pub mod cfs;
+pub mod chunks;
 pub mod cluster;
 pub mod coflow;
 pub mod compute;
@@ -88,6 +89,18 @@ pub(crate) fn check_nonneg(name: &str, v: f64) -> Result<(), GenError> {
     } else {
         Err(GenError::param(name, format!("{v} must be finite and >= 0")))
     }
+}
+
+/// `replicas` copies can span `fault_tolerance + 1` racks (at least one
+/// copy, no more racks than copies).
+pub(crate) fn check_replicas(replicas: usize, fault_tolerance: usize) -> Result<(), GenError> {
+    if replicas == 0 || fault_tolerance + 1 > replicas {
+        return Err(GenError::param(
+            "replicas",
+            format!("{replicas} replicas cannot span fault_tolerance + 1 = {} racks", fault_tolerance + 1),
+        ));
+    }
+    Ok(())
 }
 
 pub(crate) fn check_host(topo: &Topology, name: &str, h: HostId) -> Result<(), GenError> {

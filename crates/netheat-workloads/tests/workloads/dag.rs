@@ -51,3 +51,41 @@ fn background_flows_share_the_network_and_are_ignored_by_the_runner() {
     assert_eq!(res.flows[1].task_id, Some(0));
     assert!(res.flows[1].id >= netheat_workloads::dag::DEFAULT_ID_BASE);
 }
+
+#[test]
+fn critical_path_splits_a_task_into_network_and_device_time() {
+    use netheat_workloads::{TaskDag, TaskRecord};
+    // A (flow) -> B (io) and C (delay), D (flow) after B and C. Started at
+    // 1 s; A ends at 2, B at 5, C at 3, D at 6. D waited for B (5 > 3), B
+    // for A, A for the start: network = (2 - 1) + (6 - 5) = 2, io = 5 - 2
+    // = 3, and the delay C is off the path.
+    let mut dag = TaskDag::new("t");
+    let a = dag.flow(0, 1, 1.0, &[]);
+    let b = dag.io(1, 1.0, true, 7, &[a]);
+    let c = dag.delay(2.0, &[a]);
+    dag.flow(1, 2, 1.0, &[b, c]);
+    let rec = TaskRecord {
+        task: 0,
+        kind: "t",
+        start_s: 1.0,
+        finish_s: 6.0,
+        step_finish_s: vec![2.0, 5.0, 3.0, 6.0],
+        flows: 2,
+        bytes: 2.0,
+    };
+    assert_eq!(rec.critical_path(&dag), (2.0, 3.0));
+    // An unfinished step: no breakdown.
+    let open = TaskRecord { finish_s: f64::NAN, step_finish_s: vec![2.0, f64::NAN, 3.0, f64::NAN], ..rec };
+    let (n, i) = open.critical_path(&dag);
+    assert!(n.is_nan() && i.is_nan());
+}
+
+#[test]
+fn uniform_sizes_have_their_mean_and_cdf() {
+    use netheat_workloads::SizeDist;
+    let u = SizeDist::Uniform { lo: 100e3, hi: 1e6 };
+    assert_eq!(u.mean(), 550e3);
+    assert_eq!(u.cdf(325e3), 0.25);
+    assert_eq!(u.quantile(0.5), 550e3);
+    assert!(SizeDist::Uniform { lo: 2.0, hi: 1.0 }.validate().is_err());
+}

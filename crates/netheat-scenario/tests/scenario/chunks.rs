@@ -1,0 +1,235 @@
+//! The `chunk-store` app under `[storage]`: FIFO disk queues timed by
+//! hand, reads resolved against the store, CCP on new chunks only, the
+//! rebalancer, and the refusals.
+
+use netheat_scenario::ScenarioResult;
+
+use super::{err, run};
+
+/// Two racks of two hosts on 10 Gbit/s: rack 0 holds one HDD per host
+/// (10 ms per access, 100 MB/s), rack 1 the clients. One 1 MB chunk
+/// stored, one replica, and 20 reads of it at 200 per second.
+const ONE_DISK: &str = r#"
+[scenario]
+seed = 5
+[topology]
+kind = "two-tier"
+racks = 2
+hosts-per-rack = 2
+host-link = "10Gbps"
+tor-uplink = "40Gbps"
+[[rack-group]]
+racks = [0]
+kind = "disk"
+hosts = { storage = [{ kind = "hdd", count = 1, capacity = "4TB", read = "100MB/s", write = "100MB/s", access-time = "10ms" }] }
+[workload]
+duration = "1s"
+[[workload.app]]
+kind = "chunk-store"
+rate = 200.0
+tasks = 20
+read-share = 1.0
+sizes = { dist = "constant", size = "1MB" }
+replicas = 1
+stored = 1
+[storage]
+policy = "uniform"
+"#;
+
+fn stat(r: &ScenarioResult, k: &str) -> f64 {
+    *r.stats.get(k).unwrap_or_else(|| panic!("no stat {k}: {:?}", r.stats.keys()))
+}
+
+#[test]
+fn reads_queue_fifo_at_the_disk_then_cross_the_network() {
+    let r = run(ONE_DISK).unwrap();
+    let mut reads: Vec<_> = r.tasks.iter().filter(|t| t.kind == "chunk-read").collect();
+    assert_eq!(reads.len(), 20);
+    reads.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    // Each read waits for the one before it at the disk, then takes
+    // 10 ms + 1 MB / 100 MB/s = 20 ms; then 1 MB at 10 Gbit/s = 0.8 ms
+    // alone on the network (reads leave the disk at least 20 ms apart).
+    let mut free = 0.0f64;
+    for t in &reads {
+        let done = free.max(t.start_s) + 0.020;
+        assert!((t.io_s - (done - t.start_s)).abs() < 1e-9, "{} vs {}", t.io_s, done - t.start_s);
+        assert!((t.network_s - 0.0008).abs() < 1e-9, "{}", t.network_s);
+        assert!((t.finish_s - t.start_s - t.io_s - t.network_s).abs() < 1e-9);
+        assert_eq!(t.bytes, 1e6);
+        free = done;
+    }
+    // At 200/s against 50/s of service the queue grows: the last read
+    // waits for all 19 before it.
+    assert!(reads[19].io_s > 0.2, "{}", reads[19].io_s);
+    assert_eq!(stat(&r, "chunk_reads"), 20.0);
+    assert_eq!(stat(&r, "chunk_reads_of_written_share"), 0.0);
+    assert_eq!(stat(&r, "io_steps"), 20.0);
+}
+
+#[test]
+fn a_write_ends_with_its_last_replicas_disk_write() {
+    // Writes only, 3 replicas over 3 racks, written by the client to each
+    // replica directly; disks of 10 ms + 100 MB/s; links far faster.
+    let text = ONE_DISK
+        .replace("racks = 2\n", "racks = 4\n")
+        .replace("racks = [0]", "racks = [0, 1, 2]")
+        .replace("read-share = 1.0", "read-share = 0.0")
+        .replace("replicas = 1\nstored = 1", "replicas = 3\nstored = 0")
+        .replace("rate = 200.0", "rate = 10.0");
+    let r = run(&text).unwrap();
+    let writes: Vec<_> = r.tasks.iter().filter(|t| t.kind == "chunk-write").collect();
+    assert!(writes.len() >= 5, "{}", writes.len());
+    assert_eq!(r.blocks.len(), writes.len());
+    for t in &writes {
+        let b = r.blocks.iter().find(|b| b.task_id == t.task_id).unwrap();
+        assert_eq!(b.racks, 3);
+        // Every flow of the write leaves the client (rack 3: hosts 6, 7).
+        let fl: Vec<_> = r.flows.iter().filter(|f| f.task_id == t.task_id as i64).collect();
+        assert_eq!(fl.len(), 3);
+        assert!(fl.iter().all(|f| f.src == b.writer && f.src >= 6), "{fl:?}");
+        // Critical path: one hop (1 MB at 10 Gbit/s, 0.8 ms, the three in
+        // parallel on separate links but one client NIC: 2.4 ms) then its
+        // disk write, 20 ms when the disk is free.
+        assert!(t.io_s >= 0.020 - 1e-9, "{}", t.io_s);
+        assert!((t.finish_s - t.start_s - t.io_s - t.network_s).abs() < 1e-9);
+        assert!((b.finish_s - t.finish_s).abs() < 1e-12, "the block ends with its last disk write");
+    }
+}
+
+/// Six Disk racks of four hosts whose uplinks spread 2x (10 Gbit/s x
+/// (2/3 + (2/3) i / 5)), two client racks; 300 chunks stored before 1,500
+/// operations.
+fn spread(storage: &str, extra_app: &str) -> String {
+    let mut groups = String::new();
+    for i in 0..6 {
+        let bps = 10e9 * (2.0 / 3.0 + (2.0 / 3.0) * i as f64 / 5.0);
+        groups.push_str(&format!("[[rack-group]]\nracks = [{i}]\ntor-uplink = \"{bps:.0}bps\"\n"));
+    }
+    format!(
+        r#"
+[scenario]
+seed = 2
+[topology]
+kind = "two-tier"
+racks = 8
+hosts-per-rack = 4
+host-link = "10Gbps"
+tor-uplink = "40Gbps"
+[[rack-group]]
+racks = "0..6"
+kind = "disk"
+hosts = {{ storage = [{{ kind = "ssd", count = 1, capacity = "1TB", read = "1000000GB/s", write = "1000000GB/s", access-time = "0s" }}] }}
+{groups}
+[workload]
+duration = "10s"
+[[workload.app]]
+kind = "chunk-store"
+rate = 2000.0
+tasks = 1500
+stored = 300
+fault-tolerance = 2
+{extra_app}
+[storage]
+{storage}
+"#
+    )
+}
+
+#[test]
+fn ccp_places_new_chunks_by_class_and_leaves_the_stored_ones() {
+    // Uplink factors 0.667, 0.8, 0.933, 1.067, 1.2, 1.333; the guideline is
+    // the datacenter model's median (element 3 of 6, sorted): 1.067. High
+    // at >= 1.28: rack 5; Low below 0.853: racks 0 and 1. Three replicas
+    // in three racks, High before Medium: never a Low rack.
+    let racks_of = |r: &ScenarioResult| -> Vec<u32> {
+        r.blocks
+            .iter()
+            .flat_map(|b| b.replicas.split(';').map(|h| h.parse::<u32>().unwrap() / 4).collect::<Vec<_>>())
+            .collect()
+    };
+    let ccp = run(&spread("policy = \"ccp\"\ninitial-policy = \"uniform\"", "")).unwrap();
+    let on = racks_of(&ccp);
+    assert!(!on.is_empty());
+    assert!(on.iter().all(|&k| (2..6).contains(&k)), "{on:?}");
+    assert_eq!(on.iter().filter(|&&k| k == 5).count(), ccp.blocks.len(), "one replica in the High rack each");
+    let uni = run(&spread("policy = \"uniform\"", "")).unwrap();
+    assert!(racks_of(&uni).iter().any(|&k| k < 2));
+    // The chunks stored before the run are uniform's in both: reads of
+    // them still come out of the Low racks under CCP.
+    let from_low = |r: &ScenarioResult| {
+        let reads: Vec<i64> = r.tasks.iter().filter(|t| t.kind == "chunk-read").map(|t| t.task_id as i64).collect();
+        r.flows.iter().filter(|f| reads.contains(&f.task_id) && f.src / 4 < 2).count()
+    };
+    assert!(from_low(&ccp) > 0);
+    assert!(ccp.stats["chunk_reads_of_written_share"] > 0.0);
+}
+
+#[test]
+fn reads_of_stored_chunks_keep_their_network_time_whatever_places_new_ones() {
+    // Hotspot paper section 5.2: CCP places new chunks only. When reads
+    // pick among the chunks stored before the run (uniform's in both
+    // runs) and the disks cost nothing, a read takes the same replica over
+    // the same links under both policies, and writes, sent from the
+    // clients into storage racks, share none of them.
+    let a = run(&spread("policy = \"uniform\"\ninitial-policy = \"uniform\"", "read-from = \"stored\"")).unwrap();
+    let b = run(&spread("policy = \"ccp\"\ninitial-policy = \"uniform\"", "read-from = \"stored\"")).unwrap();
+    assert_eq!(b.stats["chunk_reads_of_written_share"], 0.0);
+    let reads = |r: &ScenarioResult| -> Vec<(u64, f64)> {
+        r.tasks.iter().filter(|t| t.kind == "chunk-read").map(|t| (t.task_id, t.network_s)).collect()
+    };
+    let (ra, rb) = (reads(&a), reads(&b));
+    assert_eq!(ra.len(), rb.len());
+    assert!(ra.len() > 900);
+    for ((ia, na), (ib, nb)) in ra.iter().zip(&rb) {
+        assert_eq!(ia, ib);
+        assert!((na - nb).abs() < 1e-6, "task {ia}: {na} vs {nb}");
+    }
+    // Had the store been placed by CCP too, the reads would differ.
+    let c = run(&spread("policy = \"ccp\"", "read-from = \"stored\"")).unwrap();
+    assert!(reads(&c).iter().zip(&ra).any(|((_, x), (_, y))| (x - y).abs() > 1e-6));
+}
+
+#[test]
+fn the_rebalancer_keeps_storage_within_the_threshold_with_flows() {
+    // 1 GB per host: 300 + 450 chunks x 0.55 MB x 3 replicas on 24 hosts
+    // is about 5% used on average, and CCP piles new chunks on 3 racks.
+    let small = |storage: &str| {
+        spread(storage, "sizes = { dist = \"uniform\", min = \"1MB\", max = \"2MB\" }")
+            .replace("capacity = \"1TB\"", "capacity = \"1GB\"")
+    };
+    let off = run(&small("policy = \"ccp\"")).unwrap();
+    assert!(off.stats["storage_imbalance_pct"] > 10.0, "{:?}", off.stats);
+    let on = run(&small("policy = \"ccp\"\nrebalance-interval = \"0.1s\"\nrebalance-target = 0.08")).unwrap();
+    assert!(on.stats["storage_imbalance_max_pct"] <= 10.0 + 1e-9, "{:?}", on.stats);
+    assert!(on.stats["storage_imbalance_pct"] <= 10.0 + 1e-9, "{:?}", on.stats);
+    let moves = on.stats["rebalance_moves"];
+    assert!(moves > 0.0 && on.stats["rebalanced_bytes_pct"] > 0.0, "{:?}", on.stats);
+    // Each move is a flow of the run.
+    let flows = on.flows.iter().filter(|f| f.flow_id >= 1 << 59 && f.flow_id < 1 << 60).count();
+    assert_eq!(flows as f64, moves);
+}
+
+#[test]
+fn bad_chunk_store_input_is_refused_at_its_key() {
+    let e = err(&ONE_DISK.replace("[storage]\npolicy = \"uniform\"\n", ""));
+    assert!(e.contains("workload.app") && e.contains("[storage]"), "{e}");
+    let e = err(&ONE_DISK.replace("stored = 1", "stored = 0"));
+    assert!(e.contains("stored"), "{e}");
+    let e = err(&ONE_DISK.replace("read-share = 1.0", "read-share = 1.5"));
+    assert!(e.contains("read-share"), "{e}");
+    let e = err(&ONE_DISK.replace("stored = 1", "stored = 1\nread-from = \"new\""));
+    assert!(e.contains("read-from") && e.contains("known: all, stored"), "{e}");
+    let e = err(&ONE_DISK.replace("stored = 1", "stored = 1\nwrite = \"chain\""));
+    assert!(e.contains("write") && e.contains("direct, pipeline"), "{e}");
+    let e = err(&format!("{ONE_DISK}rebalance-target = 0.05\n"));
+    assert!(e.contains("storage.rebalance-target") && e.contains("rebalance-interval"), "{e}");
+    let e = err(&format!("{ONE_DISK}rebalance-interval = \"1s\"\nrebalance-target = 0.5\n"));
+    assert!(e.contains("storage.rebalance-target"), "{e}");
+    let e = err(&ONE_DISK.replace("seed = 5", "seed = 5\nengine = \"packet\""));
+    assert!(e.contains("storage") && e.contains("flow"), "{e}");
+    let e = err(&ONE_DISK.replace(
+        "sizes = { dist = \"constant\", size = \"1MB\" }",
+        "sizes = { dist = \"uniform\", min = \"2MB\", max = \"1MB\" }",
+    ));
+    assert!(e.contains("sizes.max"), "{e}");
+}
