@@ -449,14 +449,27 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   `kind = "incast"` is trains of `incasts` incasts about `period` apart,
   `fanin` senders in other racks each sending one message (a task) of the
   next of `message-sizes` to a receiver: the CloudBurst slides' incasts;
-  `kind = "memcache"` takes `server-racks` and `client-racks`). A
+  `kind = "memcache"` takes `server-racks` and `client-racks`; `kind =
+  "chunk-store"` is chunk operations at `rate` from `client-racks` (default:
+  the racks without disks), `read-share` reads of a chunk picked among those
+  stored (`read-from = "all"`, written ones once their write has finished,
+  or `"stored"`, those stored before the run) and writes of new chunks of
+  `sizes` with `replicas` over `fault-tolerance + 1` racks (`write =
+  "direct"` from the client to each replica, or `"pipeline"`), with
+  `stored` chunks placed before the run by `storage.initial-policy`: each
+  disk access waits in the FIFO queue of one of the host's disks and takes
+  its access time plus its bytes at its rate; the tasks table's `network_s`
+  and `io_s` split each operation's time (the hotspot paper's CCP setting,
+  `experiments/scenarios/ccp-chunks.toml`). A
   `[[workload.traffic]]` table with `precalculated = true` runs alone first
   and is then taken off the links' capacity step by step
   (`scenario.background-step`), at least the per-flow fair share left: a
   background no decision can change (Sinbad's simulation), counted in the
   `links` table's `utilization` and, apart, in its `background` column.
   `file-write` files are `file-size` long or, with `mean-file-blocks`, of
-  1 + a geometric number of full blocks.
+  1 + a geometric number of full blocks. A `coflow` traffic table's
+  `bytes-scale` scales the trace's jobs to a smaller cluster (Sinbad's EC2
+  experiment, `experiments/scenarios/sinbad-ec2.toml`).
 - **Policies**: the sections below. Keys left out take the policy's own
   default (the papers' values, documented with each policy in
   docs/architecture.md).

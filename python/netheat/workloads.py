@@ -85,7 +85,9 @@ def _cli_generate(args: argparse.Namespace) -> int:
     for n in notes:
         print(f"note: {n}")
     if tasks:
-        hint = "run them with `netheat simulate --workload`"
+        # A chunk store needs a scenario's [storage]: its note says so.
+        scenario_only = any("(chunk-store)" in n for n in notes)
+        hint = "run them with `netheat " + ("run`" if scenario_only else "simulate --workload`")
         print(f"note: {tasks} application tasks are not in {out.name}; {hint}")
     total = float(pc.sum(table.column("bytes")).as_py() or 0.0) if table.num_rows else 0.0
     print(f"wrote {table.num_rows:,} flows ({total:,.0f} bytes) to {out}")

@@ -15,7 +15,8 @@
 //!
 //! [[app]]                          # tasks whose flows depend on each other
 //! kind = "partition-aggregate"     # partition-aggregate | retrieval | shuffle | data-parallel | memcache | coflow
-//!                                  # | file-write | compute-job | cluster | shuffle-job | aggregation | incast
+//!                                  # | file-write | chunk-store | compute-job | cluster | shuffle-job
+//!                                  # | aggregation | incast
 //! rate = 50.0                      # tasks per second (Poisson starts)
 //! stages = 2
 //! ```
@@ -256,6 +257,10 @@ pub struct TrafficTable {
     pub file: Option<String>,
     /// `replay`, `coflow`: multiplier of trace times (0.5 = twice as fast).
     pub time_scale: Option<f64>,
+    /// `coflow`: multiplier of trace bytes (default 1): a cluster smaller
+    /// than the trace's replays its jobs scaled down (the Sinbad paper's
+    /// EC2 experiment, SIGCOMM'13 §7.1: 100 of the trace's 3,000 machines).
+    pub bytes_scale: Option<f64>,
     /// `replay`: loop the trace until this time.
     pub repeat_until: Option<Duration>,
     /// `coflow`: the trace dataset (default `coflow-fb2010`).
@@ -783,7 +788,7 @@ impl Wcx<'_> {
             duration => "duration", flows => "flows", priority => "priority", on_mean => "on-mean",
             off_mean => "off-mean", rate_on => "rate-on", sources => "sources", inter_rack => "inter-rack", k => "k",
             period => "period", offset => "offset", batches => "batches", file => "file", time_scale => "time-scale",
-            repeat_until => "repeat-until", dataset => "dataset",
+            repeat_until => "repeat-until", dataset => "dataset", bytes_scale => "bytes-scale",
         );
         let mut rows = match t.kind {
             TrafficKind::Poisson => {
@@ -951,8 +956,9 @@ impl Wcx<'_> {
                 replay.apply(&rows, self.topo.hosts().len()).map_err(|e| self.gen(&p, e))?
             }
             TrafficKind::Coflow => {
-                self.only(&p, "coflow", &set, &["dataset", "time-scale", "duration", "priority"])?;
-                let mapped = self.coflows(&p, t.dataset.as_deref(), t.time_scale, t.duration, seed, out)?;
+                self.only(&p, "coflow", &set, &["dataset", "time-scale", "bytes-scale", "duration", "priority"])?;
+                let mapped =
+                    self.coflows(&p, t.dataset.as_deref(), (t.time_scale, t.bytes_scale), t.duration, seed, out)?;
                 mapped.rows()
             }
         };
@@ -976,7 +982,7 @@ impl Wcx<'_> {
         &self,
         p: &str,
         dataset: Option<&str>,
-        time_scale: Option<f64>,
+        (time_scale, bytes_scale): (Option<f64>, Option<f64>),
         duration: Option<Duration>,
         seed: u64,
         out: &mut Workload,
@@ -988,6 +994,10 @@ impl Wcx<'_> {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(self.at(&format!("{p}.time-scale"), format!("must be positive, got {scale}")));
         }
+        let bytes = bytes_scale.unwrap_or(1.0);
+        if !(bytes.is_finite() && bytes > 0.0) {
+            return Err(self.at(&format!("{p}.bytes-scale"), format!("must be positive, got {bytes}")));
+        }
         let until = duration.map(|d| d.0).or(self.default_duration).unwrap_or(f64::INFINITY);
         let shuffles: Vec<RackShuffle> = trace
             .coflows
@@ -996,7 +1006,7 @@ impl Wcx<'_> {
                 id: c.id as u64,
                 start_s: c.arrival_ms as f64 / 1e3 * scale,
                 mapper_racks: c.mapper_racks.clone(),
-                reducers: c.reducers.iter().map(|&(r, mb)| (r, mb * COFLOW_MB)).collect(),
+                reducers: c.reducers.iter().map(|&(r, mb)| (r, mb * COFLOW_MB * bytes)).collect(),
             })
             .filter(|s| s.start_s < until)
             .collect();
@@ -1431,7 +1441,7 @@ impl Wcx<'_> {
         };
         if a.kind == AppKind::Coflow {
             self.only(&p, "coflow", &set, &["dataset", "time-scale", "duration", "tasks"])?;
-            let mapped = self.coflows(&p, a.dataset.as_deref(), a.time_scale, a.duration, seed, out)?;
+            let mapped = self.coflows(&p, a.dataset.as_deref(), (a.time_scale, None), a.duration, seed, out)?;
             return Ok(mapped.tasks.into_iter().take(limit).map(|(s, _, d)| (s, d)).collect());
         }
         if a.kind == AppKind::ShuffleJob {

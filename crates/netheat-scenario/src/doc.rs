@@ -198,6 +198,21 @@ impl ScenarioDoc {
                 self.at("", "a scenario needs a [topology] table: `file = \"dc.toml\"` or the datacenter's keys")
             );
         };
+        // `[[topology.rack-group]]` and the like: the datacenter's other
+        // tables sit beside `[topology]`, as in a datacenter file.
+        for other in DC_TABLES.iter().skip(1) {
+            if t.contains_key(other) {
+                let header = if *other == "rack-group" || *other == "events" {
+                    format!("[[{other}]]")
+                } else {
+                    format!("[{other}]")
+                };
+                return Err(self.at(
+                    &format!("topology.{other}"),
+                    format!("`{other}` is a table of its own, as in a datacenter file: write `{header}` at the top level, beside `[topology]`"),
+                ));
+            }
+        }
         if let Some(file) = t.get("file") {
             let Some(rel) = file.as_str() else {
                 return Err(self.at("topology.file", "must be a path string"));

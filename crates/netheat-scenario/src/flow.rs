@@ -598,8 +598,8 @@ impl Decisions<'_, '_> {
     }
 
     /// A hop of a `file-write` pipeline: its route goes on through the
-    /// destination's disk link (so writes to one disk share it, instead of
-    /// each being capped at its rate), and under `storage.free-source` it
+    /// destination's disk link (so writes to one host's disks share their
+    /// summed rate, each capped at one disk's), and under `storage.free-source` it
     /// leaves out the writer's server and ToR uplinks. The path is the one
     /// the engine's ECMP would draw. A hop the load balancer routes keeps
     /// its path and its disk rate cap: the balancer re-binds flows to paths
@@ -640,8 +640,9 @@ impl Decisions<'_, '_> {
             }
         }
         if let Some(d) = disk {
+            // The host's disks together are the link; the hop keeps its cap
+            // of one disk's rate (a replica streams onto one of them).
             path.push(d);
-            spec.rate_cap_bps = None;
         }
         spec.route = Route::Explicit(path);
         spec

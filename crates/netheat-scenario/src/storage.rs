@@ -76,6 +76,9 @@ pub struct StorageRun {
     writing: BTreeMap<u64, usize>,
     /// Per host, its disks' FIFO queues (device steps).
     disks: Vec<Vec<DiskQueue>>,
+    /// Per host, the rate one block stream writes at: one device's
+    /// (`None`: no persistent device, or no datacenter given).
+    stream_bps: Vec<Option<f64>>,
     /// The background rebalancer, if any.
     pub(crate) rebalancer: Option<Rebalancer>,
     /// Bytes the writes carried between racks.
@@ -138,6 +141,7 @@ impl StorageRun {
             readable_before: 0,
             writing: BTreeMap::new(),
             disks: vec![Vec::new(); n],
+            stream_bps: vec![None; n],
             rebalancer: None,
             cross_rack_bytes: 0.0,
             reads: 0,
@@ -291,7 +295,12 @@ impl StorageRun {
         let mut steps = chain.clone();
         let mut prev = writer;
         for (&step, &h) in chain.iter().zip(&hosts) {
-            let cap = if chunk { None } else { self.cluster.hosts[h as usize].disk_write_bps };
+            // A block replica streams onto one of the host's disks.
+            let cap = if chunk {
+                None
+            } else {
+                self.stream_bps[h as usize].or(self.cluster.hosts[h as usize].disk_write_bps)
+            };
             let src = if direct { writer } else { prev };
             if self.cluster.rack_of(src) != self.cluster.rack_of(h) {
                 self.cross_rack_bytes += bytes;
@@ -377,10 +386,13 @@ impl StorageRun {
         Ok(())
     }
 
-    /// Gives every host its disks' FIFO queues for device steps: its
-    /// persistent devices (HDD, SSD), or its RAM when it has nothing else.
+    /// Gives every host its disks' FIFO queues for device steps (its
+    /// persistent devices, HDD or SSD, or its RAM when it has nothing else)
+    /// and the rate a block replica streams onto one of them.
     pub fn with_disks(mut self, topo: &Topology) -> Self {
         use netheat_topology::StorageKind;
+        self.stream_bps =
+            (0..topo.hosts().len() as HostId).map(|h| netheat_workloads::storage::disk_stream_bps(topo, h)).collect();
         self.disks = topo
             .hosts()
             .iter()

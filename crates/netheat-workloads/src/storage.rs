@@ -61,6 +61,16 @@ pub fn hosts_with(topo: &Topology, kind: StorageKind) -> Vec<HostId> {
         .collect()
 }
 
+/// The write rate one stream gets on a host's persistent devices (HDD,
+/// SSD): its fastest device's, bits per second; `None` when it has none. A
+/// block replica is written to one device (HDFS's volume choice puts each
+/// on one disk), so it streams at one device's rate however many the host
+/// has; the host's devices together take [`disk_write_bps`].
+pub fn disk_stream_bps(topo: &Topology, host: HostId) -> Option<f64> {
+    let s = &topo.hosts()[host as usize].storage;
+    s.iter().filter(|d| d.kind != StorageKind::Ram).map(|d| d.write_bps).reduce(f64::max).filter(|&r| r > 0.0)
+}
+
 /// Aggregate write throughput of a host's persistent devices (HDD, SSD),
 /// bits per second; `None` when it has none.
 pub fn disk_write_bps(topo: &Topology, host: HostId) -> Option<f64> {

@@ -217,6 +217,35 @@ fn coflow_trace_on_hosts_keeps_the_trace_totals() {
 }
 
 #[test]
+fn coflow_bytes_scale_scales_every_shuffle_byte() {
+    let Some(data) = real_data() else { return };
+    // The same traffic with its bytes scaled by 1/30 (Sinbad's EC2 jobs
+    // scaled from 3,000 machines to 100): the same flows at the same
+    // times, each a thirtieth of the size, and the local bytes too.
+    let topo = two_tier(150, 4);
+    let text = "[[traffic]]\nkind = \"coflow\"\nduration = \"300s\"\n";
+    let full = load_workload_str(text, "w.toml", Path::new("."), &topo, 1, &data).expect("coflow traffic");
+    let scaled = load_workload_str(
+        &format!("{text}bytes-scale = 0.03333333333333333\n"),
+        "w.toml",
+        Path::new("."),
+        &topo,
+        1,
+        &data,
+    )
+    .expect("scaled coflow traffic");
+    assert_eq!(full.flows.len(), scaled.flows.len());
+    assert!(!full.flows.is_empty());
+    for (a, b) in full.flows.iter().zip(&scaled.flows) {
+        assert_eq!((a.src, a.dst, a.start_s), (b.src, b.dst, b.start_s));
+        assert!((b.bytes * 30.0 - a.bytes).abs() <= 1e-9 * a.bytes, "{} vs {}", a.bytes, b.bytes);
+    }
+    assert!((scaled.local_bytes * 30.0 - full.local_bytes).abs() <= 1e-9 * full.local_bytes);
+    let (_, key, _) = fails_with(&format!("{text}bytes-scale = 0.0\n"), &topo, &data);
+    assert_eq!(key, "traffic[0].bytes-scale");
+}
+
+#[test]
 fn traffic_matrix_background_reaches_its_load() {
     let Some(data) = real_data() else { return };
     // Meta cluster A excerpt (32 racks) on 32 racks: rack pairs weighted by

@@ -236,6 +236,13 @@ fn errors_inside_the_datacenter_and_workload_point_into_the_scenario() {
     let e = err(&text);
     assert!(e.starts_with(&format!("s.toml:{line}:")), "{e}");
     assert!(e.contains("workload.traffic"), "{e}");
+    // A datacenter table nested under [topology] is pointed at, with where
+    // it goes.
+    let text = two_racks(TWO_FLOWS, "").replace("[workload]", "[[topology.rack-group]]\nracks = [0]\n\n[workload]");
+    let line = text.lines().position(|l| l.starts_with("[[topology.rack-group]]")).unwrap() + 1;
+    let e = err(&text);
+    assert!(e.starts_with(&format!("s.toml:{line}:")), "{e}");
+    assert!(e.contains("topology.rack-group") && e.contains("`[[rack-group]]` at the top level"), "{e}");
 }
 
 #[test]

@@ -246,3 +246,42 @@ fn free_sources_send_nothing_up_their_tor() {
     let dev = per_host.iter().map(|x| (x - mean).abs()).fold(0.0, f64::max) / 4e12;
     assert!((plain.stats["storage_imbalance_pct"] - 100.0 * dev).abs() < 1e-9);
 }
+
+#[test]
+fn a_replica_streams_onto_one_of_its_hosts_disks() {
+    // Four disks of 55 MB/s per host (Sinbad's EC2 machines) behind
+    // 1 Gbit/s NICs: a block replica goes to one disk, so it streams at
+    // 55 MB/s = 440 Mbit/s however many disks the host has, and a 64 MiB
+    // block alone takes 64 MiB x 8 / 440 Mbit/s = 1.22 s; the host's disks
+    // together (1.76 Gbit/s) are not what binds.
+    let text = r#"
+[scenario]
+seed = 4
+[topology]
+kind = "two-tier"
+racks = 3
+hosts-per-rack = 2
+host-link = "1Gbps"
+tor-uplink = "100Gbps"
+[hosts]
+storage = [{ kind = "hdd", count = 4, capacity = "400GB", write = "55MB/s" }]
+[workload]
+duration = "60s"
+[[workload.app]]
+kind = "file-write"
+rate = 0.1
+file-size = "64MiB"
+block = "64MiB"
+replicas = 1
+fault-tolerance = 0
+[storage]
+policy = "uniform"
+"#;
+    let r = super::run(text).unwrap();
+    assert!(r.blocks.len() >= 3, "{}", r.blocks.len());
+    let alone = MIB64 * 8.0 / 440e6;
+    let times: Vec<f64> = r.blocks.iter().map(|b| b.finish_s - b.start_s).collect();
+    assert!(times.iter().all(|&t| t >= alone - 1e-9), "{times:?}");
+    let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!((fastest - alone).abs() < 1e-9, "{fastest} vs {alone}");
+}
