@@ -1284,22 +1284,27 @@ impl Wcx<'_> {
         Ok(cs)
     }
 
+    /// The hosts of the racks listed at `key`, in list order; a rack that
+    /// does not exist is an error at its entry.
+    fn rack_list_hosts(&self, key: &str, rs: &[i64]) -> Result<Vec<u32>, ConfigError> {
+        let racks = self.topo.racks().len() as i64;
+        let mut v = Vec::new();
+        for (j, &r) in rs.iter().enumerate() {
+            if !(0..racks).contains(&r) {
+                return Err(
+                    self.at(&format!("{key}[{j}]"), format!("rack {r} does not exist (racks 0..{})", racks - 1))
+                );
+            }
+            v.extend(rack_hosts(self.topo, r as u32));
+        }
+        Ok(v)
+    }
+
     /// A `chunk-store` table's client hosts: its `client-racks`, else the
     /// hosts of racks without disks, else every host.
     fn chunk_clients(&self, p: &str, a: &AppTable) -> Result<Vec<u32>, ConfigError> {
-        let racks = self.topo.racks().len() as i64;
         if let Some(rs) = &a.client_racks {
-            let mut v = Vec::new();
-            for (j, &r) in rs.iter().enumerate() {
-                if !(0..racks).contains(&r) {
-                    return Err(self.at(
-                        &format!("{p}.client-racks[{j}]"),
-                        format!("rack {r} does not exist (racks 0..{})", racks - 1),
-                    ));
-                }
-                v.extend(rack_hosts(self.topo, r as u32));
-            }
-            return Ok(v);
+            return self.rack_list_hosts(&format!("{p}.client-racks"), rs);
         }
         let n = self.topo.hosts().len() as u32;
         let diskless: Vec<u32> = (0..n)
@@ -1577,23 +1582,10 @@ impl Wcx<'_> {
                     service_s: s(a.service, d.service_s),
                 };
                 per_task = (2.0, 3.0, p.clone());
-                let racks = self.topo.racks().len() as i64;
                 let hosts_of = |key: &str, rs: &Option<Vec<i64>>| -> Result<Vec<u32>, ConfigError> {
                     match rs {
                         None => Ok((0..self.topo.hosts().len() as u32).collect()),
-                        Some(rs) => {
-                            let mut v = Vec::new();
-                            for (j, &r) in rs.iter().enumerate() {
-                                if !(0..racks).contains(&r) {
-                                    return Err(self.at(
-                                        &format!("{p}.{key}[{j}]"),
-                                        format!("rack {r} does not exist (racks 0..{})", racks - 1),
-                                    ));
-                                }
-                                v.extend(rack_hosts(self.topo, r as u32));
-                            }
-                            Ok(v)
-                        }
+                        Some(rs) => self.rack_list_hosts(&format!("{p}.{key}"), rs),
                     }
                 };
                 let servers = hosts_of("server-racks", &a.server_racks)?;

@@ -3,16 +3,17 @@
 //!
 //! [`StorageRun`] asks the scenario's `[storage]` policy (netheat-storage's
 //! [`ReplicaPlacement`]) for the replicas of every block of a `file-write`
-//! task and of every chunk a `chunk-store` writes, keeps the store (the
-//! chunks stored before the run, placed by `storage.initial-policy`, and
-//! every block placed since), resolves the reads of a `chunk-store` against
-//! it, times the tasks' device steps on FIFO disk queues, and moves chunks
-//! when the storage balance drifts (`storage.rebalance-interval`).
+//! task and of every chunk a `chunk-store` writes, keeps the store (every
+//! block placed, the chunks stored before the run first, those placed by
+//! `storage.initial-policy`), resolves the reads of a `chunk-store` against
+//! its chunks, times the tasks' device steps on FIFO disk queues, and moves
+//! replicas when the storage balance drifts (`storage.rebalance-interval`).
 //!
 //! Two disk models, one per access pattern. A `file-write` pipeline streams
 //! a 256-MB block: its positioning is amortized over the block and
-//! concurrent streams share the disk's rate, so each hop crosses an engine
-//! link of the disk's write rate ([`disk_links`]). A chunk operation moves a
+//! concurrent streams share the host's disks, so each hop crosses an engine
+//! link of their summed write rate ([`disk_links`]) and is capped at one
+//! disk's, the one its replica goes to. A chunk operation moves a
 //! few hundred kilobytes: the positioning is most of it and an HDD serves
 //! one at a time, so each [`netheat_workloads::Step::Io`] waits in its
 //! disk's FIFO queue and then takes the device's access time plus its bytes
