@@ -456,7 +456,7 @@ impl FlowHooks for Decisions<'_, '_> {
 
     fn task_started(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
         if let (Some(st), true) = (self.storage.as_mut(), dag.read.is_some()) {
-            st.resolve_read(dag);
+            st.resolve_read(ctx.now(), dag);
         }
         if let Some(p) = self.placement.as_mut() {
             if let Err(e) = p.place_job(self.net.topo, ctx, task_id, dag) {

@@ -87,6 +87,10 @@ pub struct StorageRun {
     /// Chunk reads resolved, and those of chunks written during the run.
     reads: u64,
     reads_of_written: u64,
+    /// Bytes the chunk reads took out of each rack, and when the last read
+    /// started.
+    read_bytes_by_rack: Vec<f64>,
+    last_read_s: f64,
     /// Device steps timed, and their seconds queued before service.
     ios: u64,
     io_queued_s: f64,
@@ -147,6 +151,8 @@ impl StorageRun {
             cross_rack_bytes: 0.0,
             reads: 0,
             reads_of_written: 0,
+            read_bytes_by_rack: Vec::new(),
+            last_read_s: 0.0,
             ios: 0,
             io_queued_s: 0.0,
             placed: Vec::new(),
@@ -423,7 +429,7 @@ impl StorageRun {
     /// Resolves the read a `chunk-store` task makes ([`ReadPick`]) against
     /// the chunks readable now: its device step goes to the picked replica's
     /// disk and its flow from there to the client, with the chunk's bytes.
-    pub(crate) fn resolve_read(&mut self, dag: &mut TaskDag) {
+    pub(crate) fn resolve_read(&mut self, now: f64, dag: &mut TaskDag) {
         use netheat_workloads::Step;
         let Some(pick) = dag.read else { return };
         let n = if pick.stored_before_only { self.readable_before } else { self.readable.len() };
@@ -438,6 +444,12 @@ impl StorageRun {
         if k >= self.readable_before {
             self.reads_of_written += 1;
         }
+        let rack = self.cluster.rack_of(host) as usize;
+        if self.read_bytes_by_rack.len() <= rack {
+            self.read_bytes_by_rack.resize(self.cluster.racks.len().max(rack + 1), 0.0);
+        }
+        self.read_bytes_by_rack[rack] += bytes;
+        self.last_read_s = now;
         for st in &mut dag.steps {
             match st {
                 Step::Io { host: h, bytes: b, object: o, .. } => {
@@ -556,7 +568,8 @@ fn disk_of(object: u64, host: HostId, disks: usize) -> usize {
 /// (`storage_cross_rack_bytes`, and over the precalculated traffic's
 /// `storage_to_background_cross_rack_bytes`); with chunk reads, how many
 /// (`chunk_reads`) and the share that read a chunk written during the run
-/// (`chunk_reads_of_written_share`); with device steps, how many
+/// (`chunk_reads_of_written_share`) and the mean read load of each uplink
+/// class (`read_uplink_util_high`...); with device steps, how many
 /// (`io_steps`) and their mean FIFO wait (`io_queued_mean_s`); with a
 /// rebalancer, its checks, moves, the largest imbalance a check found
 /// (`storage_imbalance_max_pct`) and the bytes it moved over the bytes
@@ -579,6 +592,7 @@ pub(crate) fn storage_stats(out: &mut ScenarioResult, st: &StorageRun, backgroun
     if st.reads > 0 {
         out.stat("chunk_reads", st.reads as f64);
         out.stat("chunk_reads_of_written_share", st.reads_of_written as f64 / st.reads as f64);
+        read_uplink_utils(out, st);
     }
     if st.ios > 0 {
         out.stat("io_steps", st.ios as f64);
@@ -596,6 +610,30 @@ pub(crate) fn storage_stats(out: &mut ScenarioResult, st: &StorageRun, backgroun
     out.stat("storage_cross_rack_bytes", cross);
     if let Some(bg) = background.filter(|b| b.cross_rack_bytes > 0.0) {
         out.stat("storage_to_background_cross_rack_bytes", cross / bg.cross_rack_bytes);
+    }
+}
+
+/// The mean utilization the chunk reads put on the uplinks of each uplink
+/// class of the storing racks (`read_uplink_util_high`, `_medium`, `_low`):
+/// the bytes read out of the class's racks over their summed uplink
+/// capacity and the time from 0 to the last read's start (the hotspot
+/// paper's Figure 14 view: which classes the reads load).
+fn read_uplink_utils(out: &mut ScenarioResult, st: &StorageRun) {
+    use netheat_topology::UplinkClass;
+    let c = &st.cluster;
+    if st.last_read_s <= 0.0 {
+        return;
+    }
+    for (name, class) in [("high", UplinkClass::High), ("medium", UplinkClass::Medium), ("low", UplinkClass::Low)] {
+        let racks: Vec<usize> = (0..c.racks.len())
+            .filter(|&r| c.racks[r].class == class && c.hosts.iter().any(|h| h.stores && h.rack as usize == r))
+            .collect();
+        let cap: f64 = racks.iter().flat_map(|&r| c.racks[r].up.iter()).map(|&l| c.link_bps[l as usize]).sum();
+        if racks.is_empty() || cap <= 0.0 {
+            continue;
+        }
+        let bytes: f64 = racks.iter().map(|&r| st.read_bytes_by_rack.get(r).copied().unwrap_or(0.0)).sum();
+        out.stat(&format!("read_uplink_util_{name}"), 8.0 * bytes / (cap * st.last_read_s));
     }
 }
 

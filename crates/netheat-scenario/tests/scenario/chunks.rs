@@ -62,6 +62,11 @@ fn reads_queue_fifo_at_the_disk_then_cross_the_network() {
     // waits for all 19 before it.
     assert!(reads[19].io_s > 0.2, "{}", reads[19].io_s);
     assert_eq!(stat(&r, "chunk_reads"), 20.0);
+    // The one storing rack is its own guideline (Medium): the reads took
+    // 20 x 1 MB out over its 40 Gbit/s uplink from 0 to the last read.
+    let want = 8.0 * 20e6 / (40e9 * reads[19].start_s);
+    assert!((stat(&r, "read_uplink_util_medium") - want).abs() < 1e-12 * want);
+    assert!(!r.stats.contains_key("read_uplink_util_low"));
     assert_eq!(stat(&r, "chunk_reads_of_written_share"), 0.0);
     assert_eq!(stat(&r, "io_steps"), 20.0);
 }
