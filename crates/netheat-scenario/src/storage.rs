@@ -130,7 +130,7 @@ impl StorageRun {
         seed: u64,
     ) -> Self {
         policy.bind(&cluster);
-        let n = cluster.hosts.len();
+        let (n, racks) = (cluster.hosts.len(), cluster.racks.len());
         Self {
             policy,
             cluster,
@@ -151,7 +151,7 @@ impl StorageRun {
             cross_rack_bytes: 0.0,
             reads: 0,
             reads_of_written: 0,
-            read_bytes_by_rack: Vec::new(),
+            read_bytes_by_rack: vec![0.0; racks],
             last_read_s: 0.0,
             ios: 0,
             io_queued_s: 0.0,
@@ -444,11 +444,7 @@ impl StorageRun {
         if k >= self.readable_before {
             self.reads_of_written += 1;
         }
-        let rack = self.cluster.rack_of(host) as usize;
-        if self.read_bytes_by_rack.len() <= rack {
-            self.read_bytes_by_rack.resize(self.cluster.racks.len().max(rack + 1), 0.0);
-        }
-        self.read_bytes_by_rack[rack] += bytes;
+        self.read_bytes_by_rack[self.cluster.rack_of(host) as usize] += bytes;
         self.last_read_s = now;
         for st in &mut dag.steps {
             match st {
@@ -624,15 +620,17 @@ fn read_uplink_utils(out: &mut ScenarioResult, st: &StorageRun) {
     if st.last_read_s <= 0.0 {
         return;
     }
+    let mut storing = vec![false; c.racks.len()];
+    for h in c.hosts.iter().filter(|h| h.stores) {
+        storing[h.rack as usize] = true;
+    }
     for (name, class) in [("high", UplinkClass::High), ("medium", UplinkClass::Medium), ("low", UplinkClass::Low)] {
-        let racks: Vec<usize> = (0..c.racks.len())
-            .filter(|&r| c.racks[r].class == class && c.hosts.iter().any(|h| h.stores && h.rack as usize == r))
-            .collect();
+        let racks: Vec<usize> = (0..c.racks.len()).filter(|&r| storing[r] && c.racks[r].class == class).collect();
         let cap: f64 = racks.iter().flat_map(|&r| c.racks[r].up.iter()).map(|&l| c.link_bps[l as usize]).sum();
         if racks.is_empty() || cap <= 0.0 {
             continue;
         }
-        let bytes: f64 = racks.iter().map(|&r| st.read_bytes_by_rack.get(r).copied().unwrap_or(0.0)).sum();
+        let bytes: f64 = racks.iter().map(|&r| st.read_bytes_by_rack[r]).sum();
         out.stat(&format!("read_uplink_util_{name}"), 8.0 * bytes / (cap * st.last_read_s));
     }
 }
