@@ -251,6 +251,12 @@ impl Scenario {
                 "there is nothing to place: add a `[[workload.app]]` with `kind = \"file-write\"` or `kind = \"chunk-store\"`".into(),
             ));
         }
+        if p.workload.stores.is_empty() && s.storage.as_ref().is_some_and(|st| st.initial_policy.is_some()) {
+            return Err(at(
+                "storage.initial-policy",
+                "places the chunks a `chunk-store` app stored before the run, and there is none".into(),
+            ));
+        }
         if !p.workload.stores.is_empty() && s.storage.is_none() {
             return Err(at(
                 "workload.app",

@@ -230,6 +230,14 @@ fn bad_chunk_store_input_is_refused_at_its_key() {
     assert!(e.contains("storage.rebalance-target") && e.contains("rebalance-interval"), "{e}");
     let e = err(&format!("{ONE_DISK}rebalance-interval = \"1s\"\nrebalance-target = 0.5\n"));
     assert!(e.contains("storage.rebalance-target"), "{e}");
+    // `initial-policy` with nothing stored before the run (file writes only).
+    let files = ONE_DISK.replace(
+        "kind = \"chunk-store\"\nrate = 200.0\ntasks = 20\nread-share = 1.0\nsizes = { dist = \"constant\", size = \"1MB\" }\nreplicas = 1\nstored = 1",
+        "kind = \"file-write\"\nrate = 20.0\nfile-size = \"1MB\"\nreplicas = 1\nfault-tolerance = 0",
+    );
+    assert!(files.contains("file-write"));
+    let e = err(&format!("{files}initial-policy = \"uniform\"\n"));
+    assert!(e.contains("storage.initial-policy") && e.contains("chunk-store"), "{e}");
     let e = err(&ONE_DISK.replace("seed = 5", "seed = 5\nengine = \"packet\""));
     assert!(e.contains("storage") && e.contains("flow"), "{e}");
     let e = err(&ONE_DISK.replace(
