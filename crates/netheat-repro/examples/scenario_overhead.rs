@@ -84,9 +84,9 @@ fn main() {
                 let parts = s.parts(&data).expect("scenario");
                 let t1 = Instant::now();
                 s.run_parts(parts, &mut |_, _| true).expect("run");
-                println!("{mode} run only: {:.2} s", t1.elapsed().as_secs_f64());
+                println!("{mode} run only: {:.4} s", t1.elapsed().as_secs_f64());
             }
-            println!("{mode}: {:.2} s", t0.elapsed().as_secs_f64());
+            println!("{mode}: {:.4} s", t0.elapsed().as_secs_f64());
             return;
         }
         // Per repetition: (direct run, direct point with generation), the

@@ -145,15 +145,15 @@ pub trait ClusterHooks {
     fn cut(&mut self, id: u64, sent: f64);
     /// The route (and class) of `spec`, a flow of the query whose row of
     /// `tasks` is `task_id`, which the query runner starts.
-    fn route(&mut self, task_id: u64, spec: FlowSpec) -> FlowSpec;
+    fn route(&mut self, task_id: u64, spec: &mut FlowSpec);
 }
 
 /// The query runner's hooks: each query flow routed by [`ClusterHooks`].
 struct QueryRoutes<'a>(&'a mut dyn ClusterHooks);
 
 impl FlowHooks for QueryRoutes<'_> {
-    fn flow(&mut self, _: &mut Ctx<'_, '_>, task_id: u64, _: &TaskDag, _: StepId, spec: FlowSpec) -> FlowSpec {
-        self.0.route(task_id, spec)
+    fn flow(&mut self, _: &mut Ctx<'_, '_>, task_id: u64, _: &TaskDag, _: StepId, spec: &mut FlowSpec) {
+        self.0.route(task_id, spec);
     }
 }
 

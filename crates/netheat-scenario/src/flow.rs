@@ -133,11 +133,18 @@ impl<'a> FlowRun<'a> {
 /// Per-task state the scheduler needs.
 struct TaskSched {
     meta: TaskMeta,
-    /// Running flows: (engine id, receiver).
+    /// Running flows: (engine id, receiver), in start order; a finished
+    /// one's id is [`GONE`] until the list is compacted (so a finish does
+    /// not shift the rest of the list).
     flows: Vec<(u64, HostId)>,
+    /// Entries of `flows` that are [`GONE`].
+    gone: usize,
     /// Bytes of completed flows.
     bytes_done: f64,
 }
+
+/// The id of a finished flow in [`TaskSched::flows`].
+const GONE: u64 = u64::MAX;
 
 /// The policies of a run, asked by the runner (see the module docs).
 pub struct Decisions<'n, 't> {
@@ -155,6 +162,8 @@ pub struct Decisions<'n, 't> {
     /// Running flows the load balancer left to the engine (no live port).
     cut_off: BTreeSet<u64>,
     sched: Box<dyn FlowScheduler>,
+    /// `sched.reclassifies()`, asked once (it is read for every flow).
+    tracks_flows: bool,
     ids: TaskIdAllocator,
     tasks: IdMap<u64, TaskSched>,
     /// Scheduler id to runner task id.
@@ -254,7 +263,7 @@ impl Decisions<'_, '_> {
             let Some(tid) = self.by_sched.get(&sid) else { continue };
             let Some(t) = self.tasks.get(tid) else { continue };
             for &(fid, dst) in &t.flows {
-                if dst == dom {
+                if dst == dom && fid != GONE {
                     self.class_changes += 1;
                     if let Err(e) = ctx.set_priority(fid, class) {
                         self.error.get_or_insert(e.to_string());
@@ -268,22 +277,32 @@ impl Decisions<'_, '_> {
         if let Some(p) = self.placement.as_mut() {
             p.flow_done(flow.finish_s, flow.id);
         }
-        if let Some(f) = self.active.remove(&flow.id) {
-            self.meter.finish(f.id, &f.path, flow.bytes);
+        // (Both sets are empty without a load balancer: skip their lookups.)
+        if !self.active.is_empty() {
+            if let Some(f) = self.active.remove(&flow.id) {
+                self.meter.finish(f.id, &f.path, flow.bytes);
+            }
         }
-        self.cut_off.remove(&flow.id);
+        if !self.cut_off.is_empty() {
+            self.cut_off.remove(&flow.id);
+        }
         self.untrack(flow.task_id, flow.id, flow.bytes);
     }
 
     /// Forgets a running flow of task `task` (the engine's task id: the
     /// runner's) that delivered `bytes`, for policies that track them.
     fn untrack(&mut self, task: Option<u64>, flow: u64, bytes: f64) {
-        if !self.sched.reclassifies() {
+        if !self.tracks_flows {
             return;
         }
         if let Some(t) = task.and_then(|tid| self.tasks.get_mut(&tid)) {
             if let Some(i) = t.flows.iter().position(|&(f, _)| f == flow) {
-                t.flows.remove(i);
+                t.flows[i].0 = GONE;
+                t.gone += 1;
+                if 2 * t.gone > t.flows.len() {
+                    t.flows.retain(|&(f, _)| f != GONE);
+                    t.gone = 0;
+                }
                 t.bytes_done += bytes;
             }
         }
@@ -435,7 +454,12 @@ impl Decisions<'_, '_> {
                 |tid| !tasks.contains_key(&tid),
                 |tid| {
                     let t = &tasks[&tid];
-                    t.bytes_done + t.flows.iter().filter_map(|&(f, _)| ctx.flow_bytes_sent(f)).sum::<f64>()
+                    t.bytes_done
+                        + t.flows
+                            .iter()
+                            .filter(|&&(f, _)| f != GONE)
+                            .filter_map(|&(f, _)| ctx.flow_bytes_sent(f))
+                            .sum::<f64>()
                 },
                 |tid, sent| sched.task_progress(tasks[&tid].meta.id, sent, changes),
             );
@@ -469,18 +493,17 @@ impl FlowHooks for Decisions<'_, '_> {
         self.started += 1;
         self.running += 1;
         let meta = TaskMeta { id: self.ids.next(lb), bytes: dag.bytes() };
-        let domains: Vec<HostId> = dag
-            .steps
-            .iter()
-            .filter_map(|s| match s {
-                netheat_workloads::Step::Flow { dst, .. } => Some(*dst),
-                _ => None,
-            })
-            .collect();
+        let mut domains: Vec<HostId> = Vec::with_capacity(dag.steps.len());
+        domains.extend(dag.steps.iter().filter_map(|s| match s {
+            netheat_workloads::Step::Flow { dst, .. } => Some(*dst),
+            _ => None,
+        }));
         self.sched.task_arrived(&meta, &domains, &mut self.changes);
         self.apply(ctx);
         self.by_sched.insert(meta.id, task_id);
-        self.tasks.insert(task_id, TaskSched { meta, flows: Vec::new(), bytes_done: 0.0 });
+        // Room for every flow at once, for policies that track them.
+        let flows = if self.tracks_flows { Vec::with_capacity(domains.len()) } else { Vec::new() };
+        self.tasks.insert(task_id, TaskSched { meta, flows, gone: 0, bytes_done: 0.0 });
         if let Some(th) = self.sched.heavy_threshold() {
             if meta.bytes > th {
                 // The cut: what the task's receivers can take (a flow to its own
@@ -505,15 +528,13 @@ impl FlowHooks for Decisions<'_, '_> {
         }
     }
 
-    fn flow(&mut self, _ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, _step: StepId, spec: FlowSpec) -> FlowSpec {
+    fn flow(&mut self, _ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, _step: StepId, spec: &mut FlowSpec) {
         if let Some(p) = self.placement.as_mut() {
             p.flow_started(task_id, spec.id, spec.src, spec.dst, spec.bytes, spec.rate_cap_bps);
         }
-        let spec = self.route_and_class(task_id, spec);
+        self.route_and_class(task_id, spec);
         if dag.kind == "file-write" {
-            self.pipeline_route(dag, spec)
-        } else {
-            spec
+            self.pipeline_route(dag, spec);
         }
     }
 
@@ -546,8 +567,8 @@ impl FlowHooks for Decisions<'_, '_> {
 /// routing policy (a load balancer routes and re-binds them like the
 /// runner's).
 impl crate::cluster::ClusterHooks for Decisions<'_, '_> {
-    fn start(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, spec: FlowSpec) {
-        let spec = self.route_and_class(task_id, spec);
+    fn start(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, mut spec: FlowSpec) {
+        self.route_and_class(task_id, &mut spec);
         if let Err(e) = ctx.add_flow(spec) {
             self.error.get_or_insert(e.to_string());
         }
@@ -560,15 +581,15 @@ impl crate::cluster::ClusterHooks for Decisions<'_, '_> {
         self.cut_off.remove(&id);
     }
 
-    fn route(&mut self, task_id: u64, spec: FlowSpec) -> FlowSpec {
-        self.route_and_class(task_id, spec)
+    fn route(&mut self, task_id: u64, spec: &mut FlowSpec) {
+        self.route_and_class(task_id, spec);
     }
 }
 
 impl Decisions<'_, '_> {
     /// The route (load balancer) and priority class (scheduler) of a flow of
     /// task `task_id` about to start.
-    fn route_and_class(&mut self, task_id: u64, mut spec: FlowSpec) -> FlowSpec {
+    fn route_and_class(&mut self, task_id: u64, spec: &mut FlowSpec) {
         if let Some(lb) = self.lb.as_mut() {
             // A flow whose source or destination has no live port (a failed
             // ToR) keeps the engine's route, which strands it; the policy
@@ -590,11 +611,10 @@ impl Decisions<'_, '_> {
             spec.priority = self.sched.flow_class(&t.meta, spec.dst, spec.bytes);
             // The running flows of a task, for policies that re-class them
             // (and read their bytes: `fifo-lm`).
-            if self.sched.reclassifies() {
+            if self.tracks_flows {
                 t.flows.push((spec.id, spec.dst));
             }
         }
-        spec
     }
 
     /// A hop of a `file-write` pipeline: its route goes on through the
@@ -604,11 +624,11 @@ impl Decisions<'_, '_> {
     /// the engine's ECMP would draw. A hop the load balancer routes keeps
     /// its path and its disk rate cap: the balancer re-binds flows to paths
     /// of its own, which have no disk link.
-    fn pipeline_route(&mut self, dag: &TaskDag, mut spec: FlowSpec) -> FlowSpec {
+    fn pipeline_route(&mut self, dag: &TaskDag, spec: &mut FlowSpec) {
         let disk = self.disk.get(spec.dst as usize).copied().flatten();
         let free = self.storage.as_ref().is_some_and(|s| s.free_source);
         if (disk.is_none() && !free) || self.active.contains_key(&spec.id) {
-            return spec;
+            return;
         }
         let topo = self.net.topo;
         let mut path = Vec::new();
@@ -645,7 +665,6 @@ impl Decisions<'_, '_> {
             path.push(d);
         }
         spec.route = Route::Explicit(path);
-        spec
     }
 
     /// Cancels the flows of moved tasks and starts, from or to their new
@@ -664,7 +683,7 @@ impl Decisions<'_, '_> {
             self.untrack(Some(rw.task_id), rw.old, rw.sent);
             let mut spec = FlowSpec::new(rw.new, rw.src, rw.dst, rw.bytes, now, Route::Ecmp).with_task(rw.task_id);
             spec.rate_cap_bps = rw.cap;
-            let spec = self.route_and_class(rw.task_id, spec);
+            self.route_and_class(rw.task_id, &mut spec);
             if let Err(e) = ctx.add_flow(spec) {
                 self.error.get_or_insert(e.to_string());
             }
@@ -685,6 +704,45 @@ struct Runtime<'n, 't> {
     fold: FlowFold,
     /// A `cluster` app's scheduler (its own flows and timers).
     cluster: Option<crate::cluster::ClusterRun<'t>>,
+    /// The rows of the finished flows, when the run records `flows`: made
+    /// as each flow finishes, so the engine forgets every finished flow
+    /// whatever is recorded (a row is a third of an engine flow's state).
+    kept: Option<Vec<FlowOut>>,
+}
+
+/// Flow rows in id order. Rows come in completion order; when their ids
+/// are dense and unique (one application's flows), each is moved to its
+/// place in one pass (a permutation applied in place, 4 bytes of scratch per
+/// row) instead of a sort of the rows.
+fn in_id_order(mut rows: Vec<FlowOut>) -> Vec<FlowOut> {
+    let lo = rows.iter().map(|f| f.flow_id).min().unwrap_or(0);
+    let hi = rows.iter().map(|f| f.flow_id).max().unwrap_or(0);
+    if rows.is_empty() || (hi - lo) / 2 >= rows.len() as u64 {
+        rows.sort_by_key(|f| f.flow_id);
+        return rows;
+    }
+    let mut at = vec![u32::MAX; (hi - lo + 1) as usize];
+    for (i, f) in rows.iter().enumerate() {
+        at[(f.flow_id - lo) as usize] = i as u32;
+    }
+    // Each row's rank in id order.
+    let mut to = vec![u32::MAX; rows.len()];
+    for (rank, &i) in at.iter().filter(|&&i| i != u32::MAX).enumerate() {
+        to[i as usize] = rank as u32;
+    }
+    if to.contains(&u32::MAX) {
+        // A repeated id: a stable sort keeps both rows.
+        rows.sort_by_key(|f| f.flow_id);
+        return rows;
+    }
+    for i in 0..rows.len() {
+        while to[i] as usize != i {
+            let j = to[i] as usize;
+            rows.swap(i, j);
+            to.swap(i, j);
+        }
+    }
+    rows
 }
 
 /// How an engine flow record becomes a `flows` row: open-loop flows run as
@@ -707,13 +765,9 @@ impl RowMap {
         runner.flow_step(f.id).filter(|&(ti, _)| ti < self.open.len())
     }
 
-    /// The row's task id of `f` (its trace task's for an open-loop flow).
-    fn task(&self, runner: &DagRunner, f: &FlowRecord) -> Option<u64> {
-        self.open_step(runner, f).map_or(f.task_id, |(ti, _)| self.open[ti].0)
-    }
-
     /// The row of `f`; `cut`: when and how many bytes it had delivered when
     /// a migration cancelled it.
+    #[inline]
     fn row(&self, runner: &DagRunner, f: &FlowRecord, cut: Option<(f64, f64)>) -> FlowOut {
         let (id, task) = match self.open_step(runner, f) {
             // Step k of an open task is flow k (delays come before their flow).
@@ -748,8 +802,12 @@ impl FlowFold {
 
 impl Controller for Runtime<'_, '_> {
     fn on_flow_complete(&mut self, ctx: &mut Ctx<'_, '_>, flow: &FlowRecord) {
-        // (The fold reads the task, not the flow id: no id lookup here.)
-        self.fold.add(&FlowOut::from_record(flow, flow.id, self.rows.task(&self.runner, flow)));
+        // A finished flow was not cut (a migration cancels the flows it cuts).
+        let row = self.rows.row(&self.runner, flow, None);
+        self.fold.add(&row);
+        if let Some(k) = self.kept.as_mut() {
+            k.push(row);
+        }
         if crate::cluster::ClusterRun::owns_flow(flow.id) {
             self.decide.flow_done(flow);
             if let Some(c) = self.cluster.as_mut() {
@@ -904,7 +962,7 @@ pub fn run_flow(
         max_windows: r.plan.max_windows,
         dense: r.dense,
         telemetry: r.recorded.links,
-        recycle_finished: !r.recorded.flows,
+        recycle_finished: true,
         ..SimConfig::default()
     };
     // The datacenter's links, then a link per disk written to.
@@ -993,6 +1051,7 @@ pub fn run_flow(
         period_start_s: 0.0,
         first_detour_s: None,
         cut_off: BTreeSet::new(),
+        tracks_flows: sched.reclassifies(),
         sched,
         ids: TaskIdAllocator::new(r.lbs),
         tasks: IdMap::default(),
@@ -1019,7 +1078,8 @@ pub fn run_flow(
     };
     let rows = RowMap { dynamic, flow_base, open: open_tasks };
     let fold = FlowFold { task_base, trace: TraceTasks::default(), floors: Floors::default() };
-    let mut rt = Runtime { runner, decide, rows, fold, cluster: r.cluster };
+    let kept = r.recorded.flows.then(Vec::new);
+    let mut rt = Runtime { runner, decide, rows, fold, cluster: r.cluster, kept };
     let mut last_progress = std::time::Instant::now();
     // Advance a 64th of a window at a time (chunk edges fall on window
     // edges): the budget is checked for the window each chunk starts in,
@@ -1057,19 +1117,21 @@ pub fn run_flow(
     if let Some(e) = rt.cluster.as_ref().and_then(|c| c.error.as_ref()) {
         return Err(ScenarioError::Run(format!("the cluster's scheduler: {e}")));
     }
-    let Runtime { runner, mut decide, rows, mut fold, cluster } = rt;
+    let Runtime { runner, mut decide, rows, mut fold, cluster, kept } = rt;
     let res = sim.finish();
-    // Without recycling, every flow ever added; with it, the flows that did not finish.
-    let n_flows = res.flows.len() as u64 + if r.recorded.flows { 0 } else { res.stats.flows_completed };
+    // The engine forgot the finished flows (those of the last instant
+    // may still be listed): the others are the ones it lists unfinished.
+    let n_flows = res.flows.iter().filter(|f| !f.finished()).count() as u64 + res.stats.flows_completed;
 
-    // Flows: original ids for open-loop flows run as tasks.
-    // (Without recycling, the finished flows too; they are folded in already.)
-    let mut flows = Vec::with_capacity(if r.recorded.flows { res.flows.len() } else { 0 });
+    // Flows: original ids for open-loop flows run as tasks. The finished
+    // ones' rows were made (and folded in) as they finished.
+    let mut flows = kept.unwrap_or_default();
+    flows.reserve(if r.recorded.flows { res.flows.len() } else { 0 });
     // The flows that did not finish are folded in id order: the engine
     // lists them by slot, and slots are reused when it forgets finished
     // flows, so the same fold in both modes needs an order of its own.
     let mut unfinished: Vec<FlowOut> = Vec::new();
-    for f in &res.flows {
+    for f in res.flows.iter().filter(|f| !f.finished()) {
         let cut = decide
             .placement
             .as_ref()
@@ -1077,18 +1139,16 @@ pub fn run_flow(
             .or_else(|| cluster.as_ref().and_then(|c| c.cut.get(&f.id)))
             .copied();
         let row = rows.row(&runner, f, cut);
-        if !f.finished() {
-            unfinished.push(row.clone());
-        }
         if r.recorded.flows {
-            flows.push(row);
+            flows.push(row.clone());
         }
+        unfinished.push(row);
     }
     unfinished.sort_by_key(|f| f.flow_id);
     for row in &unfinished {
         fold.add(row);
     }
-    flows.sort_by_key(|f| f.flow_id);
+    let flows = in_id_order(flows);
     let mut tasks = Vec::new();
     for (i, rec) in runner.iter_records().enumerate() {
         if i < n_open_tasks {
@@ -1205,4 +1265,32 @@ pub fn run_flow(
 /// Position of `step` among the flow steps of task `ti`.
 fn runner_flow_ordinal(runner: &DagRunner, ti: usize, step: usize) -> usize {
     runner.dag(ti).steps[..step].iter().filter(|s| matches!(s, netheat_workloads::Step::Flow { .. })).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{in_id_order, FlowOut};
+
+    fn ids(rows: &[FlowOut]) -> Vec<u64> {
+        rows.iter().map(|f| f.flow_id).collect()
+    }
+
+    /// Rows in completion order come out in id order, whether the ids are
+    /// dense (placed by index) or far apart (sorted), and none is lost.
+    #[test]
+    fn rows_come_out_in_id_order() {
+        let row = |id: u64| FlowOut::local(id, 0, 1.0, 0.0, -1, 0);
+        let dense: Vec<FlowOut> = [12, 10, 14, 11, 13].into_iter().map(row).collect();
+        assert_eq!(ids(&in_id_order(dense)), [10, 11, 12, 13, 14]);
+        let holes: Vec<FlowOut> = [9, 3, 5].into_iter().map(row).collect();
+        assert_eq!(ids(&in_id_order(holes)), [3, 5, 9]);
+        let sparse: Vec<FlowOut> = [1 << 60, 7, 1 << 59, 0].into_iter().map(row).collect();
+        assert_eq!(ids(&in_id_order(sparse)), [0, 7, 1 << 59, 1 << 60]);
+        let twice: Vec<FlowOut> = [4, 2, 4, 3].into_iter().map(row).collect();
+        assert_eq!(ids(&in_id_order(twice)), [2, 3, 4, 4]);
+        // A long permutation: every row lands at its id.
+        let many: Vec<FlowOut> = (0..1000u64).map(|i| (i * 389) % 1000).map(row).collect();
+        assert_eq!(ids(&in_id_order(many)), (0..1000).collect::<Vec<u64>>());
+        assert!(in_id_order(Vec::new()).is_empty());
+    }
 }

@@ -152,21 +152,32 @@ pub fn set_floors(out: &mut ScenarioResult, topo: &netheat_topology::Topology) {
 pub struct Floors {
     /// Bytes into (task, host); summed in the order flows are folded in,
     /// never iterated where order matters (the floor is a maximum).
-    into: netheat_core::IdMap<(i64, u32), f64>,
+    into: netheat_core::IdMap<TaskHost, f64>,
+}
+
+/// A (task, destination host) key of [`Floors`], hashed as one word (the
+/// map's hasher mixes it; equality still compares both fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TaskHost(i64, u32);
+
+impl std::hash::Hash for TaskHost {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64((self.0 as u64).rotate_left(32) ^ u64::from(self.1));
+    }
 }
 
 impl Floors {
     /// Folds in one flow row (flows to their own host cross no link).
     pub fn add(&mut self, f: &FlowOut) {
         if f.task_id >= 0 && f.src != f.dst {
-            *self.into.entry((f.task_id, f.dst)).or_default() += f.bytes;
+            *self.into.entry(TaskHost(f.task_id, f.dst)).or_default() += f.bytes;
         }
     }
 
     /// Sets the floors of `tasks` (NaN for a task without network bytes).
     pub fn apply(&self, tasks: &mut [TaskOut], topo: &netheat_topology::Topology) {
         let mut floor: netheat_core::IdMap<i64, f64> = netheat_core::IdMap::default();
-        for (&(task, host), &bytes) in &self.into {
+        for (&TaskHost(task, host), &bytes) in &self.into {
             let nic: f64 = topo.hosts()[host as usize].ports.iter().map(|p| p.speed_bps).sum();
             let t = bytes * 8.0 / nic;
             let e = floor.entry(task).or_insert(t);

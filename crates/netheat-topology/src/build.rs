@@ -370,7 +370,9 @@ impl<'s> Builder<'s> {
         for (id, n) in self.nodes.iter().enumerate() {
             names.insert(n.name.clone(), id as NodeId);
         }
+        let route = crate::model::RouteIndex::new(&hosts, &tors);
         let mut topo = Topology {
+            route,
             kind: self.kind,
             nodes: self.nodes,
             links: self.links,

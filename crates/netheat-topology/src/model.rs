@@ -303,6 +303,9 @@ impl TopologyKind {
 /// A built datacenter.
 #[derive(Clone)]
 pub struct Topology {
+    /// Flat copies of what every path lookup reads (derived from `hosts`
+    /// and `tors` when built).
+    pub(crate) route: RouteIndex,
     pub(crate) kind: TopologyKind,
     pub(crate) nodes: Vec<Node>,
     pub(crate) links: Vec<Link>,
@@ -318,6 +321,39 @@ pub struct Topology {
     pub(crate) subways: Option<SubwaysSpec>,
     pub(crate) events: Vec<CapacityEvent>,
     pub(crate) names: HashMap<String, NodeId>,
+}
+
+/// What routing reads per flow, in flat arrays: a host's port behind a
+/// pointer and a ToR's pod beside its link lists cost a cache miss each on a
+/// large datacenter, and the flow engine asks for a path at every start.
+#[derive(Clone, PartialEq, Default)]
+pub(crate) struct RouteIndex {
+    /// Per host with exactly one port: its ToR and its up and down links
+    /// (`tor == u32::MAX`: several ports, read `Host::ports`).
+    pub(crate) port1: Vec<OnePort>,
+    /// Per ToR: its pod.
+    pub(crate) tor_pod: Vec<u32>,
+}
+
+/// A single-port host's port (see [`RouteIndex`]).
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) struct OnePort {
+    pub(crate) tor: u32,
+    pub(crate) up: LinkId,
+    pub(crate) down: LinkId,
+}
+
+impl RouteIndex {
+    pub(crate) fn new(hosts: &[Host], tors: &[Tor]) -> Self {
+        let port1 = hosts
+            .iter()
+            .map(|h| match h.ports.as_slice() {
+                [p] => OnePort { tor: p.tor, up: p.up, down: p.down },
+                _ => OnePort { tor: u32::MAX, up: 0, down: 0 },
+            })
+            .collect();
+        Self { port1, tor_pod: tors.iter().map(|t| t.pod).collect() }
+    }
 }
 
 impl fmt::Debug for Topology {

@@ -11,7 +11,7 @@
 
 use netheat_core::{HostId, LinkId, Routing};
 
-use crate::model::{Port, Topology};
+use crate::model::{OnePort, Port, Topology};
 
 impl Topology {
     /// Hops and number of fabric routes between two ToRs.
@@ -19,7 +19,7 @@ impl Topology {
     fn tor_pair(&self, ts: u32, td: u32) -> (u8, usize) {
         if ts == td {
             (2, 1)
-        } else if self.tors[ts as usize].pod == self.tors[td as usize].pod {
+        } else if self.route.tor_pod[ts as usize] == self.route.tor_pod[td as usize] {
             (4, self.aggs_per_pod as usize)
         } else {
             (6, self.spines.len())
@@ -58,6 +58,13 @@ impl Topology {
                 p
             })
             .collect()
+    }
+
+    /// The ports of two single-port hosts (from the flat route index).
+    #[inline]
+    fn one_ports(&self, src: HostId, dst: HostId) -> Option<(OnePort, OnePort)> {
+        let (a, b) = (self.route.port1[src as usize], self.route.port1[dst as usize]);
+        (a.tor != u32::MAX && b.tor != u32::MAX).then_some((a, b))
     }
 
     fn fabric_route(&self, sp: &Port, dp: &Port, hops: u8, i: usize, out: &mut Vec<LinkId>) {
@@ -118,6 +125,10 @@ impl Routing for Topology {
         if src == dst {
             return 0;
         }
+        // One port each (most datacenters): the routes between their ToRs.
+        if let Some((a, b)) = self.one_ports(src, dst) {
+            return self.tor_pair(a.tor, b.tor).1;
+        }
         let (s, d) = (&self.hosts[src as usize].ports, &self.hosts[dst as usize].ports);
         let best = self.best_hops(s, d);
         let mut n = 0;
@@ -134,6 +145,16 @@ impl Routing for Topology {
 
     fn path(&self, src: HostId, dst: HostId, k: usize, out: &mut Vec<LinkId>) {
         out.clear();
+        if let Some((a, b)) = self.one_ports(src, dst) {
+            let (h, c) = self.tor_pair(a.tor, b.tor);
+            assert!(k < c, "path index out of range for hosts {src} -> {dst}");
+            out.push(a.up);
+            if h != 2 {
+                self.tor_route(a.tor, b.tor, k, out);
+            }
+            out.push(b.down);
+            return;
+        }
         let (s, d) = (&self.hosts[src as usize].ports, &self.hosts[dst as usize].ports);
         let best = self.best_hops(s, d);
         let mut k = k;

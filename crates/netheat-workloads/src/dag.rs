@@ -184,10 +184,10 @@ pub trait FlowHooks {
         let _ = (ctx, task_id, dag, ready);
     }
     /// The flow `spec` of step `step` of task `task_id` (`dag`) is about to
-    /// enter the engine: the hook sets its route and priority.
-    fn flow(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, step: StepId, spec: FlowSpec) -> FlowSpec {
-        let _ = (ctx, task_id, dag, step);
-        spec
+    /// enter the engine: the hook sets its route and priority (in place: a
+    /// spec is not moved through every hook of every flow).
+    fn flow(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, step: StepId, spec: &mut FlowSpec) {
+        let _ = (ctx, task_id, dag, step, spec);
     }
     /// Step `step` of task `task_id` (`dag`), a [`Step::Io`], starts: how
     /// many seconds it takes, queueing at the device included. The default
@@ -292,6 +292,8 @@ pub struct DagRunner {
     error: Option<EngineError>,
     /// Scratch list of the steps a finished step made ready.
     ready: Vec<StepId>,
+    /// Scratch list of a starting task's roots.
+    roots: Vec<StepId>,
 }
 
 impl Default for DagRunner {
@@ -320,6 +322,7 @@ impl DagRunner {
             task_id_base,
             error: None,
             ready: Vec::new(),
+            roots: Vec::new(),
         }
     }
 
@@ -433,7 +436,7 @@ impl DagRunner {
                 let task_id = self.task_id_base + task as u64;
                 let mut f = FlowSpec::new(id, src, dst, bytes, now, Route::Ecmp).with_task(task_id);
                 f.rate_cap_bps = rate_cap_bps;
-                let f = hooks.flow(ctx, task_id, &self.tasks[task].dag, step, f);
+                hooks.flow(ctx, task_id, &self.tasks[task].dag, step, &mut f);
                 ctx.add_flow(f)
             }
             Step::Delay { seconds } => {
@@ -506,18 +509,22 @@ impl DagRunner {
         }
         let task_id = self.task_id_base + task as u64;
         let t = &mut self.tasks[task];
-        let roots: Vec<StepId> = (0..t.dag.steps.len()).filter(|&s| t.dag.deps[s].is_empty()).collect();
+        let mut roots = std::mem::take(&mut self.roots);
+        roots.clear();
+        roots.extend((0..t.dag.steps.len()).filter(|&s| t.dag.deps[s].is_empty()));
         hooks.task_started(ctx, task_id, &mut t.dag, &roots);
         // The hooks may have sized the task's flows (a resolved read).
         t.rec.bytes = t.dag.bytes();
         if t.dag.steps.is_empty() {
             t.rec.finish_s = ctx.now();
+            self.roots = roots;
             hooks.task_finished(ctx, task_id);
             return;
         }
-        for s in roots {
+        for &s in &roots {
             self.start_step(ctx, task, s, hooks);
         }
+        self.roots = roots;
     }
 }
 

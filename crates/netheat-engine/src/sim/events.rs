@@ -298,6 +298,9 @@ impl Simulation<'_> {
             self.to_free.push(fi);
         }
         c.on_flow_complete(&mut Ctx { sim: self }, &rec);
+        if self.flow_groups.is_empty() {
+            return;
+        }
         if let Some(gs) = self.flow_groups.remove(&fi) {
             for g in gs {
                 let rem = self.groups.get_mut(&g).expect("registered group");

@@ -41,8 +41,8 @@ impl Simulation<'_> {
                 (RouteKind::Explicit, p)
             }
             Route::Ecmp => {
-                self.check_path_index(id, f.src, f.dst, None)?;
-                (RouteKind::Ecmp, Vec::new())
+                let n = self.check_path_index(id, f.src, f.dst, None)?;
+                (RouteKind::Ecmp(u32::try_from(n).unwrap_or(u32::MAX)), Vec::new())
             }
             Route::PathIndex(k) => {
                 self.check_path_index(id, f.src, f.dst, Some(k))?;
@@ -239,15 +239,18 @@ impl Simulation<'_> {
         Ok(())
     }
 
-    fn check_path_index(&self, flow: u64, src: HostId, dst: HostId, k: Option<usize>) -> Result<(), EngineError> {
+    /// Checks a routed flow's hosts and path index; returns the number of
+    /// paths between its hosts (0 from a host to itself).
+    fn check_path_index(&self, flow: u64, src: HostId, dst: HostId, k: Option<usize>) -> Result<usize, EngineError> {
         let r = self.routing.ok_or(EngineError::NoRouting { flow })?;
+        let num_hosts = r.num_hosts();
         for h in [src, dst] {
-            if h as usize >= r.num_hosts() {
-                return Err(EngineError::HostOutOfRange { flow, host: h, num_hosts: r.num_hosts() });
+            if h as usize >= num_hosts {
+                return Err(EngineError::HostOutOfRange { flow, host: h, num_hosts });
             }
         }
         if src == dst {
-            return Ok(());
+            return Ok(0);
         }
         let np = r.num_paths(src, dst);
         if np == 0 {
@@ -255,7 +258,7 @@ impl Simulation<'_> {
         }
         match k {
             Some(k) if k >= np => Err(EngineError::PathIndexOutOfRange { flow, index: k, src, dst, num_paths: np }),
-            _ => Ok(()),
+            _ => Ok(np),
         }
     }
 

@@ -85,10 +85,10 @@ impl Simulation<'_> {
     fn route_new(&mut self, fi: u32) {
         match self.flows[fi as usize].kind {
             RouteKind::Explicit => self.update_strand(fi),
-            RouteKind::Ecmp => {
+            RouteKind::Ecmp(n) => {
                 let r = self.routing.expect("validated");
                 let f = &self.flows[fi as usize];
-                let n = r.num_paths(f.src, f.dst);
+                let n = n as usize;
                 let k = self.ecmp_pick(r, f, n);
                 self.route_flow_among(fi, k, n);
             }
@@ -118,16 +118,14 @@ impl Simulation<'_> {
         let mut buf = std::mem::take(&mut self.path_buf);
         let mut chosen = None;
         for j in 0..n {
-            let kk = (k + j) % n;
+            let kk = if j == 0 && k < n { k } else { (k + j) % n };
             r.path(src, dst, kk, &mut buf);
-            for &l in &buf {
-                assert!(
-                    (l as usize) < self.cap.len(),
-                    "routing returned link {l} but the network has {} links",
-                    self.cap.len()
-                );
+            let num_links = self.cap.len();
+            if let Some(&l) = buf.iter().find(|&&l| l as usize >= num_links) {
+                panic!("routing returned link {l} but the network has {num_links} links");
             }
-            if buf.iter().all(|&l| self.cap[l as usize] > 0.0) {
+            // With no link down, the first path is up (no capacity read).
+            if self.down_links == 0 || buf.iter().all(|&l| self.cap[l as usize] > 0.0) {
                 chosen = Some(kk);
                 break;
             }

@@ -179,7 +179,7 @@ use links::{LinkHot, LinkRep, NO_WINDOW};
 use netheat_core::{LinkId, Routing};
 use repair::{Packed, Repair};
 use state::{FlowState, Hot, IdIndex, SlotBlocks, Status};
-use std::collections::{BTreeSet, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 /// The simulator. Borrows the routing (if any) used for ECMP / path-index
 /// routes and for re-routing around failures.
@@ -225,8 +225,8 @@ pub struct Simulation<'r> {
     stranded: BTreeSet<u32>,
     /// Links with no capacity (failed).
     down_links: usize,
-    groups: HashMap<u64, u32>,
-    flow_groups: HashMap<u32, Vec<u64>>,
+    groups: netheat_core::IdMap<u64, u32>,
+    flow_groups: netheat_core::IdMap<u32, Vec<u64>>,
     stats: Stats,
     path_buf: Vec<LinkId>,
     n_active: usize,
@@ -296,8 +296,8 @@ impl<'r> Simulation<'r> {
             alloc: Allocator::default(),
             stranded: BTreeSet::new(),
             down_links,
-            groups: HashMap::new(),
-            flow_groups: HashMap::new(),
+            groups: Default::default(),
+            flow_groups: Default::default(),
             stats: Stats::default(),
             path_buf: Vec::new(),
             n_active: 0,

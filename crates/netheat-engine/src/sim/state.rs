@@ -18,7 +18,9 @@ pub(super) enum Status {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum RouteKind {
     Explicit,
-    Ecmp,
+    /// ECMP among the pair's paths (their number, counted when the flow was
+    /// added: a routing's path sets do not change during a run).
+    Ecmp(u32),
     Index(u32),
 }
 
