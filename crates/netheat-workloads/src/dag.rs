@@ -511,7 +511,9 @@ impl DagRunner {
         let t = &mut self.tasks[task];
         let mut roots = std::mem::take(&mut self.roots);
         roots.clear();
-        roots.extend((0..t.dag.steps.len()).filter(|&s| t.dag.deps[s].is_empty()));
+        // (`waiting` still counts every dependency: one small array, not
+        // the dependency lists, is read.)
+        roots.extend((0..t.dag.steps.len()).filter(|&s| t.waiting[s] == 0));
         hooks.task_started(ctx, task_id, &mut t.dag, &roots);
         // The hooks may have sized the task's flows (a resolved read).
         t.rec.bytes = t.dag.bytes();
