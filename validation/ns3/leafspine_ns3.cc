@@ -10,7 +10,9 @@
 // not do: the workload, topology and transport are the same, the path
 // choice is not. Runs until END_S.
 //
-// Usage: leafspine_ns3 FLOWS.csv END_S
+// Usage: leafspine_ns3 FLOWS.csv END_S [fct]
+// With `fct`, also prints `flow i start_s fct_s` per flow (the incast
+// completion-time check).
 // Prints flows finished (all bytes delivered), wall_s and events.
 
 #include "ns3/applications-module.h"
@@ -21,6 +23,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -39,6 +42,7 @@ struct Flow
 
 static std::vector<uint64_t> g_rx;
 static std::vector<uint64_t> g_want;
+static std::vector<double> g_finish;
 static uint32_t g_done = 0;
 
 static void
@@ -49,6 +53,7 @@ OnRx(uint32_t flow, Ptr<const Packet> p, const Address&)
     if (!was && g_rx[flow] >= g_want[flow])
     {
         ++g_done;
+        g_finish[flow] = Simulator::Now().GetSeconds();
     }
 }
 
@@ -57,7 +62,7 @@ main(int argc, char* argv[])
 {
     if (argc < 3)
     {
-        std::fprintf(stderr, "usage: %s FLOWS.csv END_S\n", argv[0]);
+        std::fprintf(stderr, "usage: %s FLOWS.csv END_S [fct]\n", argv[0]);
         return 2;
     }
     std::ifstream in(argv[1]);
@@ -75,6 +80,7 @@ main(int argc, char* argv[])
         flows.push_back({std::stod(a), (uint32_t)std::stoul(b), (uint32_t)std::stoul(c), std::stoull(d)});
     }
     double end = std::atof(argv[2]);
+    bool print_fct = argc > 3 && std::string(argv[3]) == "fct";
     const uint32_t leaves = 8, hpl = 16, spines = 4;
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpDctcp::GetTypeId()));
@@ -145,6 +151,7 @@ main(int argc, char* argv[])
 
     g_rx.assign(flows.size(), 0);
     g_want.assign(flows.size(), 0);
+    g_finish.assign(flows.size(), -1.0);
     for (size_t f = 0; f < flows.size(); ++f)
     {
         const Flow& fl = flows[f];
@@ -166,6 +173,16 @@ main(int argc, char* argv[])
     Simulator::Stop(Seconds(end));
     Simulator::Run();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (print_fct)
+    {
+        // Per flow: start and completion time (all bytes delivered; nan
+        // when unfinished by END_S).
+        for (size_t f = 0; f < flows.size(); ++f)
+        {
+            double fct = g_finish[f] < 0 ? std::nan("") : g_finish[f] - flows[f].start;
+            std::printf("flow %zu %.12f %.12f\n", f, flows[f].start, fct);
+        }
+    }
     std::printf("flows %zu\nfinished %u\nwall_s %.6f\nevents %llu\n", flows.size(), g_done, wall,
                 static_cast<unsigned long long>(Simulator::GetEventCount()));
     Simulator::Destroy();
