@@ -34,7 +34,17 @@ Two parts:
    flow and the mean over its flows. (ns-3 sprays packets over the spines,
    netheat hashes each flow to one: the receiver's port is the bottleneck
    either way, 4 spines of 10 Gbps against one 10 Gbps host link.)
-4. **Speed.** The packet benchmark's 128-host leaf-spine (DCTCP web-search
+4. **PIAS priorities.** One switch; a 2 MB flow from t = 0 and a short
+   flow from 200 us into one host, PIAS with one threshold of 100 KB (a
+   flow's packets in the high class until it has sent that much, then the
+   low one; strict priority at the port), no ECN and no loss. ns-3 tags
+   the packets by their socket's IP TOS, changed from the socket's transmit
+   trace, and a two-band priority queue disc classifies them; its times are
+   counted from the first data segment (netheat makes no SYN handshake).
+   Checked within ``--tol``: both flows' completion times, for short flows
+   of 50 KB (all high), 100 KB (at the threshold) and 300 KB (demoted behind
+   the long flow's backlog), and without demotion (one class, FIFO).
+5. **Speed.** The packet benchmark's 128-host leaf-spine (DCTCP web-search
    background at load 0.5 plus 20 incasts of 32 senders, 21 ms): netheat
    writes the flows it simulated and ns-3 replays exactly those flows.
    netheat must be at least ``--speedup`` (default 20) times faster. ns-3
@@ -144,7 +154,8 @@ def build_ns3(name: str) -> Path:
 
 
 def build_netheat() -> Path:
-    """Build the two netheat examples (release: the packet engine's ``crosscheck``, and
+    """Build the netheat examples (release: the packet engine's ``crosscheck`` and
+    ``pias_crosscheck``, and
     ``leafspine_crosscheck`` of netheat-repro, which runs the CloudBurst point's
     leaf-spine); returns the examples directory."""
     subprocess.run(
@@ -161,6 +172,8 @@ def build_netheat() -> Path:
             "crosscheck",
             "--example",
             "leafspine_crosscheck",
+            "--example",
+            "pias_crosscheck",
         ],
         cwd=ROOT,
         check=True,
@@ -235,6 +248,39 @@ def leafspine_incasts(examples: Path, ns3_ls: Path, tol: float) -> bool:
     return failed
 
 
+# (name, long flow bytes, short flow bytes, short flow start s, PIAS threshold bytes)
+PIAS_SCENARIOS = [
+    ("pias: 2 MB + 50 KB", 2_000_000, 50_000, 200e-6, 100_000),
+    ("pias: 2 MB + 100 KB", 2_000_000, 100_000, 200e-6, 100_000),
+    ("pias: 2 MB + 300 KB", 2_000_000, 300_000, 200e-6, 100_000),
+    ("one class: 2 MB + 100 KB", 2_000_000, 100_000, 200e-6, 10**12),
+]
+
+
+def pias_priorities(examples: Path, ns3_pias: Path, tol: float) -> bool:
+    """Part 4: PIAS demotion and strict priority, netheat against ns-3; prints
+    the table, returns True on a mismatch."""
+    print()
+    print(
+        f"{'PIAS, threshold 100 KB':<34} {'long ns-3 s':>12} {'netheat s':>10} {'diff':>8} "
+        f"{'short ns-3 us':>14} {'netheat us':>11} {'diff':>8}"
+    )
+    failed = False
+    for name, long, short, start, threshold in PIAS_SCENARIOS:
+        args = [str(long), str(short), str(start), str(threshold)]
+        ref, _ = parse(run([str(ns3_pias), *args]))
+        ours, _ = parse(run([str(examples / "pias_crosscheck"), *args]))
+        diffs = [abs(o / r - 1) if r > 0 else math.inf for o, r in zip(ours, ref, strict=True)]
+        ok = len(diffs) == 2 and all(d <= tol for d in diffs)
+        failed |= not ok
+        print(
+            f"{name:<34} {ref[0]:12.6f} {ours[0]:10.6f} {100 * diffs[0]:7.2f}% "
+            f"{ref[1] * 1e6:14.1f} {ours[1] * 1e6:11.1f} {100 * diffs[1]:7.2f}%"
+            + ("" if ok else "  MISMATCH")
+        )
+    return failed
+
+
 def main() -> int:
     """Run both parts and print the tables."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -248,6 +294,7 @@ def main() -> int:
     try:
         ns3_small = build_ns3("netheat_ns3")
         ns3_ls = build_ns3("leafspine_ns3")
+        ns3_pias = build_ns3("pias_ns3")
         examples = build_netheat()
     except subprocess.CalledProcessError as e:
         print(f"build failed: {e}", file=sys.stderr)
@@ -314,6 +361,7 @@ def main() -> int:
             f"{kours['marks']:11.0f}" + ("" if ok else "  MISMATCH" if checked else "  (not checked)")
         )
     failed |= leafspine_incasts(examples, ns3_ls, args.tol)
+    failed |= pias_priorities(examples, ns3_pias, args.tol)
     if not args.skip_speed:
         csv = BUILD / "leafspine_flows.csv"
         _, ls_ours = parse(run([str(examples / "leafspine_crosscheck"), str(csv)]))
