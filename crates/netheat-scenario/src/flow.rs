@@ -712,8 +712,9 @@ struct Runtime<'n, 't> {
 
 /// Flow rows in id order. Rows come in completion order; when their ids
 /// are dense and unique (one application's flows), each is moved to its
-/// place in one pass (a permutation applied in place, 4 bytes of scratch per
-/// row) instead of a sort of the rows.
+/// place in one pass (a permutation applied in place, with at most 12
+/// bytes of scratch per row: a slot per id in the span, a rank per row)
+/// instead of a sort of the rows.
 fn in_id_order(mut rows: Vec<FlowOut>) -> Vec<FlowOut> {
     let lo = rows.iter().map(|f| f.flow_id).min().unwrap_or(0);
     let hi = rows.iter().map(|f| f.flow_id).max().unwrap_or(0);
