@@ -443,9 +443,13 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   (`all-to-all`, `into-last-rack`), `flows-per-pair` flows of
   `bytes-per-pair` each: the Subways experiments' jobs; `kind =
   "aggregation"` is the Baraat paper's tasks: `task-sizes` (`bing`,
-  `data-analytics`, `uniform`, `pareto`), `structure` (`one-stage`,
-  `two-stage`, `storage`), `placement` (`rack`, `pool`), `fanout`,
-  `aggregators` and Poisson arrivals at a `load` of the aggregators' links;
+  `data-analytics`, `uniform`, `pareto`, `fixed` with `task-size`),
+  `structure` (`one-stage`, `two-stage`, `storage`), `placement` (`rack`,
+  `pool`, `front-end`: clients in the first racks reading from the
+  others, the §5.1 testbed), `fanout`, `aggregators` and Poisson arrivals
+  at a `load` of the aggregators' links (`front-end`: of their racks'
+  uplinks if smaller); `client-queue = true` makes each aggregator serve
+  one task at a time and queue the others (the tasks table's `queued_s`);
   `kind = "incast"` is trains of `incasts` incasts about `period` apart,
   `fanin` senders in other racks each sending one message (a task) of the
   next of `message-sizes` to a receiver: the CloudBurst slides' incasts;

@@ -289,3 +289,26 @@ def test_two_stage_figure_from_the_quick_experiment(tmp_path: Path) -> None:
     figs = baraat_figures(tmp_path / "run")
     assert [p.name for p, _ in figs] == ["baraat_two_stage_cdf.png"]
     assert figs[0][0].stat().st_size > 1000
+
+
+def test_testbed_experiment_gives_the_hand_answers_of_figure_6(tmp_path: Path) -> None:
+    # Baraat Sec. 5.1 (experiments/baraat-testbed.toml). Figure 6: N requests of
+    # 3 x 400 KB into one 1 Gbps client link, 9.6 ms each: fair share ends all N at
+    # N x 9.6 ms, FIFO-LM one after the other, a mean of (N + 1) / 2 x 9.6 ms.
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    exp = load_experiment(root / "baraat-testbed.toml", quick=True)
+    exp.seeds = [1]
+    run_experiment(exp, tmp_path / "run", workers=1, progress=False)
+    m = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    for n in (1, 2, 4, 8):
+        assert m[f"figure6_{n}_fair_share_mean_s"]["ours"] == pytest.approx(n * 9.6e-3)
+        assert m[f"figure6_{n}_mean_reduction"]["ours"] == pytest.approx(1 - (n + 1) / (2 * n))
+    assert m["figure6_8_mean_reduction"]["paper"] == pytest.approx(0.40)
+    # Table 3: no request is faster than 800 KB over 1 Gbps, under either policy;
+    # FIFO-LM's mean is below fair share's; the requests waited in their clients' queues.
+    for var in ("fair_share", "fifo_lm"):
+        assert m[f"table3_min_{var}_s"]["ours"] == pytest.approx(6.4e-3)
+    assert 0 < m["table3_mean_reduction"]["ours"] < 1
+    assert m["table3_queued_mean_fair_share_s"]["ours"] > 0
+    # Non-blocking uplinks: the clients share no link, the policies cannot differ.
+    assert m["ours_nonblocking_mean_reduction"]["ours"] == pytest.approx(0.0, abs=1e-12)

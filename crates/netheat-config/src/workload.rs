@@ -321,7 +321,12 @@ pub struct AppTable {
     /// `shuffle-job`: `contiguous` (consecutive servers from the first
     /// server of `first-rack`, the default) or `two-loops` (half in the
     /// Subways loop of `first-rack` from its position 0, half in the next
-    /// loop; a datacenter without loops uses its clusters).
+    /// loop; a datacenter without loops uses its clusters). `aggregation`:
+    /// `rack` (the default: workers are the aggregator's rack mates),
+    /// `pool` (workers from a pool spread over the datacenter) or
+    /// `front-end` (the `aggregators` clients are the first hosts, each
+    /// task's `fanout` servers drawn from the racks without clients; load on
+    /// the clients' links or their racks' uplinks, the smaller).
     pub placement: Option<String>,
     /// `shuffle-job`: `all-to-all` (every server to every other, the
     /// default) or `into-last-rack` (the servers of the job's last rack
@@ -452,8 +457,9 @@ pub struct AppTable {
     /// `aggregation`: the task-size law: `bing` (85% of tasks 20 KB per
     /// flow, 15% ten times that; the default), `data-analytics` (the
     /// shuffle sizes of the coflow trace `dataset`, split evenly over the
-    /// flows), `uniform` (every flow 2-50 KB) or `pareto` (shape 1.1, 5 KB
-    /// minimum per flow, capped at 1,000x).
+    /// flows), `uniform` (every flow 2-50 KB), `pareto` (shape 1.1, 5 KB
+    /// minimum per flow, capped at 1,000x) or `fixed` (every task
+    /// `task-size`, split evenly over its flows).
     pub task_sizes: Option<String>,
     /// `aggregation`: `one-stage` (the default: workers answer the
     /// aggregator), `two-stage` (`mid-aggregators` mid-levels each collect
@@ -476,6 +482,15 @@ pub struct AppTable {
     /// `aggregation`: every task arrives at time 0 (a data-parallel batch;
     /// `load` unused).
     pub batch: Option<bool>,
+    /// `aggregation` with `task-sizes = "fixed"`: the bytes of every task,
+    /// split evenly over its flows (Baraat §5.1: 800 KB multi-gets).
+    pub task_size: Option<Bytes>,
+    /// `aggregation`: each aggregator (client) serves one task at a time; a
+    /// task arriving while its client is busy waits in the client's FIFO
+    /// queue, and its time counts from its arrival, the wait included (the
+    /// tasks table's `queued_s`; Baraat §5.1's Memcached clients). Flow
+    /// engine, not `spc` (default false).
+    pub client_queue: Option<bool>,
     /// `incast`: senders per incast, each in another rack than the receiver
     /// (default 16).
     pub fanin: Option<i64>,
@@ -1058,6 +1073,8 @@ impl Wcx<'_> {
             "compute",
             "batch",
             "dataset",
+            "task-size",
+            "client-queue",
         ];
         self.only(p, "aggregation", set, &keys)?;
         let reason = |e: GenError| match e {
@@ -1072,6 +1089,16 @@ impl Wcx<'_> {
             .map_err(|e| self.at(&format!("{p}.placement"), reason(e)))?;
         if a.dataset.is_some() && law != SizeLaw::DataAnalytics {
             return Err(self.at(&format!("{p}.dataset"), "is used by task-sizes = \"data-analytics\" only"));
+        }
+        if a.task_size.is_some() != (law == SizeLaw::Fixed) {
+            return Err(if law == SizeLaw::Fixed {
+                self.at(
+                    &format!("{p}.task-size"),
+                    "missing required key (task-sizes = \"fixed\" needs the task's bytes)",
+                )
+            } else {
+                self.at(&format!("{p}.task-size"), "is used by task-sizes = \"fixed\" only")
+            });
         }
         if a.mid_aggregators.is_some() && structure != Structure::TwoStage {
             return Err(self.at(&format!("{p}.mid-aggregators"), "is used by structure = \"two-stage\" only"));
@@ -1106,6 +1133,9 @@ impl Wcx<'_> {
             hosts_per_rack: hpr,
             selectivity: a.selectivity.unwrap_or(0.03),
             task_sizes,
+            task_bytes: a.task_size.map_or(0.0, |b| b.0),
+            client_queue: a.client_queue.unwrap_or(false),
+            client_uplink_bps: self.client_uplink_bps(a.aggregators, hpr),
             ..AggregationSpec::new(law, structure, tasks, seed)
         };
         let flows_per_task = match structure {
@@ -1121,7 +1151,9 @@ impl Wcx<'_> {
                 let key = match name.as_str() {
                     "workload" => "task-sizes".to_string(),
                     "mids" => "mid-aggregators".to_string(),
-                    "compute" | "load" | "fanout" | "tasks" | "flow-cv" | "selectivity" => name,
+                    "compute" | "load" | "fanout" | "tasks" | "flow-cv" | "selectivity" | "task-size" | "placement" => {
+                        name
+                    }
                     _ => String::new(),
                 };
                 self.at(&if key.is_empty() { p.to_string() } else { format!("{p}.{key}") }, reason)
@@ -1129,6 +1161,14 @@ impl Wcx<'_> {
             other => self.gen(p, other),
         })?;
         Ok(generated)
+    }
+
+    /// The ToR uplink capacity of the racks holding the first `clients`
+    /// hosts (the `front-end` placement's clients), together.
+    fn client_uplink_bps(&self, clients: Option<i64>, hpr: usize) -> f64 {
+        let n = clients.unwrap_or(i64::from(self.topo.num_pods().max(1))).max(1) as usize;
+        let racks = n.div_ceil(hpr.max(1)).min(self.topo.tors().len());
+        (0..racks as u32).map(|r| self.topo.tor_uplink_bps(r)).sum::<f64>().max(f64::MIN_POSITIVE)
     }
 
     /// An `incast` table: `incasts` incasts of `fanin` one-message tasks
@@ -1428,7 +1468,8 @@ impl Wcx<'_> {
             drift_sigma => "drift-sigma", nodes => "nodes", first_rack => "first-rack",
             flows_per_pair => "flows-per-pair", placement => "placement", pattern => "pattern",
             task_sizes => "task-sizes", structure => "structure", fanout => "fanout", flow_cv => "flow-cv",
-            load => "load", aggregators => "aggregators", batch => "batch", fanin => "fanin",
+            load => "load", aggregators => "aggregators", batch => "batch", task_size => "task-size",
+            client_queue => "client-queue", fanin => "fanin",
             message_sizes => "message-sizes", incasts => "incasts", period => "period",
             mean_file_blocks => "mean-file-blocks", cpu_load => "cpu-load",
             max_tasks_per_job => "max-tasks-per-job", max_cores_per_task => "max-cores-per-task",

@@ -62,6 +62,7 @@ fn tables<'py>(py: Python<'py>, r: &ScenarioResult) -> PyResult<Bound<'py, PyDic
     tasks.set_item("floor_s", column(py, "<f8", &t.iter().map(|x| x.floor_s).collect::<Vec<_>>())?)?;
     tasks.set_item("network_s", column(py, "<f8", &t.iter().map(|x| x.network_s).collect::<Vec<_>>())?)?;
     tasks.set_item("io_s", column(py, "<f8", &t.iter().map(|x| x.io_s).collect::<Vec<_>>())?)?;
+    tasks.set_item("queued_s", column(py, "<f8", &t.iter().map(|x| x.queued_s).collect::<Vec<_>>())?)?;
     out.set_item("tasks", tasks)?;
 
     let links = PyDict::new(py);

@@ -798,6 +798,7 @@ impl<'t> ClusterRun<'t> {
                 floor_s: f64::NAN,
                 network_s: f64::NAN,
                 io_s: f64::NAN,
+                queued_s: 0.0,
             });
         }
         for (qi, rec) in self.queries.iter_records().enumerate() {
@@ -812,6 +813,7 @@ impl<'t> ClusterRun<'t> {
                 floor_s: f64::NAN,
                 network_s: f64::NAN,
                 io_s: f64::NAN,
+                queued_s: 0.0,
             });
         }
         let pending: Vec<usize> = self.pending.iter().copied().filter(|&i| !self.tasks[i].done).collect();

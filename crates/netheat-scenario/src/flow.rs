@@ -1167,6 +1167,7 @@ pub fn run_flow(
             floor_s: f64::NAN,
             network_s: net,
             io_s: io,
+            queued_s: rec.queued_s(),
         });
     }
     let mut out = ScenarioResult::new("flow");

@@ -239,6 +239,19 @@ impl Scenario {
                 }
             }
         }
+        if let Some(t) = p.workload.tasks.iter().find(|t| t.2.queue.is_some()) {
+            let spc = s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc);
+            let why = if engine == EngineKind::Packet {
+                Some("needs `scenario.engine = \"flow\"`: the packet engine starts every task on arrival")
+            } else if spc {
+                Some("cannot run with `scheduling.policy = \"spc\"`: the SPC protocol simulator starts every task on arrival")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(at(&format!("workload.app[{}].client-queue", t.1), why.into()));
+            }
+        }
         if s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc) {
             self.check_spc(p)?;
         }

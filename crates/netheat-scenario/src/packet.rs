@@ -333,6 +333,7 @@ impl<'a> Tasks<'a> {
                     floor_s: f64::NAN,
                     network_s: f64::NAN,
                     io_s: f64::NAN,
+                    queued_s: 0.0,
                 }
             })
             .collect();

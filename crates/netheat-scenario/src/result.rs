@@ -8,7 +8,9 @@
 //! * `tasks`: one row per task: application tasks of the workload (their
 //!   `kind`) and flows of a trace that share a `task_id` (`kind = "trace"`):
 //!   `task_id, kind, table (-1: trace), start_s, finish_s, tct_s, flows, bytes,
-//!   floor_s` (the least time any schedule needs: bytes into a host over its NIC);
+//!   floor_s` (the least time any schedule needs: bytes into a host over its NIC),
+//!   `network_s, io_s` (its critical path's flow and device seconds) and
+//!   `queued_s` (its wait in its client's queue; `tct_s` includes it);
 //! * `links`: utilization of every directed link that carried bytes, per
 //!   window: `link, window, utilization, background` (the part of the
 //!   utilization that is precalculated traffic's, [`crate::background`]);
@@ -135,6 +137,10 @@ pub struct TaskOut {
     /// and service; the rest of its time is compute and waits). NaN as
     /// `network_s`.
     pub io_s: f64,
+    /// Seconds the task waited in its client's queue before it began (an
+    /// `aggregation` app's `client-queue`; 0 without one, NaN if it never
+    /// began). Its `finish_s - start_s` includes the wait.
+    pub queued_s: f64,
 }
 
 /// Sets every task's [`TaskOut::floor_s`] from its flows' rows.
@@ -465,6 +471,7 @@ impl TraceTasks {
             floor_s: f64::NAN,
             network_s: f64::NAN,
             io_s: f64::NAN,
+            queued_s: 0.0,
         });
         t.start_s = t.start_s.min(f.start_s);
         t.finish_s = if f.finish_s.is_nan() || t.finish_s.is_nan() { f64::NAN } else { t.finish_s.max(f.finish_s) };

@@ -236,6 +236,7 @@ pub fn run_spc_scenario(
                 floor_s: f64::NAN,
                 network_s: f64::NAN,
                 io_s: f64::NAN,
+                queued_s: 0.0,
             });
         }
     }

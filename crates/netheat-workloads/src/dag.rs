@@ -106,6 +106,12 @@ pub struct TaskDag {
     /// A read of a stored object, resolved when the task starts; `None`
     /// otherwise.
     pub read: Option<ReadPick>,
+    /// The queue the task waits in: the tasks of one queue run one at a
+    /// time, in arrival order (a client that serves one request at a time
+    /// and queues the others, Baraat §5.1's Memcached clients). A task
+    /// arriving while another task of its queue runs starts when that one
+    /// finishes ([`TaskRecord::began_s`]). `None`: it starts on arrival.
+    pub queue: Option<u64>,
 }
 
 /// What the tasks of a compute job request, so that a placement policy can
@@ -127,7 +133,7 @@ pub struct JobTasks {
 impl TaskDag {
     /// An empty task of the given kind.
     pub fn new(kind: &'static str) -> Self {
-        Self { steps: Vec::new(), deps: Vec::new(), kind, min_racks: 0, job: None, read: None }
+        Self { steps: Vec::new(), deps: Vec::new(), kind, min_racks: 0, job: None, read: None, queue: None }
     }
 
     fn push(&mut self, s: Step, deps: &[StepId]) -> StepId {
@@ -214,8 +220,12 @@ pub struct TaskRecord {
     pub task: usize,
     /// Kind from the [`TaskDag`].
     pub kind: &'static str,
-    /// Start time, seconds.
+    /// Start time, seconds: its arrival (a queued task's time counts from
+    /// here, its wait included).
     pub start_s: f64,
+    /// Time its steps began, seconds: `start_s`, or later for a task that
+    /// waited in its [`TaskDag::queue`]; `NaN` if it never began.
+    pub began_s: f64,
     /// Time the last step finished, seconds; `NaN` if it did not.
     pub finish_s: f64,
     /// Finish time of every step (`NaN` for steps that did not finish).
@@ -227,18 +237,26 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
-    /// Task completion time `finish_s - start_s` (`NaN` if unfinished).
+    /// Task completion time `finish_s - start_s` (`NaN` if unfinished),
+    /// a queued task's wait included.
     pub fn duration_s(&self) -> f64 {
         self.finish_s - self.start_s
     }
 
+    /// Seconds the task waited in its queue before it began (0 without
+    /// one; `NaN` if it never began).
+    pub fn queued_s(&self) -> f64 {
+        self.began_s - self.start_s
+    }
+
     /// The task's time on its critical path, split into network (flow
     /// steps) and device (io steps) seconds; the rest of
-    /// [`Self::duration_s`] is delays (compute, waits). The path runs back
+    /// [`Self::duration_s`] is delays (compute, waits, the wait in its
+    /// queue). The path runs back
     /// from the step that finished last through, at each step, the
     /// dependency that finished last (the one it waited for; the earliest
-    /// step on ties); a step starts when its last dependency finished (the
-    /// task's start for a root). `(NaN, NaN)` for an unfinished task, `(0,
+    /// step on ties); a step starts when its last dependency finished (when
+    /// the task began for a root). `(NaN, NaN)` for an unfinished task, `(0,
     /// 0)` for one without steps. `dag` is the task's DAG as it ran.
     pub fn critical_path(&self, dag: &TaskDag) -> (f64, f64) {
         let fin = &self.step_finish_s;
@@ -255,7 +273,7 @@ impl TaskRecord {
         let (mut net, mut io) = (0.0, 0.0);
         loop {
             let dep = last_of(&mut dag.deps[s].iter().copied());
-            let start = dep.map_or(self.start_s, |d| fin[d]);
+            let start = dep.map_or(self.began_s, |d| fin[d]);
             match dag.steps[s] {
                 Step::Flow { .. } => net += fin[s] - start,
                 Step::Io { .. } => io += fin[s] - start,
@@ -281,6 +299,14 @@ struct TaskState {
     rec: TaskRecord,
 }
 
+/// The tasks of one [`TaskDag::queue`]: whether one runs, and the ones
+/// waiting, in arrival order.
+#[derive(Default)]
+struct Queue {
+    busy: bool,
+    waiting: std::collections::VecDeque<usize>,
+}
+
 /// The controller that runs [`TaskDag`]s (see the module docs).
 pub struct DagRunner {
     tasks: Vec<TaskState>,
@@ -294,6 +320,8 @@ pub struct DagRunner {
     ready: Vec<StepId>,
     /// Scratch list of a starting task's roots.
     roots: Vec<StepId>,
+    /// The task queues, by [`TaskDag::queue`] (empty without them).
+    queues: std::collections::HashMap<u64, Queue>,
 }
 
 impl Default for DagRunner {
@@ -323,6 +351,7 @@ impl DagRunner {
             error: None,
             ready: Vec::new(),
             roots: Vec::new(),
+            queues: std::collections::HashMap::new(),
         }
     }
 
@@ -353,6 +382,7 @@ impl DagRunner {
             task: self.tasks.len(),
             kind: dag.kind,
             start_s,
+            began_s: f64::NAN,
             finish_s: f64::NAN,
             step_finish_s: vec![f64::NAN; n],
             flows: dag.num_flows(),
@@ -483,6 +513,18 @@ impl DagRunner {
         self.ready = ready;
         if done {
             hooks.task_finished(ctx, task_id);
+            self.next_in_queue(ctx, task, hooks);
+        }
+    }
+
+    /// Task `task` finished: the next task waiting in its queue, if any,
+    /// begins now.
+    fn next_in_queue(&mut self, ctx: &mut Ctx<'_, '_>, task: usize, hooks: &mut dyn FlowHooks) {
+        let Some(q) = self.tasks[task].dag.queue else { return };
+        let queue = self.queues.entry(q).or_default();
+        match queue.waiting.pop_front() {
+            Some(next) => self.begin(ctx, next, hooks),
+            None => queue.busy = false,
         }
     }
 
@@ -507,8 +549,22 @@ impl DagRunner {
             self.finish_step(ctx, task, step as usize, hooks);
             return;
         }
+        if let Some(q) = self.tasks[task].dag.queue {
+            let queue = self.queues.entry(q).or_default();
+            if queue.busy {
+                queue.waiting.push_back(task);
+                return;
+            }
+            queue.busy = true;
+        }
+        self.begin(ctx, task, hooks);
+    }
+
+    /// Task `task` begins: its roots start.
+    fn begin(&mut self, ctx: &mut Ctx<'_, '_>, task: usize, hooks: &mut dyn FlowHooks) {
         let task_id = self.task_id_base + task as u64;
         let t = &mut self.tasks[task];
+        t.rec.began_s = ctx.now();
         let mut roots = std::mem::take(&mut self.roots);
         roots.clear();
         // (`waiting` still counts every dependency: one small array, not
@@ -521,6 +577,7 @@ impl DagRunner {
             t.rec.finish_s = ctx.now();
             self.roots = roots;
             hooks.task_finished(ctx, task_id);
+            self.next_in_queue(ctx, task, hooks);
             return;
         }
         for &s in &roots {

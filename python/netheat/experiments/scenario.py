@@ -33,6 +33,8 @@ over the flows, tasks and blocks that start after ``scenario.warmup``:
   network and device seconds on the critical path of the finished tasks of a kind (the tasks
   table's ``network_s`` and ``io_s``; a chunk read's network latency and its disk time), on the
   flow engine;
+- ``tct_min_s`` (Baraat Table 3's "Min") and ``queued_mean_s`` (the mean wait in a client's
+  queue, the tasks table's ``queued_s``) over finished tasks;
 - ``tct_mean_s``, ``tct_p50_s``, ``tct_p95_s``, ``tct_p99_s`` over finished tasks, and the
   same per task kind as ``<kind>.tct_p99_s`` (``partition-aggregate``,
   ``file-write``, ``trace``, a cluster's ``query-small``...; a kind that did not run has no value, so its
@@ -251,6 +253,10 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     values["unfinished_tasks"] = float(np.count_nonzero(np.isnan(tct)))
     values["tct_max_s"] = float(np.max(tct)) if tct.size and not np.isnan(tct).any() else float("nan")
     values.update(_tails("tct", tct, (0.95, 0.99)))
+    done = ~np.isnan(tct)
+    values["tct_min_s"] = float(np.min(tct[done])) if done.any() else float("nan")
+    if "queued_s" in tasks.column_names:
+        values["queued_mean_s"] = mean(_times(tasks.column("queued_s"))[done])
     floor = _times(tasks.column("floor_s"))[~np.isnan(tct)]
     floor_p99 = quantiles(floor, (0.99,))[0] if floor.size and not np.isnan(floor).any() else float("nan")
     values["tct_p99_floor"] = floor_p99 / values["tct_p99_s"]
@@ -396,6 +402,16 @@ SCOPE = MetricScope(
             "s",
             "completion time of the task that finished last, NaN when a task did not finish "
             "(a single job's completion time)",
+        ),
+        MetricKind(
+            "tct_min_s",
+            "s",
+            "shortest task completion time of the finished tasks (every kind; Baraat Table 3)",
+        ),
+        MetricKind(
+            "queued_mean_s",
+            "s",
+            "mean wait of the finished tasks in their client's queue (an aggregation app's client-queue)",
         ),
         MetricKind("tct_mean_s", "s", "mean task completion time of the finished tasks (every kind)"),
         MetricKind("tct_p50_s", "s", "median task completion time of the finished tasks (every kind)"),

@@ -147,6 +147,11 @@ pub fn run(p: BaraatParams, _: &TopologyOverrides, seed: u64, env: &PointEnv) ->
         hosts_per_rack: p.hosts_per_rack,
         selectivity: p.selectivity,
         task_sizes,
+        // The point runs the paper's §5.2 simulations: no fixed task sizes
+        // or client queues (the §5.1 testbed is experiments/baraat-testbed.toml).
+        task_bytes: 0.0,
+        client_queue: false,
+        client_uplink_bps: f64::INFINITY,
     };
     let policy = if spc { "fifo-lm" } else { p.policy.as_str() };
     let mut s = PointSpec::new(p.pods, p.racks_per_pod, p.hosts_per_rack, w, policy);

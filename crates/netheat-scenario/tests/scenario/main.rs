@@ -15,6 +15,7 @@ mod registries;
 mod spc;
 mod storage;
 mod subways;
+mod testbed;
 
 fn run(text: &str) -> Result<ScenarioResult, ScenarioError> {
     let dir = std::env::temp_dir();

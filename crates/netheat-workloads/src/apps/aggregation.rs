@@ -24,6 +24,20 @@
 //!   `workers` hosts spread over the datacenter (0: every host). Load is the
 //!   mean utilisation of the more loaded pool's host links: tasks arrive at
 //!   rate `load · C · min(A, W) / (8 · E[task bytes])` (one-stage).
+//! * `front-end` (Baraat §5.1's Memcached testbed): the `aggregators`
+//!   clients are the first hosts of the datacenter (one front-end rack when
+//!   they fit in one), and each task's `fanout` servers are drawn uniformly,
+//!   distinct, from the hosts of the racks holding no client (the caching
+//!   back end). Load is that of the clients' bottleneck: their host links
+//!   together, or their racks' ToR uplinks together if those are smaller
+//!   ([`AggregationSpec::client_uplink_bps`]); every byte of a task
+//!   crosses both.
+//!
+//! With `client_queue`, each aggregator serves one task at a time: a task
+//! arriving while its aggregator is busy waits in the aggregator's FIFO
+//! queue ([`TaskDag::queue`]; Baraat §5.1: "a new request is queued if the
+//! client is busy serving another request"), and its time counts from its
+//! arrival.
 //!
 //! Two knobs shape the flows of a task: `flow_cv` skews their sizes and
 //! `compute_s` delays each answer by an exponential compute time (a worker's,
@@ -49,16 +63,20 @@ pub enum Placement {
     Rack,
     /// Ours: workers drawn from a pool spread over the datacenter.
     Pool,
+    /// Baraat §5.1's testbed: clients in the first racks, servers drawn
+    /// from the other racks.
+    FrontEnd,
 }
 
 impl Placement {
     /// Known tags.
-    pub const TAGS: [&'static str; 2] = ["rack", "pool"];
+    pub const TAGS: [&'static str; 3] = ["rack", "pool", "front-end"];
     /// Parses a tag.
     pub fn parse(s: &str) -> Result<Self, GenError> {
         match s {
             "rack" => Ok(Self::Rack),
             "pool" => Ok(Self::Pool),
+            "front-end" => Ok(Self::FrontEnd),
             _ => Err(GenError::param("placement", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
         }
     }
@@ -87,11 +105,15 @@ pub enum SizeLaw {
     Pareto,
     /// Every flow uniform in 2-50 KB.
     Uniform,
+    /// Every task [`AggregationSpec::task_bytes`], split evenly over its
+    /// flows (Baraat §5.1's testbed tasks: 800 KB multi-gets, 3 x 400 KB
+    /// reads).
+    Fixed,
 }
 
 impl SizeLaw {
     /// Known tags.
-    pub const TAGS: [&'static str; 4] = ["bing", "data_analytics", "pareto", "uniform"];
+    pub const TAGS: [&'static str; 5] = ["bing", "data_analytics", "pareto", "uniform", "fixed"];
     /// Parses a tag.
     pub fn parse(s: &str) -> Result<Self, GenError> {
         match s {
@@ -99,12 +121,13 @@ impl SizeLaw {
             "data_analytics" | "data-analytics" => Ok(Self::DataAnalytics),
             "pareto" => Ok(Self::Pareto),
             "uniform" => Ok(Self::Uniform),
+            "fixed" => Ok(Self::Fixed),
             _ => Err(GenError::param("workload", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
         }
     }
     /// Bytes of each of the `n` flows of one task (`law`: the empirical
-    /// task sizes of `DataAnalytics`).
-    fn flow_sizes<R: Rng>(self, n: usize, law: Option<&[f64]>, rng: &mut R) -> Vec<f64> {
+    /// task sizes of `DataAnalytics`; `fixed`: the task size of `Fixed`).
+    fn flow_sizes<R: Rng>(self, n: usize, law: Option<&[f64]>, fixed: f64, rng: &mut R) -> Vec<f64> {
         match self {
             Self::Bing => {
                 let per = if rng.gen::<f64>() < 0.15 { 200e3 } else { 20e3 };
@@ -121,6 +144,7 @@ impl SizeLaw {
                 vec![per.round(); n]
             }
             Self::Uniform => (0..n).map(|_| rng.gen_range(2e3..=50e3f64).round()).collect(),
+            Self::Fixed => vec![(fixed / n as f64).round(); n],
         }
     }
 }
@@ -199,6 +223,16 @@ pub struct AggregationSpec {
     /// The empirical task sizes (bytes) of `DataAnalytics` (required
     /// there: `netheat_data::CoflowTrace::shuffle_sizes_bytes`).
     pub task_sizes: Option<Arc<Vec<f64>>>,
+    /// Bytes of every task of the `Fixed` law (else unused).
+    pub task_bytes: f64,
+    /// Each aggregator serves one task at a time, the others waiting in its
+    /// FIFO queue (see the module docs).
+    pub client_queue: bool,
+    /// `front-end` placement: the ToR uplink capacity (bits/s, into the
+    /// racks) of the racks holding the clients, together; the load's base
+    /// is the smaller of this and the clients' host links together
+    /// (infinite: the host links).
+    pub client_uplink_bps: f64,
     /// Seed.
     pub seed: u64,
 }
@@ -228,6 +262,9 @@ impl AggregationSpec {
             hosts_per_rack: 40,
             selectivity: 0.03,
             task_sizes: None,
+            task_bytes: 0.0,
+            client_queue: false,
+            client_uplink_bps: f64::INFINITY,
             seed,
         }
     }
@@ -248,7 +285,8 @@ fn pick_hosts<R: Rng>(rng: &mut R, n_hosts: usize, pool: usize, k: usize, avoid:
 /// within-task skew if any (no extra draws without it, so `flow_cv = 0`
 /// keeps the size law's random stream).
 fn task_flow_sizes<R: Rng>(spec: &AggregationSpec, skew: Option<&SizeDist>, rng: &mut R) -> Vec<f64> {
-    let mut sizes = spec.kind.flow_sizes(spec.fanout, spec.task_sizes.as_ref().map(|v| v.as_slice()), rng);
+    let law = spec.task_sizes.as_ref().map(|v| v.as_slice());
+    let mut sizes = spec.kind.flow_sizes(spec.fanout, law, spec.task_bytes, rng);
     if let Some(d) = skew {
         for b in &mut sizes {
             *b = (*b * d.sample(rng)).round().max(1.0);
@@ -324,12 +362,49 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
             }
         }
     }
+    if spec.kind == SizeLaw::Fixed && !(spec.task_bytes.is_finite() && spec.task_bytes >= spec.fanout as f64) {
+        return Err(GenError::param(
+            "task-size",
+            format!("{} B must be finite and at least a byte per flow ({})", spec.task_bytes, spec.fanout),
+        ));
+    }
     let skew =
         (spec.flow_cv > 0.0).then(|| SizeDist::log_normal_with_mean(1.0, (1.0 + spec.flow_cv.powi(2)).ln().sqrt()));
     let n_agg = if spec.aggregators == 0 { n_hosts } else { spec.aggregators.min(n_hosts) };
     let n_work = if spec.workers == 0 { n_hosts } else { spec.workers.min(n_hosts) };
     let rack = spec.placement == Placement::Rack;
+    let front_end = spec.placement == Placement::FrontEnd;
     let hpr = spec.hosts_per_rack;
+    // Front-end placement: the servers, every host of the racks holding no
+    // client (clients are hosts 0..n_agg).
+    let mut servers: Vec<HostId> = Vec::new();
+    if front_end {
+        if spec.app == Structure::TwoStage {
+            return Err(GenError::param(
+                "placement",
+                "front-end placement builds one-stage and storage tasks (clients reading from servers)",
+            ));
+        }
+        if hpr < 1 || !n_hosts.is_multiple_of(hpr) {
+            return Err(GenError::param(
+                "hosts-per-rack",
+                format!("{hpr} must be >= 1 and divide the {n_hosts} hosts"),
+            ));
+        }
+        if spec.client_uplink_bps.is_nan() || spec.client_uplink_bps <= 0.0 {
+            return Err(GenError::param("client-uplink", format!("{} bit/s must be > 0", spec.client_uplink_bps)));
+        }
+        servers.extend((n_agg.div_ceil(hpr) * hpr..n_hosts).map(|h| h as HostId));
+        if spec.fanout > servers.len() {
+            return Err(GenError::param(
+                "fanout",
+                format!(
+                    "front-end placement: at most the {} hosts of the racks without clients ({n_agg} clients)",
+                    servers.len()
+                ),
+            ));
+        }
+    }
     // Rack placement: racks free of aggregators (for mid-levels).
     let mut free_racks = Vec::new();
     if rack {
@@ -361,7 +436,7 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
                 ));
             }
         }
-    } else if spec.fanout + 1 > n_work {
+    } else if !front_end && spec.fanout + 1 > n_work {
         return Err(GenError::param("fanout", format!("must be below the worker pool ({n_work})")));
     }
     // The first `k` hosts of `h`'s rack other than `h`.
@@ -378,12 +453,19 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
     // Bytes that reach the aggregator, summed over tasks (the load's base).
     let mut agg_bytes = 0.0;
     for _ in 0..spec.tasks {
-        // Aggregators spread evenly over the host range (so over racks).
-        let agg = spread(rng.gen_range(0..n_agg), n_agg, n_hosts);
+        // Aggregators spread evenly over the host range (so over racks), or
+        // the first hosts (front-end clients).
+        let pick = rng.gen_range(0..n_agg);
+        let agg = if front_end { pick as HostId } else { spread(pick, n_agg, n_hosts) };
         let mut flows = Vec::new();
         match spec.app {
             Structure::OneStage | Structure::Storage => {
-                if rack {
+                if front_end {
+                    workers.clear();
+                    workers.extend(
+                        rand::seq::index::sample(&mut rng, servers.len(), spec.fanout).iter().map(|i| servers[i]),
+                    );
+                } else if rack {
                     rack_mates(agg, spec.fanout, &mut workers);
                 } else {
                     pick_hosts(&mut rng, n_hosts, n_work, spec.fanout, agg, &mut workers);
@@ -429,15 +511,20 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
             delays = flows.iter().map(|_| compute.sample(&mut compute_rng)).collect();
         }
         agg_bytes += flows.iter().filter(|f| f.1 == agg).map(|f| f.2).sum::<f64>();
-        tasks.push((0.0, build_dag(&flows, &delays)));
+        let mut dag = build_dag(&flows, &delays);
+        if spec.client_queue {
+            dag.queue = Some(u64::from(agg));
+        }
+        tasks.push((0.0, dag));
     }
     let c = host_bps;
     if !spec.batch {
         let mean_agg = agg_bytes / tasks.len() as f64;
         // The aggregators' host links carry every byte that reaches an
         // aggregator: `load` is their mean utilisation.
-        let mut lambda = spec.load * n_agg as f64 * c / (8.0 * mean_agg);
-        if !rack {
+        let base = if front_end { (n_agg as f64 * c).min(spec.client_uplink_bps) } else { n_agg as f64 * c };
+        let mut lambda = spec.load * base / (8.0 * mean_agg);
+        if spec.placement == Placement::Pool {
             // Pool placement: or that of the worker pool's links if higher.
             let mean = tasks.iter().map(|t| t.1.bytes()).sum::<f64>() / tasks.len() as f64;
             lambda = lambda.min(spec.load * n_work as f64 * c / (8.0 * mean));
@@ -513,5 +600,58 @@ mod tests {
             other => panic!("expected a flow, got {other:?}"),
         };
         assert!(tasks.iter().all(|t| t.1.steps.iter().map(ends).eq([(1, 0), (2, 0), (3, 0)])));
+    }
+
+    /// Front-end placement on Baraat §5.1's testbed shape: 5 racks of 4
+    /// hosts, 4 clients (rack 0), 800 KB tasks from 4 servers of the other
+    /// racks, client queues. Behind a 1 Gbps ToR uplink the clients' base
+    /// is 1 Gbps, not their 4 host links: 50% load is 0.5e9 / (8 x 800e3) =
+    /// 78.125 tasks/s.
+    #[test]
+    fn front_end_tasks_read_from_the_other_racks_at_the_uplinks_load() {
+        let spec = AggregationSpec {
+            fanout: 4,
+            aggregators: 4,
+            hosts_per_rack: 4,
+            load: 0.5,
+            placement: Placement::FrontEnd,
+            task_bytes: 800e3,
+            client_queue: true,
+            client_uplink_bps: 1e9,
+            ..AggregationSpec::new(SizeLaw::Fixed, Structure::Storage, 20_000, 5)
+        };
+        let tasks = generate(&spec, 20, 1e9).unwrap();
+        let mut clients = [0usize; 4];
+        for (_, t) in &tasks {
+            let ends: Vec<(HostId, HostId, f64)> = t
+                .steps
+                .iter()
+                .map(|s| match s {
+                    Step::Flow { src, dst, bytes, .. } => (*src, *dst, *bytes),
+                    other => panic!("expected a flow, got {other:?}"),
+                })
+                .collect();
+            let client = ends[0].1;
+            assert!(client < 4 && ends.iter().all(|e| e.1 == client && e.2 == 200e3 && e.0 >= 4));
+            let mut srcs: Vec<HostId> = ends.iter().map(|e| e.0).collect();
+            srcs.sort_unstable();
+            srcs.dedup();
+            assert_eq!(srcs.len(), 4);
+            assert_eq!(t.queue, Some(u64::from(client)));
+            clients[client as usize] += 1;
+        }
+        // Clients uniform: each near 5,000 (binomial sd about 61).
+        assert!(clients.iter().all(|&c| (c as f64 - 5000.0).abs() < 300.0), "{clients:?}");
+        let rate = tasks.len() as f64 / tasks.last().unwrap().0;
+        assert!((rate / 78.125 - 1.0).abs() < 0.03, "{rate}");
+        // Without the uplink limit the base is the 4 clients' links: 4x.
+        let open = generate(&AggregationSpec { client_uplink_bps: f64::INFINITY, ..spec.clone() }, 20, 1e9).unwrap();
+        let rate = open.len() as f64 / open.last().unwrap().0;
+        assert!((rate / 312.5 - 1.0).abs() < 0.03, "{rate}");
+        // Too many servers, and two-stage, are refused at their keys.
+        let err = generate(&AggregationSpec { fanout: 17, ..spec.clone() }, 20, 1e9).unwrap_err();
+        assert!(err.to_string().contains("fanout"), "{err}");
+        let two = AggregationSpec { app: Structure::TwoStage, ..spec };
+        assert!(generate(&two, 20, 1e9).unwrap_err().to_string().contains("placement"));
     }
 }

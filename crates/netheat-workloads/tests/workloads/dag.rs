@@ -68,6 +68,7 @@ fn critical_path_splits_a_task_into_network_and_device_time() {
         task: 0,
         kind: "t",
         start_s: 1.0,
+        began_s: 1.0,
         finish_s: 6.0,
         step_finish_s: vec![2.0, 5.0, 3.0, 6.0],
         flows: 2,
@@ -78,6 +79,67 @@ fn critical_path_splits_a_task_into_network_and_device_time() {
     let open = TaskRecord { finish_s: f64::NAN, step_finish_s: vec![2.0, f64::NAN, 3.0, f64::NAN], ..rec };
     let (n, i) = open.critical_path(&dag);
     assert!(n.is_nan() && i.is_nan());
+    // A task that waited 0.5 s in its queue: the wait is on no part of its
+    // path (its root started when it began).
+    let queued = TaskRecord { began_s: 1.5, step_finish_s: vec![2.0, 5.0, 3.0, 6.0], finish_s: 6.0, ..open };
+    assert_eq!(queued.critical_path(&dag), (1.5, 3.0));
+    assert_eq!(queued.queued_s(), 0.5);
+}
+
+/// Tasks of one queue run one at a time in arrival order; other queues and
+/// unqueued tasks do not wait. Hosts 0-3 on two racks of a 10 Gbps
+/// two-tier: a 1 MB flow alone takes 0.8 ms.
+#[test]
+fn tasks_of_one_queue_run_one_at_a_time() {
+    let topo = two_tier(2, 2, 10.0 * G, 10.0 * G);
+    let task = |src, dst, queue| {
+        let mut d = TaskDag::new("q");
+        d.flow(src, dst, 1e6, &[]);
+        d.queue = queue;
+        d
+    };
+    let recs = run_tasks(
+        &topo,
+        vec![
+            // Queue 7: three tasks into host 0 arriving at 0, 0.1 and 0.2 ms.
+            (0.0, task(1, 0, Some(7))),
+            (1e-4, task(2, 0, Some(7))),
+            (2e-4, task(3, 0, Some(7))),
+            // Queue 9 and no queue: hosts 2 -> 3, 3 -> 2 at 0, on their own links.
+            (0.0, task(2, 3, Some(9))),
+            (0.0, task(3, 2, None)),
+        ],
+    );
+    // Queue 7 serialises: each begins when the one before ends (0.8 ms
+    // each, alone on host 0's link), and counts its time from arrival.
+    for (i, (began, finish)) in [(0.0, 8e-4), (8e-4, 1.6e-3), (1.6e-3, 2.4e-3)].into_iter().enumerate() {
+        assert_close(recs[i].began_s, began, 1e-12);
+        assert_close(recs[i].finish_s, finish, 1e-12);
+    }
+    assert_close(recs[1].queued_s(), 7e-4, 1e-12);
+    assert_close(recs[2].duration_s(), 2.2e-3, 1e-12);
+    assert_close(recs[2].critical_path(&task(3, 0, Some(7))).0, 8e-4, 1e-12);
+    // The others did not wait.
+    for r in &recs[3..] {
+        assert_eq!(r.began_s, 0.0);
+        assert_close(r.finish_s, 8e-4, 1e-12);
+    }
+}
+
+/// An empty task of a queue finishes as it begins and lets the next begin.
+#[test]
+fn an_empty_queued_task_passes_the_queue_on() {
+    let topo = two_tier(2, 2, 10.0 * G, 10.0 * G);
+    let mut empty = TaskDag::new("e");
+    empty.queue = Some(1);
+    let mut one = TaskDag::new("f");
+    one.flow(1, 0, 1e6, &[]);
+    one.queue = Some(1);
+    let recs = run_tasks(&topo, vec![(0.0, one.clone()), (1e-4, empty), (2e-4, one)]);
+    assert_close(recs[1].began_s, 8e-4, 1e-12);
+    assert_close(recs[1].finish_s, 8e-4, 1e-12);
+    assert_close(recs[2].began_s, 8e-4, 1e-12);
+    assert_close(recs[2].finish_s, 1.6e-3, 1e-12);
 }
 
 #[test]

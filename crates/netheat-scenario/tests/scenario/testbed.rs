@@ -1,0 +1,139 @@
+//! Baraat's §5.1 testbed shapes (`experiments/baraat-testbed.toml`): fixed
+//! task sizes, front-end placement and client queues, checked against
+//! queueing theory and hand-computed answers.
+
+use crate::{err, run};
+
+/// 5 racks of 4 hosts, 1 Gbps everywhere (the testbed file's shape), and
+/// one `aggregation` app with `app` keys; `policy` schedules.
+fn testbed(app: &str, policy: &str) -> String {
+    format!(
+        r#"
+[topology]
+kind = "two-tier"
+racks = 5
+hosts-per-rack = 4
+host-link = "1Gbps"
+tor-uplink = "1Gbps"
+
+[[workload.app]]
+kind = "aggregation"
+task-sizes = "fixed"
+structure = "storage"
+{app}
+
+[scheduling]
+policy = "{policy}"
+heavy-percentile = 0.8
+"#
+    )
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    s / n as f64
+}
+
+/// Figure 6: N = 8 requests at once, each 3 x 400 KB from the client's rack
+/// mates. Every byte crosses the client's 1 Gbps link, 9.6 ms a request:
+/// fair share ends all eight at 76.8 ms; FIFO-LM ends request i at
+/// 9.6 i ms, a mean of 4.5 x 9.6 = 43.2 ms.
+#[test]
+fn batched_requests_finish_together_under_fair_share_and_in_turn_under_fifo_lm() {
+    let app = r#"task-size = "1.2MB"
+placement = "rack"
+aggregators = 1
+fanout = 3
+batch = true
+tasks = 8"#;
+    let fs = run(&testbed(app, "fair-share")).unwrap();
+    assert_eq!(fs.tasks.len(), 8);
+    for t in &fs.tasks {
+        assert!((t.finish_s - t.start_s - 76.8e-3).abs() < 1e-9, "{}", t.finish_s);
+    }
+    let lm = run(&testbed(app, "fifo-lm")).unwrap();
+    let mut ends: Vec<f64> = lm.tasks.iter().map(|t| t.finish_s).collect();
+    ends.sort_by(f64::total_cmp);
+    for (i, e) in ends.iter().enumerate() {
+        assert!((e - 9.6e-3 * (i + 1) as f64).abs() < 1e-9, "request {i}: {e}");
+    }
+    assert!((mean(ends.iter().copied()) - 43.2e-3).abs() < 1e-9);
+    assert!(lm.tasks.iter().all(|t| t.queued_s == 0.0));
+}
+
+/// Table 3's setting: 4 clients in rack 0, 800 KB from 4 servers of racks
+/// 1-4, Poisson arrivals at 50% of the front-end rack's 1 Gbps downlink,
+/// the only link where requests meet (S = 6.4 ms of it each). 20,000
+/// requests.
+///
+/// * FIFO-LM with client queues is FIFO at that link (a request leaves its
+///   client's queue only behind earlier arrivals, which FIFO serves first
+///   anyway): M/D/1, Pollaczek-Khinchine mean S (1 + rho / (2 (1 - rho)))
+///   = 9.6 ms.
+/// * Fair share without queues is processor sharing, whose mean is
+///   insensitive to the size law: S / (1 - rho) = 12.8 ms.
+/// * Fair share with queues shares among at most four requests: between
+///   the two.
+#[test]
+fn client_queues_and_the_front_end_link_follow_queueing_theory() {
+    let app = |queue: bool| {
+        format!(
+            r#"task-size = "800KB"
+placement = "front-end"
+aggregators = 4
+fanout = 4
+load = 0.5
+client-queue = {queue}
+tasks = 20000"#
+        )
+    };
+    let tct = |r: &netheat_scenario::ScenarioResult| mean(r.tasks.iter().map(|t| t.finish_s - t.start_s));
+    let fifo = run(&testbed(&app(true), "fifo-lm")).unwrap();
+    assert!(fifo.tasks.iter().all(|t| t.finish_s.is_finite()));
+    let m = tct(&fifo);
+    assert!((m / 9.6e-3 - 1.0).abs() < 0.04, "FIFO-LM mean {m}");
+    // Service alone: no request is ever faster than 6.4 ms.
+    let least = fifo.tasks.iter().map(|t| t.finish_s - t.start_s).fold(f64::INFINITY, f64::min);
+    assert!((least - 6.4e-3).abs() < 1e-9, "{least}");
+    // Arrival rate: 0.5 x 1e9 / (8 x 800e3) = 78.125 requests/s.
+    let last = fifo.tasks.iter().map(|t| t.start_s).fold(0.0, f64::max);
+    assert!((20000.0 / last / 78.125 - 1.0).abs() < 0.03, "{}", 20000.0 / last);
+    let ps = run(&testbed(&app(false), "fair-share")).unwrap();
+    let m_ps = tct(&ps);
+    assert!((m_ps / 12.8e-3 - 1.0).abs() < 0.05, "fair share mean {m_ps}");
+    assert!(ps.tasks.iter().all(|t| t.queued_s == 0.0));
+    let fs = run(&testbed(&app(true), "fair-share")).unwrap();
+    let m_fs = tct(&fs);
+    assert!(m_fs > m * 1.05 && m_fs < m_ps * 0.97, "{m} < {m_fs} < {m_ps}");
+    // Queued requests: the wait is part of the time, and some waited.
+    let waited = fs.tasks.iter().filter(|t| t.queued_s > 0.0).count();
+    assert!(waited > 200, "{waited}");
+    assert!(fs.tasks.iter().all(|t| t.queued_s >= 0.0 && t.finish_s - t.start_s >= t.queued_s + 6.4e-3 - 1e-9));
+}
+
+#[test]
+fn fixed_sizes_and_client_queues_are_refused_where_they_mean_nothing() {
+    let base = r#"task-size = "800KB"
+placement = "front-end"
+aggregators = 4
+fanout = 4
+client-queue = true
+tasks = 10"#;
+    // A task size without the fixed law, and the fixed law without one.
+    let e = err(&testbed(base, "fifo-lm").replace(r#"task-sizes = "fixed""#, r#"task-sizes = "bing""#));
+    assert!(e.contains("task-size") && e.contains("fixed"), "{e}");
+    let e = err(&testbed(&base.replace(r#"task-size = "800KB""#, ""), "fifo-lm"));
+    assert!(e.contains("task-size") && e.contains("missing"), "{e}");
+    // Queues run on the flow engine's task runner only.
+    let e = err(&testbed(base, "spc"));
+    assert!(e.contains("client-queue") && e.contains("spc"), "{e}");
+    let packet = testbed(base, "fair-share").replace("[topology]", "[scenario]\nengine = \"packet\"\n\n[topology]");
+    let e = err(&packet.replace("[scheduling]\npolicy = \"fair-share\"\nheavy-percentile = 0.8", ""));
+    assert!(e.contains("client-queue") && e.contains("packet"), "{e}");
+    // More servers than the racks without clients hold (16).
+    let e = err(&testbed(&base.replace("fanout = 4", "fanout = 17"), "fifo-lm"));
+    assert!(e.contains("fanout") && e.contains("16"), "{e}");
+    // Two-stage tasks have no front-end form.
+    let two = testbed(base, "fifo-lm").replace(r#"structure = "storage""#, r#"structure = "two-stage""#);
+    assert!(err(&two).contains("placement"));
+}
