@@ -7,7 +7,7 @@ default, `sinbad`, `ccp`), compared with the emulated cluster's measured block w
 times. Nothing here is tuned: every setting is run.py's default, and the background
 schedules and the writers' think times are the ones run.py's rounds used (the same
 seeds, the same random generators: Python's for the background, java.util.Random for
-BlockWriter.java's think times). See benches/hdfs/README.md, "Prediction".
+BlockWriter.java's think times and file lengths). See benches/hdfs/README.md, "Prediction".
 
 The simulation itself is crates/netheat-repro/src/hdfs.rs, run through
 the example `hdfs_predict` (built here with cargo if missing or older than its sources).
@@ -35,11 +35,11 @@ SOURCES = [
     os.path.join(ROOT, "crates", "netheat-storage", "src", "placement.rs"),
 ]
 
-# The emulated cluster's last measurement (`make bench-hdfs`, 3 rounds, recorded in
-# README.md's feature table and commit 7400bd8): average block write time per mode,
-# and Sinbad's speedup over the default at the 95th percentile.
-EMULATED_AVG_S = {"default": 4.35, "sinbad": 3.87, "ccp": 3.87}
-EMULATED_P95_SPEEDUP = 1.28
+# The emulated cluster's last measurement (`make bench-hdfs`, 3 rounds, 2026-11-27, files
+# of 1.47 blocks on average; recorded in README.md's feature table): average block write
+# time per mode, and Sinbad's speedup over the default at the 95th percentile.
+EMULATED_AVG_S = {"default": 4.17, "sinbad": 3.80, "ccp": 4.22}
+EMULATED_P95_SPEEDUP = 1.07
 # The simulator's policy standing in for each mode of the HDFS policy.
 POLICY_OF = {"default": "uniform", "sinbad": "sinbad", "ccp": "ccp"}
 CLASSES = ["High", "High", "Medium", "Low"]  # run.py's class file, rack by rack
@@ -71,12 +71,19 @@ class JavaRandom:
             self.next(32)
 
 
-def think_times(seed, mean_s, n):
-    """BlockWriter.java's sleeps, seconds: the buffer's nextBytes, then per file
-    (long) (-log(1 - nextDouble()) * mean * 1000) milliseconds."""
+def writer_draws(seed, mean_s, mean_blocks, n):
+    """BlockWriter.java's draws for `n` files: its sleeps, seconds, and its files' block
+    counts. After the buffer's nextBytes, per file: the sleep, (long) (-log(1 -
+    nextDouble()) * mean * 1000) milliseconds, then, when the mean block count m is above
+    1, 1 + (int) floor(log(1 - nextDouble()) / log((m - 1) / m)) blocks (else 1)."""
     r = JavaRandom(seed)
     r.next_bytes(1 << 20)
-    return [math.floor(-math.log(1 - r.next_double()) * mean_s * 1000) / 1000 for _ in range(n)]
+    q = (mean_blocks - 1) / mean_blocks
+    thinks, blocks = [], []
+    for _ in range(n):
+        thinks.append(math.floor(-math.log(1 - r.next_double()) * mean_s * 1000) / 1000)
+        blocks.append(1 + math.floor(math.log(1 - r.next_double()) / math.log(q)) if q > 0 else 1)
+    return thinks, blocks
 
 
 def round_spec(args, rnd_seed, pipeline):
@@ -107,8 +114,9 @@ def round_spec(args, rnd_seed, pipeline):
     lines += ["phase " + " ".join(map(str, [t, *h])) for t, h in phases]
     for w in range(args.writers):
         i = w * args.datanodes // args.writers
-        th = think_times(rnd_seed * 100 + w, args.think, n_thinks)
+        th, nb = writer_draws(rnd_seed * 100 + w, args.think, args.mean_file_blocks, n_thinks)
         lines.append(f"writer {i} " + " ".join(f"{x:.3f}" for x in th))
+        lines.append(f"writer-blocks {i} " + " ".join(map(str, nb)))
     return "\n".join(lines) + "\n", phases
 
 
@@ -132,13 +140,14 @@ def simulate(spec_text, policies, seeds):
     ).stdout
     rows = []
     for line in out.splitlines()[1:]:
-        p, s, w, f, st, ws, reps = line.split(",")
+        p, s, w, f, b, st, ws, reps = line.split(",")
         rows.append(
             {
                 "policy": p,
                 "seed": int(s),
                 "writer": int(w),
                 "file": int(f),
+                "block": int(b),
                 "start_s": float(st),
                 "write_s": float(ws),
                 "replicas": [int(x) for x in reps.split(";")],
@@ -162,7 +171,7 @@ def run_rounds(args, rounds, policies, seeds, pipeline):
         spec, phases = round_spec(args, rnd_seed, pipeline)
         bg_end = args.warmup + args.duration + 20
         for x in simulate(spec, policies, seeds):
-            # run.py times every file but a writer's first (JVM warm-up).
+            # run.py times every block but those of a writer's first file (JVM warm-up).
             if x["file"] == 0 or not math.isfinite(x["write_s"]):
                 continue
             hot = hot_at(phases, x["start_s"]) if x["start_s"] < bg_end else set()
@@ -224,7 +233,8 @@ def main():
     print(
         f"netheat's prediction of bench-hdfs: {args.datanodes} DataNodes in {args.racks} racks, "
         f"{args.rate_mbit} Mbit/s links, {args.block_mb} MiB blocks, replication 3 (writer-local "
-        f"+ 2 in one remote rack), {args.writers} closed-loop writers (think {args.think} s), "
+        f"+ 2 in one remote rack), {args.writers} closed-loop writers (think {args.think} s, "
+        f"{args.mean_file_blocks} blocks per file on average), "
         f"{args.hot_min}-{args.hot_max} hot DataNodes at {args.bg_load:.0%} ({args.bg_flows} "
         f"flows each) changing every {args.phase:.0f} s; the {args.rounds} rounds of run.py "
         f"(seeds {rounds[0]}-{rounds[-1]}), pipeline model `{own.pipeline}`, placement seeds "
@@ -275,7 +285,7 @@ def main():
             f"{mode:8s}: emulated - predicted average = {EMULATED_AVG_S[mode] - avg:+.2f} s per block "
             f"(emulated {EMULATED_AVG_S[mode]:.2f} s, predicted {avg:.2f} s)"
         )
-    print(f"emulated sinbad speedup {emu:.3f} (README: 1.12x)")
+    print(f"emulated sinbad speedup {emu:.3f} (README: 1.10x)")
     # Explanation only, not a prediction: split each predicted average into the part
     # from blocks with a replica on a hot DataNode (H) and the rest (C), and find the
     # per-block overhead c and the factor k on H with emulated = c + C + k * H for

@@ -8,7 +8,11 @@ all addresses are 10.77.0.0/24 inside namespaces this script creates). Each Data
 link is rate-limited in both directions with tbf. Background TCP flows from a `bg`
 namespace load a few DataNodes' receive links, changing every PHASE seconds; a reporter
 turns the veth byte counters into Sinbad's load file every second. Writers inside some
-DataNodes' namespaces write one-block files; the block write time is create() to close().
+DataNodes' namespaces write files of whole blocks, 1 + G blocks with G geometric of mean
+--mean-file-blocks - 1 (1.47 blocks on average: the Sinbad paper's file lengths from the
+Facebook trace, SIGCOMM'13 section 4.3); a block's write time runs from its start (create(),
+or the end of the file's previous block) to its last byte acknowledged by the pipeline
+(hflush(), or close() for a file's last block).
 
 Runs are interleaved (round r: the three modes, rotated) and round r uses the same
 background schedule and writer seeds for every mode.
@@ -291,6 +295,7 @@ def one_run(args, rnd_round, mode, rnd_seed, tag):
                 str(args.duration),
                 str(args.think),
                 str(rnd_seed * 100 + w),
+                str(args.mean_file_blocks),
             )
             cmd[cmd.index("-cp") + 1] += ":" + os.path.join(OUT, "classes")
             log = os.path.join(logd, f"writer-{tag}-w{i}.csv")
@@ -305,20 +310,21 @@ def one_run(args, rnd_round, mode, rnd_seed, tag):
             mine = []
             for line in Path(log).read_text().splitlines(keepends=True):
                 f = line.strip().split(",")
-                if len(f) == 5 and f[0].startswith("w"):
+                if len(f) == 6 and f[0].startswith("w"):
                     mine.append(
                         {
                             "writer": f[0],
                             "file": int(f[1]),
-                            "start_s": float(f[2]),
-                            "write_s": float(f[3]),
-                            "replicas": f[4],
+                            "block": int(f[2]),
+                            "start_s": float(f[3]),
+                            "write_s": float(f[4]),
+                            "replicas": f[5],
                         }
                     )
-                elif len(f) == 4 and f[0] == "loc":
-                    locs[int(f[2])] = f[3]
+                elif len(f) == 5 and f[0] == "loc":
+                    locs[(int(f[2]), int(f[3]))] = f[4]
             for x in mine:
-                x["replicas"] = locs.get(x["file"], x["replicas"])
+                x["replicas"] = locs.get((x["file"], x["block"]), x["replicas"])
                 # a writer's first block pays its JVM's warm-up: kept in blocks.csv, not timed
                 x["timed"] = x["file"] > 0
             rows += mine
@@ -362,7 +368,13 @@ def arg_parser():
     ap.add_argument("--datanodes", type=int, default=8)
     ap.add_argument("--racks", type=int, default=4)
     ap.add_argument("--rate-mbit", type=int, default=50, help="each DataNode's link, each way")
-    ap.add_argument("--block-mb", type=int, default=8, help="block size = file size")
+    ap.add_argument("--block-mb", type=int, default=8, help="block size (8 MiB stands in for 256 MB)")
+    ap.add_argument(
+        "--mean-file-blocks",
+        type=float,
+        default=1.47,
+        help="mean blocks per file, 1 + geometric (Sinbad SIGCOMM'13 section 4.3: 1.47; 1: one-block files)",
+    )
     ap.add_argument("--rounds", type=int, default=3, help="runs per mode (interleaved)")
     ap.add_argument("--duration", type=float, default=60, help="seconds of writes per run")
     ap.add_argument("--warmup", type=float, default=8, help="background on before writes")
@@ -394,10 +406,10 @@ def main():
             "mvn",
             "-q",
             "-B",
-            "-o",
             "-f",
             os.path.join(HERE, "pom.xml"),
-            "dependency:build-classpath",
+            # Pinned: a fresh machine's ~/.m2 has no dependency plugin to resolve a prefix with.
+            "org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath",
             "-Dmdep.outputFile=" + cpf,
         ],
         check=True,
@@ -491,7 +503,7 @@ def report(args, modes, results, took):
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "blocks.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["round", "mode", "writer", "file", "start_s", "write_s", "timed", "replicas"])
+        w.writerow(["round", "mode", "writer", "file", "block", "start_s", "write_s", "timed", "replicas"])
         for res in results:
             for x in res["rows"]:
                 w.writerow(
@@ -500,6 +512,7 @@ def report(args, modes, results, took):
                         res["mode"],
                         x["writer"],
                         x["file"],
+                        x["block"],
                         x["start_s"],
                         x["write_s"],
                         int(x["timed"]),
@@ -526,8 +539,8 @@ def report(args, modes, results, took):
     base = next((s for s in summary if s["mode"] == "default"), None)
     print(
         f"\nHDFS block writes: {args.datanodes} DataNodes in {args.racks} racks, links "
-        f"{args.rate_mbit} Mbit/s each way (tbf), {args.block_mb} MiB blocks (1 block per "
-        f"file, replication 3), {args.writers} writers on DataNodes, background "
+        f"{args.rate_mbit} Mbit/s each way (tbf), {args.block_mb} MiB blocks ({args.mean_file_blocks} "
+        f"blocks per file on average, replication 3), {args.writers} writers on DataNodes, background "
         f"{args.hot_min}-{args.hot_max} hot DataNodes at {args.bg_load:.0%} receive load, "
         f"changing every {args.phase:.0f} s; {args.duration:.0f} s of writes per run"
     )
@@ -554,6 +567,7 @@ def report(args, modes, results, took):
                 "racks",
                 "link_mbit",
                 "block_mib",
+                "mean_file_blocks",
                 "writers",
                 "bg_load",
                 "bg_hot",
@@ -582,6 +596,7 @@ def report(args, modes, results, took):
                     args.racks,
                     args.rate_mbit,
                     args.block_mb,
+                    args.mean_file_blocks,
                     args.writers,
                     args.bg_load,
                     f"{args.hot_min}-{args.hot_max}",

@@ -25,10 +25,16 @@ def test_java_random_matches_java() -> None:
     assert predict.JavaRandom(42).next_int() == -1170105035
 
 
-def test_think_times_are_blockwriters() -> None:
+def test_writer_draws_are_blockwriters() -> None:
     # jshell: r = new Random(100000L); r.nextBytes(new byte[1 << 20]); then five times
     # (long) (-Math.log(1 - r.nextDouble()) * 1.0 * 1000): 182 320 1074 40 208 (ms).
-    assert predict.think_times(100000, 1.0, 5) == [0.182, 0.32, 1.074, 0.04, 0.208]
+    assert predict.writer_draws(100000, 1.0, 1.0, 5) == ([0.182, 0.32, 1.074, 0.04, 0.208], [1] * 5)
+    # With files of 1.47 blocks on average, each think draw is followed by the block
+    # count's, 1 + (int) Math.floor(Math.log(1 - r.nextDouble()) / Math.log(0.47 / 1.47)):
+    # jshell prints 182 1, 1074 1, 208 2, 615 1, 675 1, 377 3.
+    thinks, blocks = predict.writer_draws(100000, 1.0, 1.47, 6)
+    assert thinks == [0.182, 1.074, 0.208, 0.615, 0.675, 0.377]
+    assert blocks == [1, 1, 2, 1, 1, 3]
 
 
 def test_round_spec_is_run_pys_round() -> None:
@@ -39,7 +45,14 @@ def test_round_spec_is_run_pys_round() -> None:
     writers = [ln.split() for ln in lines if ln.startswith("writer ")]
     # run.py: writer w on DataNode w * 8 // 4; seed 1001 * 100 + w.
     assert [int(w[1]) for w in writers] == [0, 2, 4, 6]
-    assert [float(x) for x in writers[1][2:7]] == predict.think_times(100101, 1.0, 5)
+    thinks, blocks = predict.writer_draws(100101, 1.0, 1.47, 5)
+    assert [float(x) for x in writers[1][2:7]] == thinks
+    # run.py's files: 1.47 blocks on average (Sinbad section 4.3).
+    per_writer = [ln.split() for ln in lines if ln.startswith("writer-blocks ")]
+    assert [int(w[1]) for w in per_writer] == [0, 2, 4, 6]
+    assert [int(x) for x in per_writer[1][2:7]] == blocks
+    counts = [int(x) for w in per_writer for x in w[2:]]
+    assert abs(sum(counts) / len(counts) - 1.47) < 0.05
     assert "bg-rate-bps 42500000.0" in lines
     assert "block-bytes 8388608" in lines
     assert "small-block-bytes 4194304" in lines

@@ -23,9 +23,10 @@
 //! pipeline hops            (or chain)
 //! phase START_S HOST...    (one line per phase; hosts rack-major)
 //! writer HOST THINK_S...   (one line per writer)
+//! writer-blocks HOST N...  (optional: blocks of each file of that writer; default 1)
 //! ```
 //!
-//! Output: `policy,seed,writer,file,start_s,write_s,replicas` with replicas
+//! Output: `policy,seed,writer,file,block,start_s,write_s,replicas` with replicas
 //! `;`-separated host indices in pipeline order.
 
 use std::io::Read;
@@ -98,7 +99,16 @@ fn parse(text: &str) -> HdfsBenchSpec {
             }
             "writer" => {
                 let host = num(key, it.next());
-                s.writers.push(HdfsWriter { host, thinks: it.map(|x| num(key, Some(x))).collect() });
+                let thinks = it.map(|x| num(key, Some(x))).collect();
+                s.writers.push(HdfsWriter { host, thinks, blocks: Vec::new() });
+            }
+            "writer-blocks" => {
+                let host: u32 = num(key, it.next());
+                let blocks = it.map(|x| num(key, Some(x))).collect();
+                match s.writers.iter_mut().find(|w| w.host == host) {
+                    Some(w) => w.blocks = blocks,
+                    None => fail(&format!("writer-blocks: no `writer {host}` line before it")),
+                }
             }
             _ => fail(&format!("unknown key {key}")),
         }
@@ -116,7 +126,7 @@ fn main() {
         fail(&format!("stdin: {e}"));
     }
     let spec = parse(&text);
-    println!("policy,seed,writer,file,start_s,write_s,replicas");
+    println!("policy,seed,writer,file,block,start_s,write_s,replicas");
     for policy in a[1].split(',') {
         for seed in a[2].split(',') {
             let seed: u64 = num("seed", Some(seed));
@@ -125,9 +135,10 @@ fn main() {
                     for b in blocks {
                         let r: Vec<String> = b.replicas.iter().map(|h| h.to_string()).collect();
                         println!(
-                            "{policy},{seed},{},{},{:.6},{:.6},{}",
+                            "{policy},{seed},{},{},{},{:.6},{:.6},{}",
                             b.writer,
                             b.file,
+                            b.block,
                             b.start_s,
                             b.write_s(),
                             r.join(";")

@@ -6,7 +6,9 @@
 //! The emulated bench (benches/hdfs/run.py) is 8 DataNodes in 4 racks on
 //! 50 Mbit/s links shaped by `tbf` both ways behind one non-blocking
 //! bridge; writers inside some DataNodes' network namespaces write
-//! one-block files back to back with exponential think times; background
+//! files of whole blocks back to back with exponential think times (one
+//! block each, or `1 + G` blocks with `G` geometric, the Sinbad paper's
+//! file lengths, §4.3: 1.47 blocks on average); background
 //! TCP flows from an unshaped sender load 2-3 DataNodes' receive links
 //! (`bgtraffic.py`: `F` flows per hot DataNode, each paced at `R / F`),
 //! the hot set changing every phase; a reporter turns the receive byte
@@ -26,7 +28,8 @@
 //!   the phase's end. Fluid max-min: a write hop sharing a hot link with
 //!   four such flows gets `Cap / 5` (each paced flow wants more than that).
 //! * **Writes**: each writer, on its DataNode, waits its think time, writes
-//!   one block, waits, and so on until its start would be past
+//!   a file's blocks one after the other (each placed when it starts, as
+//!   HDFS's addBlock does), waits, and so on until its start would be past
 //!   `writes_duration_s` (BlockWriter.java); times in the writer's clock
 //!   start at `writes_start_s` of the background's. Replication 3 with the
 //!   writer's DataNode holding the first replica (HDFS's rule for a writer
@@ -92,6 +95,8 @@ pub struct HdfsWriter {
     /// Think time before each file, seconds (file `i` waits `thinks[i]`
     /// after file `i - 1` was closed; file 0 after the writer started).
     pub thinks: Vec<f64>,
+    /// Blocks of each file, in order (a file past the list, or a 0: one).
+    pub blocks: Vec<u32>,
 }
 
 /// The emulated bench as the simulator sees it.
@@ -105,7 +110,7 @@ pub struct HdfsBenchSpec {
     pub host_bps: f64,
     /// Uplink class per rack (CCP's class file; missing: Medium).
     pub classes: Vec<UplinkClass>,
-    /// Block size = file size, bytes.
+    /// Block size, bytes (every block of a file is full).
     pub block_bytes: f64,
     /// Background phases: start time (background clock, s) and hot DataNodes.
     pub phases: Vec<(f64, Vec<HostId>)>,
@@ -136,6 +141,8 @@ pub struct HdfsBlock {
     pub writer: usize,
     /// File index of the writer (0 first).
     pub file: usize,
+    /// Block index in its file (0 first).
+    pub block: usize,
     /// Start, background clock, s.
     pub start_s: f64,
     /// Completion (every hop done), background clock, s; NaN if unfinished.
@@ -145,7 +152,9 @@ pub struct HdfsBlock {
 }
 
 impl HdfsBlock {
-    /// create() to close(): the block's write time, s.
+    /// The block's write time, s: from its start (create() or the end of
+    /// the file's previous block) to its last byte acknowledged by every
+    /// replica (close() for a file's last block).
     pub fn write_s(&self) -> f64 {
         self.finish_s - self.start_s
     }
@@ -206,8 +215,10 @@ struct Driver<'a> {
     blocks: Vec<HdfsBlock>,
     /// Hops still running per block.
     left: Vec<usize>,
-    /// Next file per writer.
+    /// Next file per writer (the current one while its blocks are written).
     next_file: Vec<usize>,
+    /// Next block of the current file, per writer.
+    next_block: Vec<usize>,
     bg_ids: Vec<u64>,
     next_bg: u64,
     tracked: Vec<Tracked>,
@@ -228,14 +239,29 @@ impl Driver<'_> {
         let _ = ctx.schedule_timer(t, (K_WRITE << K_SHIFT) | w as u64);
     }
 
+    /// Writer `w`'s block just finished: the file's next block starts now,
+    /// or, after its last, the next file after its think time.
+    fn block_done(&mut self, ctx: &mut Ctx<'_, '_>, w: usize) {
+        let file = self.next_file[w];
+        let blocks = self.s.writers[w].blocks.get(file).copied().unwrap_or(1).max(1) as usize;
+        self.next_block[w] += 1;
+        if self.next_block[w] < blocks {
+            self.write(ctx, w);
+        } else {
+            self.next_block[w] = 0;
+            self.next_file[w] += 1;
+            self.schedule_write(ctx, w, ctx.now());
+        }
+    }
+
     fn write(&mut self, ctx: &mut Ctx<'_, '_>, w: usize) {
         let writer = self.s.writers[w].host;
         let file = self.next_file[w];
-        self.next_file[w] += 1;
+        let block = self.next_block[w];
         let bi = self.blocks.len();
         let req = PlacementRequest {
             file: bi as u64,
-            block: 0,
+            block: block as u64,
             bytes: self.s.block_bytes,
             writer: Some(writer),
             redundancy: Redundancy::Replicate { r: 3, f: 1 },
@@ -269,7 +295,7 @@ impl Driver<'_> {
                 vec![(p, hops.iter().map(|x| x.1).collect())]
             }
         };
-        self.blocks.push(HdfsBlock { writer: w, file, start_s: ctx.now(), finish_s: f64::NAN, replicas: hs });
+        self.blocks.push(HdfsBlock { writer: w, file, block, start_s: ctx.now(), finish_s: f64::NAN, replicas: hs });
         self.left.push(flows.len());
         let last = *self.blocks[bi].replicas.last().unwrap_or(&writer);
         for (k, (path, into)) in flows.into_iter().enumerate() {
@@ -284,7 +310,7 @@ impl Driver<'_> {
         if self.left[bi] == 0 {
             // Every replica on the writer (not with 3 replicas in 2 racks).
             self.blocks[bi].finish_s = ctx.now();
-            self.schedule_write(ctx, w, ctx.now());
+            self.block_done(ctx, w);
         }
     }
 
@@ -377,7 +403,7 @@ impl Controller for Driver<'_> {
         if self.left[bi] == 0 {
             self.blocks[bi].finish_s = ctx.now();
             let w = self.blocks[bi].writer;
-            self.schedule_write(ctx, w, ctx.now());
+            self.block_done(ctx, w);
         }
     }
 
@@ -431,6 +457,7 @@ pub fn run_hdfs_bench(s: &HdfsBenchSpec, policy: &str, seed: u64) -> Result<Vec<
         blocks: Vec::new(),
         left: Vec::new(),
         next_file: vec![0; s.writers.len()],
+        next_block: vec![0; s.writers.len()],
         bg_ids: Vec::new(),
         next_bg: 0,
         tracked: Vec::new(),
@@ -471,7 +498,7 @@ mod tests {
             bg_flows: 4,
             writes_start_s: 0.0,
             writes_duration_s: 60.0,
-            writers: vec![HdfsWriter { host: 0, thinks }],
+            writers: vec![HdfsWriter { host: 0, thinks, blocks: Vec::new() }],
             report_s: 1.0,
             policy_cfg: PolicyConfig { threshold_bytes: 4.0 * 1048576.0, ..PolicyConfig::default() },
             pipeline: PipelineModel::Hops,
@@ -479,6 +506,26 @@ mod tests {
     }
 
     const BITS: f64 = 8.0 * 1048576.0 * 8.0; // 67,108,864 bits per block
+
+    /// Files of several blocks: a 2-block file, then (after a 0.25 s think)
+    /// a 1-block file, on idle links: each block 1.34217728 s, the second
+    /// block starting as the first ends, the next file a think later; each
+    /// block placed on its own (its own remote rack draw).
+    #[test]
+    fn a_files_blocks_follow_each_other_and_the_next_file_waits_its_think() {
+        let mut s = spec(vec![], vec![0.5, 0.25]);
+        s.writers[0].blocks = vec![2, 1];
+        let b = run_hdfs_bench(&s, "uniform", 1).unwrap();
+        let t = BITS / 50e6;
+        let got: Vec<(usize, usize, f64, f64)> = b.iter().map(|x| (x.file, x.block, x.start_s, x.finish_s)).collect();
+        let want = [(0, 0, 0.5, 0.5 + t), (0, 1, 0.5 + t, 0.5 + 2.0 * t), (1, 0, 0.75 + 2.0 * t, 0.75 + 3.0 * t)];
+        assert_eq!(got.len(), 3);
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!((g.0, g.1), (w.0, w.1));
+            assert!((g.2 - w.2).abs() < 1e-9 && (g.3 - w.3).abs() < 1e-9, "{g:?} vs {w:?}");
+        }
+        assert!(b.iter().all(|x| x.replicas[0] == 0));
+    }
 
     #[test]
     fn one_block_on_idle_links_takes_the_line_rate_time() {
@@ -528,7 +575,10 @@ mod tests {
         // each (below the 10.625 cap), so every hop takes 67,108,864 /
         // (50e6 / 6) = 8.05306368 s.
         let mut s = spec(vec![(0.0, vec![2, 3])], vec![]);
-        s.writers = vec![HdfsWriter { host: 0, thinks: vec![1.0] }, HdfsWriter { host: 6, thinks: vec![1.0] }];
+        s.writers = vec![
+            HdfsWriter { host: 0, thinks: vec![1.0], blocks: Vec::new() },
+            HdfsWriter { host: 6, thinks: vec![1.0], blocks: Vec::new() },
+        ];
         let mut checked = 0;
         for seed in 0..20 {
             let b = run_hdfs_bench(&s, "ccp", seed).unwrap();
