@@ -312,3 +312,15 @@ def test_testbed_experiment_gives_the_hand_answers_of_figure_6(tmp_path: Path) -
     assert m["table3_queued_mean_fair_share_s"]["ours"] > 0
     # Non-blocking uplinks: the clients share no link, the policies cannot differ.
     assert m["ours_nonblocking_mean_reduction"]["ours"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_testbed_figures_from_the_quick_experiment(tmp_path: Path) -> None:
+    from netheat.experiments.plots import baraat_figures
+
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    exp = load_experiment(root / "baraat-testbed.toml", quick=True)
+    exp.seeds = [1]
+    run_experiment(exp, tmp_path / "run", workers=1, progress=False)
+    names = [p.name for p, _ in baraat_figures(tmp_path / "run")]
+    assert names == ["baraat_testbed_cdf.png", "baraat_batched.png"]
+    assert all((tmp_path / "run" / n).stat().st_size > 1000 for n in names)

@@ -220,6 +220,7 @@ def _aggregation_params(p: dict[str, Any]) -> dict[str, Any]:
         "load": p.get(APP + "load", 0.8),
         "batch": p.get(APP + "batch", False),
         "compute": parse_duration(compute) if isinstance(compute, str) else float(compute),
+        "policy": str(p.get("scheduling.policy", "")),
     }
 
 
@@ -244,6 +245,7 @@ def _baraat_tasks(run_dir: Path) -> pl.DataFrame:
             "load": [float(p["load"]) for p in params.values()],
             "batch": [bool(p["batch"]) for p in params.values()],
             "compute": [float(p["compute"]) for p in params.values()],
+            "policy": [str(p.get("policy", "")) for p in params.values()],
         }
     )
     tasks = pl.read_parquet(path, columns=["variant", "point_hash", "seed", "task_id", "bytes", "tct_s"])
@@ -411,6 +413,7 @@ def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
                 "1 - mean(FIFO-LM) / mean(fair share).",
             )
         )
+    out += _testbed_figures(tasks, run_dir)
     two = tasks.filter(pl.col("app") == "two-stage")
     if not two.is_empty():
         out.append(
@@ -425,6 +428,62 @@ def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
                 ),
                 "Two-level partition-aggregate requests per variant (section 5.2.2): time from a request's "
                 "arrival to the top-level aggregator's last answer, all seeds pooled.",
+            )
+        )
+    return out
+
+
+def _testbed_figures(tasks: pl.DataFrame, run_dir: Path) -> list[tuple[Path, str]]:
+    """Baraat's section 5.1 testbed (``experiments/baraat-testbed.toml``, fixed task sizes):
+    Table 3's request times per variant, and Figure 6's mean time per number of concurrent
+    requests and policy."""
+    out: list[tuple[Path, str]] = []
+    online = tasks.filter((pl.col("workload") == "fixed") & ~pl.col("batch"))
+    if not online.is_empty():
+        out.append(
+            (
+                _cdf_per_variant(
+                    online,
+                    "tct_s",
+                    1e3,
+                    "request completion time (ms)",
+                    "CDF of requests",
+                    run_dir / "baraat_testbed_cdf.png",
+                ),
+                "Memcached requests per variant (Table 3's setting, section 5.1): time from a request's "
+                "arrival at its client to its last byte, the wait in the client's queue included; all "
+                "seeds pooled.",
+            )
+        )
+    batched = tasks.filter((pl.col("workload") == "fixed") & pl.col("batch"))
+    if not batched.is_empty():
+        per = (
+            batched.group_by("policy", "point_hash", "seed")
+            .agg(pl.len().alias("n"), pl.col("tct_s").mean().alias("mean_s"))
+            .group_by("policy", "n")
+            .agg(pl.col("mean_s").mean())
+            .sort("policy", "n")
+        )
+        ns = sorted(set(per["n"].to_list()))
+        policies = sorted(set(per["policy"].to_list()))
+        fig, ax = plt.subplots(figsize=(7, 4))
+        width = 0.8 / max(len(policies), 1)
+        for k, pol in enumerate(policies):
+            rows = per.filter(pl.col("policy") == pol)
+            means = dict(zip(rows["n"].to_list(), rows["mean_s"].to_list(), strict=True))
+            xs = [i + (k - (len(policies) - 1) / 2) * width for i in range(len(ns))]
+            ax.bar(xs, [1e3 * means.get(n, float("nan")) for n in ns], width, label=pol or "?")
+        ax.set_xticks(range(len(ns)), [str(n) for n in ns])
+        ax.set_xlabel("concurrent requests")
+        ax.set_ylabel("mean request time (ms)")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3, axis="y")
+        out.append(
+            (
+                _save(fig, run_dir / "baraat_batched.png"),
+                "Concurrent 3 x 400 KB reads in one rack (Figure 6's form): mean request time per "
+                "number of requests and policy. Hand answers: fair share N x 9.6 ms, FIFO-LM "
+                "(N + 1) / 2 x 9.6 ms.",
             )
         )
     return out
