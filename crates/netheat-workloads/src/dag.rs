@@ -413,6 +413,20 @@ impl DagRunner {
 
     /// Schedules every task's start timer; call once, before running.
     pub fn install(&mut self, sim: &mut Simulation<'_>) -> Result<(), EngineError> {
+        // Every flow step gets an entry in `flows`, every start, delay and
+        // device step one in `timers`: sized once, not grown (and copied)
+        // while the engine runs.
+        let (mut flows, mut timers) = (0, self.tasks.len());
+        for t in &self.tasks {
+            for s in &t.dag.steps {
+                match s {
+                    Step::Flow { .. } => flows += 1,
+                    Step::Delay { .. } | Step::Io { .. } => timers += 1,
+                }
+            }
+        }
+        self.flows.reserve(flows);
+        self.timers.reserve(timers);
         for i in 0..self.tasks.len() {
             let tok = self.new_timer(i as u32, START);
             sim.schedule_timer(self.tasks[i].rec.start_s, tok)?;
