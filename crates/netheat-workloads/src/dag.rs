@@ -26,7 +26,7 @@
 //! these ranges apart from other flows and controllers in the same
 //! simulation; flow completions and timers outside its ranges are ignored.
 
-use netheat_core::HostId;
+use netheat_core::{HostId, IdMap};
 use netheat_engine::{Controller, Ctx, EngineError, FlowRecord, FlowSpec, Route, Simulation};
 
 /// Index of a step within its [`TaskDag`].
@@ -321,7 +321,7 @@ pub struct DagRunner {
     /// Scratch list of a starting task's roots.
     roots: Vec<StepId>,
     /// The task queues, by [`TaskDag::queue`] (empty without them).
-    queues: std::collections::HashMap<u64, Queue>,
+    queues: IdMap<u64, Queue>,
 }
 
 impl Default for DagRunner {
@@ -351,7 +351,7 @@ impl DagRunner {
             error: None,
             ready: Vec::new(),
             roots: Vec::new(),
-            queues: std::collections::HashMap::new(),
+            queues: IdMap::default(),
         }
     }
 
