@@ -13,7 +13,7 @@ VEGETA := $(VENV)/bin/vegeta
 RUST_TEST_EXCLUDES := --exclude netheat-py --exclude netheat-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help venv build test test-rust test-python test-java lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp bench-serve validate validate-ns3 demo demo-live clean chromium prometheus fuzz bench-hdfs bench-hdfs-predict
+.PHONY: help venv build test test-rust test-python test-java lint fmt bench bench-simgrid bench-baraat-two-stage bench-utp bench-serve validate validate-ns3 demo demo-live clean chromium prometheus fuzz bench-hdfs bench-hdfs-calibrate bench-hdfs-predict
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -103,6 +103,11 @@ bench-hdfs: ## Sinbad/CCP/default in a real HDFS cluster on network namespaces (
 	@command -v ip >/dev/null && command -v tc >/dev/null || (apt-get update && apt-get install -y iproute2)
 	mvn -q -B -f java/hdfs-placement/pom.xml package -DskipTests
 	python3 benches/hdfs/run.py
+
+bench-hdfs-calibrate: ## bench-hdfs's calibration runs for its prediction (root; ~9 min): default mode, no background, then a fixed hot set
+	@command -v ip >/dev/null && command -v tc >/dev/null || (apt-get update && apt-get install -y iproute2)
+	mvn -q -B -f java/hdfs-placement/pom.xml package -DskipTests
+	for c in idle hot; do python3 benches/hdfs/run.py $$(python3 benches/hdfs/predict.py --calibration-argv $$c) --out bench-out/hdfs-cal-$$c || exit 1; done
 
 bench-hdfs-predict: ## netheat's simulation of bench-hdfs's cluster and workload against its measured speedup (no root; ~2.5 min with the build)
 	cargo build --release -q -p netheat-repro --example hdfs_predict

@@ -4,10 +4,14 @@
 The same cluster, background and writers as benches/hdfs/run.py, on netheat's flow
 engine with the replica policies of crates/netheat-storage (`uniform` for HDFS's
 default, `sinbad`, `ccp`), compared with the emulated cluster's measured block write
-times. Nothing here is tuned: every setting is run.py's default, and the background
-schedules and the writers' think times are the ones run.py's rounds used (the same
-seeds, the same random generators: Python's for the background, java.util.Random for
-BlockWriter.java's think times and file lengths). See benches/hdfs/README.md, "Prediction".
+times. Every setting is run.py's, and the background schedules and the writers' think
+times are the ones run.py's rounds used (the same seeds, the same random generators:
+Python's for the background, java.util.Random for BlockWriter.java's think times and
+file lengths). Two models are printed: the fluid model alone (nothing fitted), and the
+calibrated model, whose per-block overhead and background weight come from the
+emulation's calibration runs (`make bench-hdfs-calibrate`: the default policy with no
+background, and with a fixed hot set, on other seeds), never from the policy
+comparison. See benches/hdfs/README.md, "Prediction".
 
 The simulation itself is crates/netheat-repro/src/hdfs.rs, run through
 the example `hdfs_predict` (built here with cargo if missing or older than its sources).
@@ -35,11 +39,33 @@ SOURCES = [
     os.path.join(ROOT, "crates", "netheat-storage", "src", "placement.rs"),
 ]
 
-# The emulated cluster's last measurement (`make bench-hdfs`, 3 rounds, 2026-11-27, files
+# The emulated cluster's last measurement per rack form (`make bench-hdfs`, 3 rounds, files
 # of 1.47 blocks on average; recorded in README.md's feature table): average block write
 # time per mode, and Sinbad's speedup over the default at the 95th percentile.
-EMULATED_AVG_S = {"default": 4.17, "sinbad": 3.80, "ccp": 4.22}
-EMULATED_P95_SPEEDUP = 1.07
+# Keyed by (--racks, --seed-base):
+#   8 racks of 1 DataNode (run.py's default, the Sinbad paper's EC2 form): 2026-11-28, the
+#   default seeds and a second measurement on seeds 2000-2002 (`--seed-base 2000`);
+#   4 racks of 2 (ours, `--racks 4`): 2026-11-27.
+EMULATED = {
+    (8, 1000): {"avg_s": {"default": 4.42, "sinbad": 3.58, "ccp": 4.89}, "p95_speedup": 1.35},
+    (8, 2000): {"avg_s": {"default": 4.44, "sinbad": 3.45, "ccp": 5.13}, "p95_speedup": 1.66},
+    (4, 1000): {"avg_s": {"default": 4.17, "sinbad": 3.80, "ccp": 4.22}, "p95_speedup": 1.07},
+}
+# The emulation's calibration runs (`make bench-hdfs-calibrate`, 2026-11-28): run.py in
+# `default` mode with its settings (one DataNode per rack) but (idle) no background and (hot)
+# a fixed 3 hot DataNodes in every phase, on other seeds than the measurement's 1000-1002:
+# the average block write time of each. They fix the model's per-block overhead and the
+# background's weight (see calibrate()); the policy comparison never enters.
+CALIBRATION = {
+    "idle": {
+        "argv": ["--hot-min", "0", "--hot-max", "0", "--rounds", "2", "--seed-base", "5000"],
+        "avg_s": 2.89,
+    },
+    "hot": {
+        "argv": ["--hot-min", "3", "--hot-max", "3", "--rounds", "2", "--seed-base", "6000"],
+        "avg_s": 5.29,
+    },
+}
 # The simulator's policy standing in for each mode of the HDFS policy.
 POLICY_OF = {"default": "uniform", "sinbad": "sinbad", "ccp": "ccp"}
 CLASSES = ["High", "High", "Medium", "Low"]  # run.py's class file, rack by rack
@@ -86,8 +112,9 @@ def writer_draws(seed, mean_s, mean_blocks, n):
     return thinks, blocks
 
 
-def round_spec(args, rnd_seed, pipeline):
-    """The simulator's input for one round of run.py (its seed: 1000 + round)."""
+def round_spec(args, rnd_seed, pipeline, model=None):
+    """The simulator's input for one round of run.py (its seed: --seed-base + round);
+    `model`: extra spec lines (`block-overhead-s`, `bg-weight`) of the calibrated model."""
     racks = bench.racks_of(args)
     per_rack = args.datanodes // args.racks
     # run.py's racks are contiguous blocks of DataNodes: DataNode i is host i of
@@ -111,6 +138,7 @@ def round_spec(args, rnd_seed, pipeline):
         f"small-block-bytes {(args.block_mb << 20) // 2}",
         f"pipeline {pipeline}",
     ]
+    lines += [f"{k} {v!r}" for k, v in (model or {}).items()]
     lines += ["phase " + " ".join(map(str, [t, *h])) for t, h in phases]
     for w in range(args.writers):
         i = w * args.datanodes // args.writers
@@ -164,11 +192,11 @@ def hot_at(phases, t):
     return set(cur)
 
 
-def run_rounds(args, rounds, policies, seeds, pipeline):
+def run_rounds(args, rounds, policies, seeds, pipeline, model=None):
     """{(policy, seed): [timed rows over the rounds]}, each row with `through_hot`."""
     by = defaultdict(list)
     for rnd_seed in rounds:
-        spec, phases = round_spec(args, rnd_seed, pipeline)
+        spec, phases = round_spec(args, rnd_seed, pipeline, model)
         bg_end = args.warmup + args.duration + 20
         for x in simulate(spec, policies, seeds):
             # run.py times every block but those of a writer's first file (JVM warm-up).
@@ -176,13 +204,15 @@ def run_rounds(args, rounds, policies, seeds, pipeline):
                 continue
             hot = hot_at(phases, x["start_s"]) if x["start_s"] < bg_end else set()
             x["through_hot"] = any(h in hot for h in x["replicas"][1:])
-            # Had the writer a remote rack without a hot DataNode, and how long ago
-            # did the hot set change?
+            # Had the writer enough remote racks without a hot DataNode (one for racks
+            # of 2 or more, two for racks of one DataNode), and how long ago did the
+            # hot set change?
             per = args.datanodes // args.racks
             wr = x["replicas"][0] // per
-            x["clean_rack"] = any(
+            clean = sum(
                 r != wr and not any(r * per + i in hot for i in range(per)) for r in range(args.racks)
             )
+            x["clean_rack"] = clean >= (1 if per >= 2 else 2)
             x["since_change_s"] = x["start_s"] - max((t for t, _ in phases if t <= x["start_s"]), default=0.0)
             by[(x["policy"], x["seed"])].append(x)
     return by
@@ -210,6 +240,47 @@ def spread(xs):
     return f"{m:.3f} (sd {sd:.3f}, {min(xs):.3f}-{max(xs):.3f})"
 
 
+def sim_avg(args, seeds, pipeline, model):
+    """The simulated average block write time of run.py's `args` under the default policy."""
+    rounds = [args.seed_base + r for r in range(args.rounds)]
+    by = run_rounds(args, rounds, ["uniform"], seeds, pipeline, model)
+    return statistics.mean(summary(by[("uniform", s)])["avg"] for s in seeds)
+
+
+def calibrate(seeds, pipeline):
+    """The two constants the fluid model lacks, from the calibration runs (CALIBRATION),
+    never from the policy comparison: `block-overhead-s` so that the idle run's average
+    block time is the emulated one, and `bg-weight` so that the fixed-hot-set run's is.
+    None when no calibration is recorded."""
+    if any(v["avg_s"] is None for v in CALIBRATION.values()):
+        return None
+    idle = bench.arg_parser().parse_args(CALIBRATION["idle"]["argv"])
+    hot = bench.arg_parser().parse_args(CALIBRATION["hot"]["argv"])
+    e_idle, e_hot = CALIBRATION["idle"]["avg_s"], CALIBRATION["hot"]["avg_s"]
+    c, w = 0.0, 1.0
+    for _ in range(3):
+        # The idle run has no background: bg-weight does not enter. A fixed point
+        # (the overhead shifts the closed loop's timing a little).
+        for _ in range(4):
+            c = max(0.0, c + e_idle - sim_avg(idle, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w}))
+        # The hot run's average grows with the background's weight: bisection in log space.
+        lo, hi = 0.02, 50.0
+        for _ in range(30):
+            w = math.sqrt(lo * hi)
+            if sim_avg(hot, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w}) < e_hot:
+                lo = w
+            else:
+                hi = w
+    got_idle = sim_avg(idle, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w})
+    got_hot = sim_avg(hot, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w})
+    print(
+        f"calibration (default policy, racks of run.py's default): idle run emulated {e_idle:.3f} s, "
+        f"model {got_idle:.3f} s; fixed hot set emulated {e_hot:.3f} s, model {got_hot:.3f} s "
+        f"-> block-overhead-s {c:.3f}, bg-weight {w:.3f}"
+    )
+    return {"block-overhead-s": c, "bg-weight": w}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10, help="placement seeds 1..N per policy")
@@ -221,19 +292,70 @@ def main():
         help="extra 3-round experiments on fresh background and think seeds (the spread "
         "of a 3-round measurement); 0: none",
     )
+    ap.add_argument(
+        "--racks",
+        type=int,
+        default=bench.arg_parser().get_default("racks"),
+        help="run.py's --racks (default: run.py's, one DataNode per rack); the measurement "
+        "compared with is the one recorded for that form",
+    )
+    ap.add_argument(
+        "--calibration-argv",
+        choices=sorted(CALIBRATION),
+        help="print run.py's arguments of that calibration run and exit (make bench-hdfs-calibrate)",
+    )
+    ap.add_argument(
+        "--seed-base",
+        type=int,
+        default=bench.arg_parser().get_default("seed_base"),
+        help="run.py's --seed-base (the rounds' background and writer seeds)",
+    )
     own = ap.parse_args()
-    args = bench.arg_parser().parse_args([])  # run.py's defaults: the emulated settings
+    if own.calibration_argv:
+        print(" ".join(["--modes", "default", *CALIBRATION[own.calibration_argv]["argv"]]))
+        return
+    # run.py's defaults (the emulated settings), with the rack form asked for
+    args = bench.arg_parser().parse_args(["--racks", str(own.racks), "--seed-base", str(own.seed_base)])
+    measured = EMULATED.get((own.racks, own.seed_base))
     ensure_binary()
+    seeds = list(range(1, own.seeds + 1))
+    model = calibrate(seeds, own.pipeline)
+    for label, m in (("the fluid model alone", None), ("the calibrated model", model))[: 1 + bool(model)]:
+        print(f"\n=== {label}" + (f": {', '.join(f'{k} {v:.3f}' for k, v in m.items())}" if m else ""))
+        predict(args, own, measured, m)
+    if own.extra_rounds > 0:
+        # Extra (ours): how much a 3-round measurement moves with the background and
+        # think-time draws alone, in the simulator (placement seed 1).
+        sp = []
+        for k in range(own.extra_rounds):
+            rs = [2000 + 10 * k + r for r in range(args.rounds)]
+            b = run_rounds(args, rs, ["uniform", "sinbad", "ccp"], [1], own.pipeline, model)
+            d = summary(b[("uniform", 1)])["avg"]
+            sp.append((d / summary(b[("sinbad", 1)])["avg"], d / summary(b[("ccp", 1)])["avg"]))
+        s_sin = sorted(x[0] for x in sp)
+        s_ccp = sorted(x[1] for x in sp)
+        print(
+            f"\nextra (calibrated model): {own.extra_rounds} other {args.rounds}-round experiments "
+            f"(background and "
+            f"think seeds 2000+, placement seed 1): sinbad speedup {spread(s_sin)}; ccp speedup "
+            f"{spread(s_ccp)}"
+        )
+
+
+def predict(args, own, measured, model):
+    """Prints the prediction of run.py's measurement under `model` against `measured`."""
     modes = ["default", "sinbad", "ccp"]
     policies = [POLICY_OF[m] for m in modes]
     seeds = list(range(1, own.seeds + 1))
-    rounds = [1000 + r for r in range(args.rounds)]  # run.py: round r uses seed 1000 + r
-    by = run_rounds(args, rounds, policies, seeds, own.pipeline)
+    rounds = [args.seed_base + r for r in range(args.rounds)]  # run.py's rounds
+    by = run_rounds(args, rounds, policies, seeds, own.pipeline, model)
+    per_rack = args.datanodes // args.racks
 
     print(
         f"netheat's prediction of bench-hdfs: {args.datanodes} DataNodes in {args.racks} racks, "
         f"{args.rate_mbit} Mbit/s links, {args.block_mb} MiB blocks, replication 3 (writer-local "
-        f"+ 2 in one remote rack), {args.writers} closed-loop writers (think {args.think} s, "
+        f"+ {'2 in one remote rack' if per_rack >= 2 else '2 in two other racks'}), "
+        f"{args.writers} closed-loop writers (think {args.think} s, "
         f"{args.mean_file_blocks} blocks per file on average), "
         f"{args.hot_min}-{args.hot_max} hot DataNodes at {args.bg_load:.0%} ({args.bg_flows} "
         f"flows each) changing every {args.phase:.0f} s; the {args.rounds} rounds of run.py "
@@ -251,18 +373,32 @@ def main():
         ss = [summary(by[(pol, s)]) for s in seeds]
         res[mode] = ss
         avg = statistics.mean(x["avg"] for x in ss)
+        emu_cols = (
+            f"{measured['avg_s'][mode]:14.2f} {avg / measured['avg_s'][mode]:8.2f}"
+            if measured
+            else f"{'-':>14s} {'-':>8s}"
+        )
         print(
             f"{mode:8s} {pol:8s} {statistics.mean(x['blocks'] for x in ss):7.1f} "
             f"{spread([x['avg'] for x in ss]):>34s} {statistics.mean(x['p95'] for x in ss):7.2f} "
-            f"{statistics.mean(x['hot_pct'] for x in ss):9.1f}% {EMULATED_AVG_S[mode]:14.2f} "
-            f"{avg / EMULATED_AVG_S[mode]:8.2f}"
+            f"{statistics.mean(x['hot_pct'] for x in ss):9.1f}% {emu_cols}"
         )
-    emu = EMULATED_AVG_S["default"] / EMULATED_AVG_S["sinbad"]
     print()
+    if not measured:
+        for mode in ("sinbad", "ccp"):
+            sp = [d["avg"] / x["avg"] for d, x in zip(res["default"], res[mode], strict=True)]
+            print(f"speedup {mode:6s} over default, avg: predicted {spread(sp)}")
+        print(
+            f"no emulated measurement is recorded for --racks {args.racks} --seed-base "
+            f"{args.seed_base} (have {sorted(EMULATED)})"
+        )
+        return
+    emulated_avg_s = measured["avg_s"]
+    emu = emulated_avg_s["default"] / emulated_avg_s["sinbad"]
     for mode in ("sinbad", "ccp"):
         sp = [d["avg"] / x["avg"] for d, x in zip(res["default"], res[mode], strict=True)]
         sp95 = [d["p95"] / x["p95"] for d, x in zip(res["default"], res[mode], strict=True)]
-        e = EMULATED_AVG_S["default"] / EMULATED_AVG_S[mode]
+        e = emulated_avg_s["default"] / emulated_avg_s[mode]
         m = statistics.mean(sp)
         print(
             f"speedup {mode:6s} over default, avg: predicted {spread(sp)}, emulated {e:.3f}: "
@@ -271,7 +407,7 @@ def main():
         inside = sum(abs(x - e) <= 0.2 * e for x in sp)
         print(f"  seeds within 20% of the emulated speedup: {inside} of {len(sp)}")
         if mode == "sinbad":
-            e95 = EMULATED_P95_SPEEDUP
+            e95 = measured["p95_speedup"]
             d95 = 100 * (statistics.mean(sp95) - e95) / e95
             print(
                 f"speedup sinbad over default, p95: predicted {spread(sp95)}, emulated "
@@ -282,10 +418,10 @@ def main():
     for mode in modes:
         avg = statistics.mean(x["avg"] for x in res[mode])
         print(
-            f"{mode:8s}: emulated - predicted average = {EMULATED_AVG_S[mode] - avg:+.2f} s per block "
-            f"(emulated {EMULATED_AVG_S[mode]:.2f} s, predicted {avg:.2f} s)"
+            f"{mode:8s}: emulated - predicted average = {emulated_avg_s[mode] - avg:+.2f} s per block "
+            f"(emulated {emulated_avg_s[mode]:.2f} s, predicted {avg:.2f} s)"
         )
-    print(f"emulated sinbad speedup {emu:.3f} (README: 1.10x)")
+    print(f"emulated sinbad speedup {emu:.3f}")
     # Explanation only, not a prediction: split each predicted average into the part
     # from blocks with a replica on a hot DataNode (H) and the rest (C), and find the
     # per-block overhead c and the factor k on H with emulated = c + C + k * H for
@@ -299,7 +435,7 @@ def main():
         for m in modes
     }
     (c1, h1), (c2, h2) = part["default"], part["sinbad"]
-    e1, e2 = EMULATED_AVG_S["default"], EMULATED_AVG_S["sinbad"]
+    e1, e2 = emulated_avg_s["default"], emulated_avg_s["sinbad"]
     if abs(h1 - h2) > 1e-9:
         k = ((e1 - c1) - (e2 - c2)) / (h1 - h2)
         c = e1 - c1 - k * h1
@@ -314,34 +450,17 @@ def main():
             f"  default and sinbad give c = {c:+.2f} s per block (RPCs, JVM and CPU time the "
             f"fluid model lacks) and k = {k:.2f} (a write's time behind a hot link, emulated "
             f"over fluid max-min); ccp then reads {c + cc + k * hc:.2f} s (emulated "
-            f"{EMULATED_AVG_S['ccp']:.2f} s)"
+            f"{emulated_avg_s['ccp']:.2f} s)"
         )
 
     rows = [x for s in seeds for x in by[("sinbad", s)] if x["through_hot"]]
     forced = sum(not x["clean_rack"] for x in rows)
     lag = sum(x["clean_rack"] and x["since_change_s"] < 5 for x in rows)
     print(
-        f"sinbad's {len(rows)} blocks with a hot replica (all seeds): {forced} had no remote rack "
-        f"free of hot DataNodes, {lag} started < 5 s after the hot set changed (EWMA lag), "
+        f"sinbad's {len(rows)} blocks with a hot replica (all seeds): {forced} had too few remote "
+        f"racks free of hot DataNodes, {lag} started < 5 s after the hot set changed (EWMA lag), "
         f"{len(rows) - forced - lag} had a clean rack and chose otherwise (rack sums, hysteresis)"
     )
-
-    if own.extra_rounds > 0:
-        # Extra (ours): how much a 3-round measurement moves with the background and
-        # think-time draws alone, in the simulator (placement seed 1).
-        sp = []
-        for k in range(own.extra_rounds):
-            rs = [2000 + 10 * k + r for r in range(args.rounds)]
-            b = run_rounds(args, rs, ["uniform", "sinbad", "ccp"], [1], own.pipeline)
-            d = summary(b[("uniform", 1)])["avg"]
-            sp.append((d / summary(b[("sinbad", 1)])["avg"], d / summary(b[("ccp", 1)])["avg"]))
-        s_sin = sorted(x[0] for x in sp)
-        s_ccp = sorted(x[1] for x in sp)
-        print(
-            f"\nextra: {own.extra_rounds} other {args.rounds}-round experiments (background and "
-            f"think seeds 2000+, placement seed 1): sinbad speedup {spread(s_sin)}; ccp speedup "
-            f"{spread(s_ccp)}"
-        )
 
 
 if __name__ == "__main__":

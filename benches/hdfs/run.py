@@ -366,7 +366,14 @@ def arg_parser():
     """The bench's settings (benches/hdfs/predict.py reads the same defaults)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datanodes", type=int, default=8)
-    ap.add_argument("--racks", type=int, default=4)
+    ap.add_argument(
+        "--racks",
+        type=int,
+        default=8,
+        help="HDFS racks (fault domains), DataNodes in contiguous blocks; the default, one DataNode "
+        "per rack, is the Sinbad paper's EC2 form (sections 6.1 and 7: machines as their own fault "
+        "domains, edge links balanced); 4: racks of 2 (ours)",
+    )
     ap.add_argument("--rate-mbit", type=int, default=50, help="each DataNode's link, each way")
     ap.add_argument("--block-mb", type=int, default=8, help="block size (8 MiB stands in for 256 MB)")
     ap.add_argument(
@@ -386,6 +393,14 @@ def arg_parser():
     ap.add_argument("--bg-load", type=float, default=0.85, help="background load of a hot link")
     ap.add_argument("--bg-flows", type=int, default=4, help="TCP flows per hot link")
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument(
+        "--seed-base",
+        type=int,
+        default=1000,
+        help="round r's background schedule and writer draws use seed SEED_BASE + r "
+        "(the calibration runs of benches/hdfs/README.md use other seeds than the measurement)",
+    )
+    ap.add_argument("--out", default=OUT, help="directory of summary.csv and blocks.csv")
     return ap
 
 
@@ -476,7 +491,7 @@ def main():
             order = modes[r % len(modes) :] + modes[: r % len(modes)]
             for mode in order:
                 t = time.time()
-                rows, hots = one_run(args, r, mode, 1000 + r, f"r{r}-{mode}")
+                rows, hots = one_run(args, r, mode, args.seed_base + r, f"r{r}-{mode}")
                 ws = [x["write_s"] for x in rows if x["timed"]]
                 res = {
                     "round": r,
@@ -500,8 +515,8 @@ def main():
 
 
 def report(args, modes, results, took):
-    os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(OUT, "blocks.csv"), "w", newline="") as f:
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "blocks.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["round", "mode", "writer", "file", "block", "start_s", "write_s", "timed", "replicas"])
         for res in results:
@@ -550,7 +565,7 @@ def report(args, modes, results, took):
     )
     print(hdr)
     print("-" * len(hdr))
-    with open(os.path.join(OUT, "summary.csv"), "w", newline="") as f:
+    with open(os.path.join(args.out, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(
             [
@@ -603,7 +618,7 @@ def report(args, modes, results, took):
                     args.duration,
                 ]
             )
-    print(f"\nwritten: {OUT}/summary.csv, {OUT}/blocks.csv (took {took:.0f} s)")
+    print(f"\nwritten: {args.out}/summary.csv, {args.out}/blocks.csv (took {took:.0f} s)")
 
 
 CP = ""

@@ -94,3 +94,57 @@ def test_one_block_behind_one_loaded_link_by_hand() -> None:
     assert sorted(rows[0]["replicas"][1:]) == [2, 3]
     assert math.isclose(rows[0]["start_s"], 0.5, abs_tol=1e-6)
     assert math.isclose(rows[0]["write_s"], 67108864 / 10e6, abs_tol=1e-5)
+
+
+@pytest.mark.skipif(
+    not os.path.exists(predict.BIN), reason="hdfs_predict not built (make bench-hdfs-predict)"
+)
+def test_the_calibrated_models_lines_reach_the_simulator() -> None:
+    # The same block as above with the calibrated model's two settings: background
+    # weight 0.5 shares the hot link 1 : 4 x 0.5, so the hop gets 50 / 3 Mbit/s
+    # (each background flow 8.33, under its 10.625 cap): 67,108,864 / (50e6 / 3) =
+    # 4.0265 s; a 0.3 s per-block overhead comes after the last hop: 4.3265 s.
+    args = bench.arg_parser().parse_args([])
+    text, _ = predict.round_spec(args, 1000, "hops", {"block-overhead-s": 0.3, "bg-weight": 0.5})
+    lines = text.splitlines()
+    assert "block-overhead-s 0.3" in lines and "bg-weight 0.5" in lines
+    spec = "\n".join(
+        [
+            "racks 4",
+            "hosts-per-rack 2",
+            "host-bps 50e6",
+            "classes High High Medium Low",
+            "block-bytes 8388608",
+            "bg-rate-bps 42.5e6",
+            "bg-flows 4",
+            "bg-end-s 100",
+            "writes-start-s 0",
+            "writes-duration-s 60",
+            "report-s 1",
+            "small-block-bytes 4194304",
+            "pipeline hops",
+            "block-overhead-s 0.3",
+            "bg-weight 0.5",
+            "phase 0 2",
+            "writer 0 0.5",
+        ]
+    )
+    rows = predict.simulate(spec, ["ccp"], [1])
+    assert math.isclose(rows[0]["write_s"], 67108864 / (50e6 / 3) + 0.3, abs_tol=1e-5)
+
+
+def test_calibration_runs_are_other_runs_than_the_measurement() -> None:
+    # The calibration runs use the default policy only and other seeds than every
+    # recorded measurement, and run.py accepts their arguments.
+    measured_seeds = {b + r for (_, b) in predict.EMULATED for r in range(3)}
+    for name, cal in predict.CALIBRATION.items():
+        a = bench.arg_parser().parse_args(["--modes", "default", *cal["argv"]])
+        assert a.modes == "default"
+        assert not {a.seed_base + r for r in range(a.rounds)} & measured_seeds, name
+    idle = bench.arg_parser().parse_args(predict.CALIBRATION["idle"]["argv"])
+    assert idle.hot_max == 0
+    # The default form is one DataNode per rack (the Sinbad paper's EC2 form).
+    d = bench.arg_parser().parse_args([])
+    assert d.racks == d.datanodes == 8
+    text, _ = predict.round_spec(d, 1000, "hops")
+    assert "racks 8" in text.splitlines() and "hosts-per-rack 1" in text.splitlines()

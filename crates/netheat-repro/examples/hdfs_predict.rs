@@ -21,6 +21,8 @@
 //! report-s 1
 //! small-block-bytes 4194304
 //! pipeline hops            (or chain)
+//! block-overhead-s 0       (optional: a block's fixed cost beyond its hops)
+//! bg-weight 1              (optional: each background flow's max-min weight)
 //! phase START_S HOST...    (one line per phase; hosts rack-major)
 //! writer HOST THINK_S...   (one line per writer)
 //! writer-blocks HOST N...  (optional: blocks of each file of that writer; default 1)
@@ -60,6 +62,8 @@ fn parse(text: &str) -> HdfsBenchSpec {
         report_s: 1.0,
         policy_cfg: PolicyConfig::default(),
         pipeline: PipelineModel::Hops,
+        block_overhead_s: 0.0,
+        bg_weight: 1.0,
     };
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
         let mut it = line.split_whitespace();
@@ -76,6 +80,8 @@ fn parse(text: &str) -> HdfsBenchSpec {
             "writes-duration-s" => s.writes_duration_s = num(key, it.next()),
             "report-s" => s.report_s = num(key, it.next()),
             "small-block-bytes" => s.policy_cfg.threshold_bytes = num(key, it.next()),
+            "block-overhead-s" => s.block_overhead_s = num(key, it.next()),
+            "bg-weight" => s.bg_weight = num(key, it.next()),
             "classes" => {
                 s.classes = it
                     .map(|c| match c.to_ascii_lowercase().as_str() {
