@@ -61,6 +61,30 @@ def test_round_spec_is_run_pys_round() -> None:
     )
 
 
+def one_block_spec(model: list[str] | None = None) -> str:
+    """One writer on DataNode 0 of 4 racks x 2 at 50 Mbit/s, one 8 MiB block at 0.5 s,
+    DataNode 2 hot (4 flows paced at 10.625 Mbit/s); `model`: extra setting lines."""
+    lines = [
+        "racks 4",
+        "hosts-per-rack 2",
+        "host-bps 50e6",
+        "classes High High Medium Low",
+        "block-bytes 8388608",
+        "bg-rate-bps 42.5e6",
+        "bg-flows 4",
+        "bg-end-s 100",
+        "writes-start-s 0",
+        "writes-duration-s 60",
+        "report-s 1",
+        "small-block-bytes 4194304",
+        "pipeline hops",
+        *(model or []),
+        "phase 0 2",
+        "writer 0 0.5",
+    ]
+    return "\n".join(lines)
+
+
 @pytest.mark.skipif(
     not os.path.exists(predict.BIN), reason="hdfs_predict not built (make bench-hdfs-predict)"
 )
@@ -70,26 +94,7 @@ def test_one_block_behind_one_loaded_link_by_hand() -> None:
     # only High rack but the writer's). The hop into DataNode 2 gets the max-min share
     # 50 / 5 = 10 Mbit/s: 8 MiB = 67,108,864 bits take 6.7108864 s; the other hop
     # 1.342 s at 50 Mbit/s. The block: 6.7108864 s after its start at 0.5 s.
-    spec = "\n".join(
-        [
-            "racks 4",
-            "hosts-per-rack 2",
-            "host-bps 50e6",
-            "classes High High Medium Low",
-            "block-bytes 8388608",
-            "bg-rate-bps 42.5e6",
-            "bg-flows 4",
-            "bg-end-s 100",
-            "writes-start-s 0",
-            "writes-duration-s 60",
-            "report-s 1",
-            "small-block-bytes 4194304",
-            "pipeline hops",
-            "phase 0 2",
-            "writer 0 0.5",
-        ]
-    )
-    rows = predict.simulate(spec, ["ccp"], [1])
+    rows = predict.simulate(one_block_spec(), ["ccp"], [1])
     assert len(rows) == 1
     assert sorted(rows[0]["replicas"][1:]) == [2, 3]
     assert math.isclose(rows[0]["start_s"], 0.5, abs_tol=1e-6)
@@ -108,28 +113,7 @@ def test_the_calibrated_models_lines_reach_the_simulator() -> None:
     text, _ = predict.round_spec(args, 1000, "hops", {"block-overhead-s": 0.3, "bg-weight": 0.5})
     lines = text.splitlines()
     assert "block-overhead-s 0.3" in lines and "bg-weight 0.5" in lines
-    spec = "\n".join(
-        [
-            "racks 4",
-            "hosts-per-rack 2",
-            "host-bps 50e6",
-            "classes High High Medium Low",
-            "block-bytes 8388608",
-            "bg-rate-bps 42.5e6",
-            "bg-flows 4",
-            "bg-end-s 100",
-            "writes-start-s 0",
-            "writes-duration-s 60",
-            "report-s 1",
-            "small-block-bytes 4194304",
-            "pipeline hops",
-            "block-overhead-s 0.3",
-            "bg-weight 0.5",
-            "phase 0 2",
-            "writer 0 0.5",
-        ]
-    )
-    rows = predict.simulate(spec, ["ccp"], [1])
+    rows = predict.simulate(one_block_spec(["block-overhead-s 0.3", "bg-weight 0.5"]), ["ccp"], [1])
     assert math.isclose(rows[0]["write_s"], 67108864 / (50e6 / 3) + 0.3, abs_tol=1e-5)
 
 

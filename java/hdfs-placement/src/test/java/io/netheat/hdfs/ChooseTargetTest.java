@@ -14,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
-import java.io.File;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,12 +28,9 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
-import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.protocol.BlockStoragePolicy;
-import org.apache.hadoop.hdfs.server.blockmanagement.BlockManager;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockPlacementPolicy;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockStoragePolicySuite;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
@@ -86,26 +82,15 @@ class ChooseTargetTest {
         hosts[r * PER_RACK + i] = "r" + r + "h" + i;
       }
     }
-    DatanodeStorageInfo[] storages = DFSTestUtil.createDatanodeStorageInfos(racks.length, racks,
-        hosts);
-    nodes = DFSTestUtil.toDatanodeDescriptor(storages);
-
     conf = new HdfsConfiguration();
-    FileSystem.setDefaultUri(conf, "hdfs://localhost:0");
-    conf.set(DFSConfigKeys.DFS_NAMENODE_HTTP_ADDRESS_KEY, "127.0.0.1:0");
-    conf.set(DFSConfigKeys.DFS_NAMENODE_NAME_DIR_KEY, new File(dir.toFile(), "name").getPath());
     conf.set(DFSConfigKeys.DFS_BLOCK_REPLICATOR_CLASSNAME_KEY,
         NetheatBlockPlacementPolicy.class.getName());
     conf.set(PlacementKeys.MODE, "sinbad");
     conf.set(PlacementKeys.LOADS_FILE, dir.resolve("namenode-loads.csv").toString());
-    DFSTestUtil.formatNameNode(conf);
-    namenode = new NameNode(conf);
-    BlockManager bm = namenode.getNamesystem().getBlockManager();
-    cluster = bm.getDatanodeManager().getNetworkTopology();
-    for (DatanodeDescriptor d : nodes) {
-      cluster.add(d);
-      NetheatTestAccess.setUsage(d, TB, 0, TB);
-    }
+    TestSupport.FakeCluster fc = TestSupport.startNameNode(conf, dir.toFile(), racks, hosts);
+    namenode = fc.namenode();
+    cluster = fc.topology();
+    nodes = fc.nodes();
   }
 
   @AfterAll

@@ -7,26 +7,20 @@ import static io.netheat.hdfs.TestSupport.writeAtomically;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.hdfs.DFSConfigKeys;
-import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.protocol.BlockStoragePolicy;
-import org.apache.hadoop.hdfs.server.blockmanagement.BlockManager;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockPlacementPolicy;
 import org.apache.hadoop.hdfs.server.blockmanagement.BlockStoragePolicySuite;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeStorageInfo;
 import org.apache.hadoop.hdfs.server.blockmanagement.NetheatTestAccess;
 import org.apache.hadoop.hdfs.server.namenode.NameNode;
-import org.apache.hadoop.net.NetworkTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +39,6 @@ import org.junit.jupiter.api.Test;
 class OneDataNodePerRackTest {
   static final int N = 8;
   static final long BLOCK = 128L << 20;
-  static final long TB = 1L << 40;
   static final BlockStoragePolicy HOT =
       BlockStoragePolicySuite.createDefaultSuite().getDefaultPolicy();
   /** Reported utilizations: dn1 and dn2 hot, the others cold and all different. */
@@ -54,7 +47,6 @@ class OneDataNodePerRackTest {
   static Path dir;
   static Configuration conf;
   static NameNode namenode;
-  static NetworkTopology cluster;
   static DatanodeDescriptor[] nodes;
 
   @BeforeAll
@@ -68,20 +60,10 @@ class OneDataNodePerRackTest {
       racks[i] = "/rack" + i;
       hosts[i] = "dn" + i;
     }
-    nodes = DFSTestUtil.toDatanodeDescriptor(
-        DFSTestUtil.createDatanodeStorageInfos(N, racks, hosts));
     conf = new HdfsConfiguration();
-    FileSystem.setDefaultUri(conf, "hdfs://localhost:0");
-    conf.set(DFSConfigKeys.DFS_NAMENODE_HTTP_ADDRESS_KEY, "127.0.0.1:0");
-    conf.set(DFSConfigKeys.DFS_NAMENODE_NAME_DIR_KEY, new File(dir.toFile(), "name").getPath());
-    DFSTestUtil.formatNameNode(conf);
-    namenode = new NameNode(conf);
-    BlockManager bm = namenode.getNamesystem().getBlockManager();
-    cluster = bm.getDatanodeManager().getNetworkTopology();
-    for (DatanodeDescriptor d : nodes) {
-      cluster.add(d);
-      NetheatTestAccess.setUsage(d, TB, 0, TB);
-    }
+    TestSupport.FakeCluster fc = TestSupport.startNameNode(conf, dir.toFile(), racks, hosts);
+    namenode = fc.namenode();
+    nodes = fc.nodes();
   }
 
   @AfterAll

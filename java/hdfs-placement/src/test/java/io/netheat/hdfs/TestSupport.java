@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,8 +13,15 @@ import java.nio.file.StandardCopyOption;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeStorageInfo;
+import org.apache.hadoop.hdfs.server.blockmanagement.NetheatTestAccess;
+import org.apache.hadoop.hdfs.server.namenode.NameNode;
+import org.apache.hadoop.net.NetworkTopology;
 import org.apache.hadoop.net.Node;
 
 /** Helpers shared by the tests. */
@@ -55,6 +63,34 @@ final class TestSupport {
       assertSame(writer, t[0].getDatanodeDescriptor(), "first replica on the writer");
     }
   }
+
+  /**
+   * An in-process NameNode (formatted in {@code dir}, ephemeral ports on 127.0.0.1 and
+   * localhost) whose topology holds fake DataNodes (DFSTestUtil) named {@code hosts} on
+   * {@code racks}, each with 1 TB free; {@code conf} is completed with the NameNode's keys.
+   * TestAvailableSpaceBlockPlacementPolicy's pattern: no MiniDFSCluster, no DataNode process.
+   */
+  static FakeCluster startNameNode(Configuration conf, File dir, String[] racks,
+      String[] hosts) throws IOException {
+    DatanodeDescriptor[] nodes = DFSTestUtil.toDatanodeDescriptor(
+        DFSTestUtil.createDatanodeStorageInfos(racks.length, racks, hosts));
+    FileSystem.setDefaultUri(conf, "hdfs://localhost:0");
+    conf.set(DFSConfigKeys.DFS_NAMENODE_HTTP_ADDRESS_KEY, "127.0.0.1:0");
+    conf.set(DFSConfigKeys.DFS_NAMENODE_NAME_DIR_KEY, new File(dir, "name").getPath());
+    DFSTestUtil.formatNameNode(conf);
+    NameNode namenode = new NameNode(conf);
+    NetworkTopology cluster =
+        namenode.getNamesystem().getBlockManager().getDatanodeManager().getNetworkTopology();
+    long tb = 1L << 40;
+    for (DatanodeDescriptor d : nodes) {
+      cluster.add(d);
+      NetheatTestAccess.setUsage(d, tb, 0, tb);
+    }
+    return new FakeCluster(namenode, cluster, nodes);
+  }
+
+  /** A NameNode, its topology and its fake DataNodes (in the order of the hosts given). */
+  record FakeCluster(NameNode namenode, NetworkTopology topology, DatanodeDescriptor[] nodes) {}
 
   static void waitFor(BooleanSupplier cond, long timeoutMs, String what)
       throws InterruptedException {
