@@ -47,9 +47,21 @@ SOURCES = [
 #   default seeds and a second measurement on seeds 2000-2002 (`--seed-base 2000`);
 #   4 racks of 2 (ours, `--racks 4`): 2026-11-27.
 EMULATED = {
-    (8, 1000): {"avg_s": {"default": 4.42, "sinbad": 3.58, "ccp": 4.89}, "p95_speedup": 1.35},
-    (8, 2000): {"avg_s": {"default": 4.44, "sinbad": 3.45, "ccp": 5.13}, "p95_speedup": 1.66},
-    (4, 1000): {"avg_s": {"default": 4.17, "sinbad": 3.80, "ccp": 4.22}, "p95_speedup": 1.07},
+    (8, 1000): {
+        "avg_s": {"default": 4.42, "sinbad": 3.58, "ccp": 4.89},
+        "blocks": {"default": 120, "sinbad": 158, "ccp": 116},
+        "p95_speedup": 1.35,
+    },
+    (8, 2000): {
+        "avg_s": {"default": 4.44, "sinbad": 3.45, "ccp": 5.13},
+        "blocks": {"default": 123, "sinbad": 153, "ccp": 111},
+        "p95_speedup": 1.66,
+    },
+    (4, 1000): {
+        "avg_s": {"default": 4.17, "sinbad": 3.80, "ccp": 4.22},
+        "blocks": {"default": 140, "sinbad": 150, "ccp": 133},
+        "p95_speedup": 1.07,
+    },
 }
 # The emulation's calibration runs (`make bench-hdfs-calibrate`, 2026-11-28): run.py in
 # `default` mode with its settings (one DataNode per rack) but (idle) no background and (hot)
@@ -323,6 +335,7 @@ def main():
     for label, m in (("the fluid model alone", None), ("the calibrated model", model))[: 1 + bool(model)]:
         print(f"\n=== {label}" + (f": {', '.join(f'{k} {v:.3f}' for k, v in m.items())}" if m else ""))
         predict(args, own, measured, m)
+        pooled(own, m)
     if own.extra_rounds > 0:
         # Extra (ours): how much a 3-round measurement moves with the background and
         # think-time draws alone, in the simulator (placement seed 1).
@@ -340,6 +353,38 @@ def main():
             f"think seeds 2000+, placement seed 1): sinbad speedup {spread(s_sin)}; ccp speedup "
             f"{spread(s_ccp)}"
         )
+
+
+def pooled_emulated_avg(racks, mode):
+    """The average block write time of `mode` over every recorded measurement of a rack
+    form, each weighted by its timed blocks (all their blocks together)."""
+    ms = [m for (r, _), m in EMULATED.items() if r == racks]
+    n = sum(m["blocks"][mode] for m in ms)
+    return sum(m["avg_s"][mode] * m["blocks"][mode] for m in ms) / n
+
+
+def pooled(own, model):
+    """Every recorded measurement of this rack form together (blocks of all their rounds),
+    against the simulation of the same rounds: printed when there are two or more."""
+    bases = sorted(b for (r, b) in EMULATED if r == own.racks)
+    if len(bases) < 2:
+        return
+    seeds = list(range(1, own.seeds + 1))
+    rows = defaultdict(list)
+    for b in bases:
+        args = bench.arg_parser().parse_args(["--racks", str(own.racks), "--seed-base", str(b)])
+        rounds = [b + r for r in range(args.rounds)]
+        for k, v in run_rounds(args, rounds, ["uniform", "sinbad"], seeds, own.pipeline, model).items():
+            rows[k] += v
+    sp = [summary(rows[("uniform", s)])["avg"] / summary(rows[("sinbad", s)])["avg"] for s in seeds]
+
+    e = pooled_emulated_avg(own.racks, "default") / pooled_emulated_avg(own.racks, "sinbad")
+    m = statistics.mean(sp)
+    print(
+        f"pooled over the {len(bases)} recorded measurements (seed bases {bases}): sinbad speedup "
+        f"emulated {e:.3f}, predicted {spread(sp)}: difference {100 * (m - e) / e:+.1f}% "
+        f"({'within' if abs(m - e) <= 0.2 * e else 'outside'} 20%)"
+    )
 
 
 def predict(args, own, measured, model):

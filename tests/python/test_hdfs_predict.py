@@ -132,3 +132,14 @@ def test_calibration_runs_are_other_runs_than_the_measurement() -> None:
     assert d.racks == d.datanodes == 8
     text, _ = predict.round_spec(d, 1000, "hops")
     assert "racks 8" in text.splitlines() and "hosts-per-rack 1" in text.splitlines()
+
+
+def test_pooled_measurements_weight_each_by_its_blocks() -> None:
+    # One DataNode per rack, two measurements: default (120 x 4.42 + 123 x 4.44) / 243 =
+    # 4.43012 s, sinbad (158 x 3.58 + 153 x 3.45) / 311 = 3.51605 s: 1.2600x together.
+    d = predict.pooled_emulated_avg(8, "default")
+    s = predict.pooled_emulated_avg(8, "sinbad")
+    assert math.isclose(d, (120 * 4.42 + 123 * 4.44) / 243, rel_tol=1e-12)
+    assert math.isclose(d / s, 1.2600, abs_tol=5e-5)
+    # A form with one measurement: its own average.
+    assert predict.pooled_emulated_avg(4, "sinbad") == 3.80
