@@ -37,7 +37,7 @@ def recv(port):
         threading.Thread(target=drain, args=(c,), daemon=True).start()
 
 
-def flow(ip, port, bps, stop):
+def flow(ip, port, bps, stop, sent_by, key):
     try:
         s = socket.create_connection((ip, port), timeout=5)
     except OSError:
@@ -52,6 +52,7 @@ def flow(ip, port, bps, stop):
                 continue
             s.sendall(chunk)
             sent += len(chunk)
+            sent_by[key] = sent
     except OSError:
         pass
     s.close()
@@ -64,19 +65,29 @@ def send(cfg):
         while time.time() - t0 < start:
             time.sleep(0.05)
         stop = threading.Event()
+        sent_by = {}  # (ip, k) -> bytes the flow has handed to TCP
         ts = [
             threading.Thread(
-                target=flow, args=(ip, cfg["port"], cfg["rate_bps"] / cfg["flows"], stop), daemon=True
+                target=flow,
+                args=(ip, cfg["port"], cfg["rate_bps"] / cfg["flows"], stop, sent_by, (ip, k)),
+                daemon=True,
             )
             for ip in ips
-            for _ in range(cfg["flows"])
+            for k in range(cfg["flows"])
         ]
         for t in ts:
             t.start()
-        print(f"{time.time() - t0:.1f}s hot: {' '.join(ips)}", flush=True)
+        began = time.time()
+        print(f"{began - t0:.1f}s hot: {' '.join(ips)}", flush=True)
         while time.time() - t0 < nxt:
             time.sleep(0.05)
         stop.set()
+        # What each hot receiver got handed over the phase (to TCP: the last socket
+        # buffer's worth may still be in flight), against the pacing's rate.
+        took = max(time.time() - began, 1e-9)
+        for ip in ips:
+            got = sum(v for (i, _), v in sent_by.items() if i == ip) * 8 / took
+            print(f"  {ip}: {got / 1e6:.2f} Mbit/s of {cfg['rate_bps'] / 1e6:.2f} paced", flush=True)
 
 
 if __name__ == "__main__":
