@@ -204,6 +204,11 @@ def hot_at(phases, t):
     return set(cur)
 
 
+def rounds_of(args):
+    """run.py's rounds of `args`: round r uses seed --seed-base + r."""
+    return [args.seed_base + r for r in range(args.rounds)]
+
+
 def run_rounds(args, rounds, policies, seeds, pipeline, model=None):
     """{(policy, seed): [timed rows over the rounds]}, each row with `through_hot`."""
     by = defaultdict(list)
@@ -254,8 +259,7 @@ def spread(xs):
 
 def sim_avg(args, seeds, pipeline, model):
     """The simulated average block write time of run.py's `args` under the default policy."""
-    rounds = [args.seed_base + r for r in range(args.rounds)]
-    by = run_rounds(args, rounds, ["uniform"], seeds, pipeline, model)
+    by = run_rounds(args, rounds_of(args), ["uniform"], seeds, pipeline, model)
     return statistics.mean(summary(by[("uniform", s)])["avg"] for s in seeds)
 
 
@@ -269,20 +273,20 @@ def calibrate(seeds, pipeline):
     idle = bench.arg_parser().parse_args(CALIBRATION["idle"]["argv"])
     hot = bench.arg_parser().parse_args(CALIBRATION["hot"]["argv"])
     e_idle, e_hot = CALIBRATION["idle"]["avg_s"], CALIBRATION["hot"]["avg_s"]
+    # The idle run has no background, so bg-weight does not enter it: the overhead first,
+    # as a fixed point (it shifts the closed loop's timing a little; 12 steps settle it to
+    # the millisecond).
     c, w = 0.0, 1.0
-    for _ in range(3):
-        # The idle run has no background: bg-weight does not enter. A fixed point
-        # (the overhead shifts the closed loop's timing a little).
-        for _ in range(4):
-            c = max(0.0, c + e_idle - sim_avg(idle, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w}))
-        # The hot run's average grows with the background's weight: bisection in log space.
-        lo, hi = 0.02, 50.0
-        for _ in range(30):
-            w = math.sqrt(lo * hi)
-            if sim_avg(hot, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w}) < e_hot:
-                lo = w
-            else:
-                hi = w
+    for _ in range(12):
+        c = max(0.0, c + e_idle - sim_avg(idle, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w}))
+    # Then the weight: the hot run's average grows with it, bisection in log space.
+    lo, hi = 0.02, 50.0
+    for _ in range(30):
+        w = math.sqrt(lo * hi)
+        if sim_avg(hot, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w}) < e_hot:
+            lo = w
+        else:
+            hi = w
     got_idle = sim_avg(idle, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w})
     got_hot = sim_avg(hot, seeds, pipeline, {"block-overhead-s": c, "bg-weight": w})
     print(
@@ -334,8 +338,8 @@ def main():
     model = calibrate(seeds, own.pipeline)
     for label, m in (("the fluid model alone", None), ("the calibrated model", model))[: 1 + bool(model)]:
         print(f"\n=== {label}" + (f": {', '.join(f'{k} {v:.3f}' for k, v in m.items())}" if m else ""))
-        predict(args, own, measured, m)
-        pooled(own, m)
+        by = predict(args, own, measured, m)
+        pooled(own, m, {own.seed_base: by})
     if own.extra_rounds > 0:
         # Extra (ours): how much a 3-round measurement moves with the background and
         # think-time draws alone, in the simulator (placement seed 1).
@@ -348,10 +352,9 @@ def main():
         s_sin = sorted(x[0] for x in sp)
         s_ccp = sorted(x[1] for x in sp)
         print(
-            f"\nextra (calibrated model): {own.extra_rounds} other {args.rounds}-round experiments "
-            f"(background and "
-            f"think seeds 2000+, placement seed 1): sinbad speedup {spread(s_sin)}; ccp speedup "
-            f"{spread(s_ccp)}"
+            f"\nextra ({'calibrated model' if model else 'fluid model alone'}): {own.extra_rounds} "
+            f"other {args.rounds}-round experiments (background and think seeds 2000+, placement "
+            f"seed 1): sinbad speedup {spread(s_sin)}; ccp speedup {spread(s_ccp)}"
         )
 
 
@@ -363,19 +366,23 @@ def pooled_emulated_avg(racks, mode):
     return sum(m["avg_s"][mode] * m["blocks"][mode] for m in ms) / n
 
 
-def pooled(own, model):
+def pooled(own, model, simulated):
     """Every recorded measurement of this rack form together (blocks of all their rounds),
-    against the simulation of the same rounds: printed when there are two or more."""
+    against the simulation of the same rounds: printed when there are two or more.
+    `simulated`: run_rounds results already made, by seed base."""
     bases = sorted(b for (r, b) in EMULATED if r == own.racks)
     if len(bases) < 2:
         return
     seeds = list(range(1, own.seeds + 1))
     rows = defaultdict(list)
     for b in bases:
-        args = bench.arg_parser().parse_args(["--racks", str(own.racks), "--seed-base", str(b)])
-        rounds = [b + r for r in range(args.rounds)]
-        for k, v in run_rounds(args, rounds, ["uniform", "sinbad"], seeds, own.pipeline, model).items():
-            rows[k] += v
+        by = simulated.get(b)
+        if by is None:
+            args = bench.arg_parser().parse_args(["--racks", str(own.racks), "--seed-base", str(b)])
+            by = run_rounds(args, rounds_of(args), ["uniform", "sinbad"], seeds, own.pipeline, model)
+        for p in ("uniform", "sinbad"):
+            for s in seeds:
+                rows[(p, s)] += by[(p, s)]
     sp = [summary(rows[("uniform", s)])["avg"] / summary(rows[("sinbad", s)])["avg"] for s in seeds]
 
     e = pooled_emulated_avg(own.racks, "default") / pooled_emulated_avg(own.racks, "sinbad")
@@ -388,11 +395,12 @@ def pooled(own, model):
 
 
 def predict(args, own, measured, model):
-    """Prints the prediction of run.py's measurement under `model` against `measured`."""
+    """Prints the prediction of run.py's measurement under `model` against `measured`;
+    returns the simulated rounds (run_rounds' result)."""
     modes = ["default", "sinbad", "ccp"]
     policies = [POLICY_OF[m] for m in modes]
     seeds = list(range(1, own.seeds + 1))
-    rounds = [args.seed_base + r for r in range(args.rounds)]  # run.py's rounds
+    rounds = rounds_of(args)
     by = run_rounds(args, rounds, policies, seeds, own.pipeline, model)
     per_rack = args.datanodes // args.racks
 
@@ -437,7 +445,7 @@ def predict(args, own, measured, model):
             f"no emulated measurement is recorded for --racks {args.racks} --seed-base "
             f"{args.seed_base} (have {sorted(EMULATED)})"
         )
-        return
+        return by
     emulated_avg_s = measured["avg_s"]
     emu = emulated_avg_s["default"] / emulated_avg_s["sinbad"]
     for mode in ("sinbad", "ccp"):
@@ -506,6 +514,7 @@ def predict(args, own, measured, model):
         f"racks free of hot DataNodes, {lag} started < 5 s after the hot set changed (EWMA lag), "
         f"{len(rows) - forced - lag} had a clean rack and chose otherwise (rack sums, hysteresis)"
     )
+    return by
 
 
 if __name__ == "__main__":

@@ -143,16 +143,15 @@ pub struct HdfsBenchSpec {
     /// fixed cost per block (addBlock and pipeline set-up, the last
     /// acknowledgement and close, JVM time on shared cores), which a fluid
     /// model has not. A block is done this long after its last hop. 0: the
-    /// fluid model alone. `benches/hdfs/predict.py --calibrated` takes it
-    /// from the emulation's calibration runs (idle links), never from the
+    /// fluid model alone. `benches/hdfs/predict.py`'s calibrated model takes
+    /// it from the emulation's calibration runs (idle links), never from the
     /// policy comparison.
     pub block_overhead_s: f64,
     /// Weight of each background flow against a block hop (weight 1) in the
     /// engine's weighted max-min sharing of a hot link: 1 is plain max-min
     /// (a hop behind 4 background flows gets a fifth of the link); below 1
-    /// the background yields more, as measured TCP writes behind the
-    /// bench's paced flows do. From the calibration runs (a fixed hot set),
-    /// never from the policy comparison.
+    /// the background yields more of the link to the writes. From the
+    /// calibration runs (a fixed hot set), never from the policy comparison.
     pub bg_weight: f64,
 }
 
@@ -356,8 +355,7 @@ impl Driver<'_> {
         }
         if self.left[bi] == 0 {
             // Every replica on the writer (not with 3 replicas in 2 racks).
-            self.blocks[bi].finish_s = ctx.now();
-            self.block_done(ctx, w);
+            self.finish(ctx, bi);
         }
     }
 
@@ -438,9 +436,7 @@ impl Driver<'_> {
         }
         self.policy.observe(now, &self.rates);
     }
-}
 
-impl Driver<'_> {
     /// Block `bi` is written: its writer goes on.
     fn finish(&mut self, ctx: &mut Ctx<'_, '_>, bi: usize) {
         self.blocks[bi].finish_s = ctx.now();
