@@ -104,7 +104,7 @@ bench-hdfs: ## Sinbad/CCP/default in a real HDFS cluster on network namespaces (
 	mvn -q -B -f java/hdfs-placement/pom.xml package -DskipTests
 	python3 benches/hdfs/run.py
 
-bench-hdfs-calibrate: ## bench-hdfs's calibration runs for its prediction (root; ~9 min): default mode, no background, then a fixed hot set
+bench-hdfs-calibrate: ## bench-hdfs's calibration runs for its prediction (root; ~20 min): default mode, no background, then a fixed hot set
 	@command -v ip >/dev/null && command -v tc >/dev/null || (apt-get update && apt-get install -y iproute2)
 	mvn -q -B -f java/hdfs-placement/pom.xml package -DskipTests
 	for c in idle hot; do python3 benches/hdfs/run.py $$(python3 benches/hdfs/predict.py --calibration-argv $$c) --out bench-out/hdfs-cal-$$c || exit 1; done

@@ -19,6 +19,7 @@
 //! writes-start-s 8
 //! writes-duration-s 60
 //! report-s 1
+//! report-lag-s 0          (optional: the policy applies each report this long after it is measured)
 //! small-block-bytes 4194304
 //! pipeline hops            (or chain)
 //! block-overhead-s 0       (optional: a block's fixed cost beyond its hops)
@@ -60,6 +61,7 @@ fn parse(text: &str) -> HdfsBenchSpec {
         writes_duration_s: 0.0,
         writers: Vec::new(),
         report_s: 1.0,
+        report_lag_s: 0.0,
         policy_cfg: PolicyConfig::default(),
         pipeline: PipelineModel::Hops,
         block_overhead_s: 0.0,
@@ -79,6 +81,7 @@ fn parse(text: &str) -> HdfsBenchSpec {
             "writes-start-s" => s.writes_start_s = num(key, it.next()),
             "writes-duration-s" => s.writes_duration_s = num(key, it.next()),
             "report-s" => s.report_s = num(key, it.next()),
+            "report-lag-s" => s.report_lag_s = num(key, it.next()),
             "small-block-bytes" => s.policy_cfg.threshold_bytes = num(key, it.next()),
             "block-overhead-s" => s.block_overhead_s = num(key, it.next()),
             "bg-weight" => s.bg_weight = num(key, it.next()),

@@ -59,8 +59,9 @@
 //! start, losses in `tbf`'s queue, the paced background catching up after
 //! a write), the JVMs' CPU time on a shared machine, the client's and
 //! DataNodes' per-block RPCs to the NameNode (create, addBlock, complete),
-//! and the HDFS policy's reading of the report file up to one refresh
-//! period after it is written.
+//! and the variation of the HDFS policy's refresh lag (a report is
+//! applied `report_lag_s` after it is measured: a fixed lag, where the
+//! NameNode's refresh thread, on its own clock, takes 0 to 1 s).
 
 use netheat_core::{HostId, LinkId};
 use netheat_engine::{Controller, Ctx, FlowRecord, FlowSpec, Network, Route, SimConfig, Simulation};
@@ -76,6 +77,7 @@ const K_REPORT: u64 = 1;
 const K_PHASE: u64 = 2;
 const K_WRITE: u64 = 3;
 const K_DONE: u64 = 4;
+const K_APPLY: u64 = 5;
 /// Flow ids of block hops start here (background flows below).
 const BLOCK_BASE: u64 = 1 << 40;
 /// Hops per block at most (ids `BLOCK_BASE + block * HOPS + hop`).
@@ -135,6 +137,13 @@ pub struct HdfsBenchSpec {
     pub writers: Vec<HdfsWriter>,
     /// Report interval of the load reporter, s (also Sinbad's Delta).
     pub report_s: f64,
+    /// How long after a report is measured the policy applies it, s: the
+    /// HDFS policy reads the report file from a refresh thread
+    /// (`netheat.placement.refresh.ms`, 1 s) whose clock is independent
+    /// of the reporter's, so a report waits for the next refresh, half a
+    /// refresh on average. 0: at once (the simulator's policies alone).
+    /// Must be below `report_s`, so reports stay in order.
+    pub report_lag_s: f64,
     /// Sinbad settings (`delta_s` is set to `report_s`).
     pub policy_cfg: PolicyConfig,
     /// Pipeline model.
@@ -206,6 +215,9 @@ fn check(s: &HdfsBenchSpec) -> Result<(), StorageError> {
     pos("block-size", s.block_bytes)?;
     pos("report-interval", s.report_s)?;
     pos("bg-weight", s.bg_weight)?;
+    if !(s.report_lag_s >= 0.0 && s.report_lag_s < s.report_s) {
+        return Err(StorageError::invalid("report-lag", "must be >= 0 seconds and below the report interval"));
+    }
     if !(s.block_overhead_s >= 0.0 && s.block_overhead_s.is_finite()) {
         return Err(StorageError::invalid("block-overhead", "must be >= 0 seconds"));
     }
@@ -270,6 +282,8 @@ struct Driver<'a> {
     tracked: Vec<Tracked>,
     acc: Vec<f64>,
     rates: Vec<Option<f64>>,
+    /// Reports measured and not applied yet (`report_lag_s`), oldest first.
+    lagged: std::collections::VecDeque<Vec<Option<f64>>>,
     last_report: f64,
     error: Option<StorageError>,
 }
@@ -434,7 +448,12 @@ impl Driver<'_> {
                 self.rates[l as usize] = Some(sum / rack.down.len() as f64);
             }
         }
-        self.policy.observe(now, &self.rates);
+        if self.s.report_lag_s > 0.0 {
+            self.lagged.push_back(self.rates.clone());
+            let _ = ctx.schedule_timer(now + self.s.report_lag_s, K_APPLY << K_SHIFT);
+        } else {
+            self.policy.observe(now, &self.rates);
+        }
     }
 
     /// Block `bi` is written: its writer goes on.
@@ -475,6 +494,11 @@ impl Controller for Driver<'_> {
                     || ctx.now() < self.s.writes_start_s
                 {
                     let _ = ctx.schedule_timer(ctx.now() + self.s.report_s, K_REPORT << K_SHIFT);
+                }
+            }
+            K_APPLY => {
+                if let Some(rates) = self.lagged.pop_front() {
+                    self.policy.observe(ctx.now(), &rates);
                 }
             }
             K_PHASE => self.phase(ctx, idx),
@@ -528,6 +552,7 @@ pub fn run_hdfs_bench(s: &HdfsBenchSpec, policy: &str, seed: u64) -> Result<Vec<
         tracked: Vec::new(),
         acc: vec![0.0; nh],
         rates: vec![None; c.link_bps.len()],
+        lagged: std::collections::VecDeque::new(),
         last_report: 0.0,
         error: None,
     };
@@ -565,6 +590,7 @@ mod tests {
             writes_duration_s: 60.0,
             writers: vec![HdfsWriter { host: 0, thinks, blocks: Vec::new() }],
             report_s: 1.0,
+            report_lag_s: 0.0,
             policy_cfg: PolicyConfig { threshold_bytes: 4.0 * 1048576.0, ..PolicyConfig::default() },
             pipeline: PipelineModel::Hops,
             block_overhead_s: 0.0,
@@ -786,6 +812,30 @@ mod tests {
         });
         // Expected 2 of 42; more than 12 has odds below 1e-5.
         assert!(idle.count() <= 12);
+    }
+
+    /// The refresh lag: DataNode 3 hot from t = 0 (42.5 Mbit/s), the
+    /// writer on DataNode 0 writes at 1.2 s. Without a lag the report of
+    /// t = 1 s is applied (DataNode 3's EWMA 0.2 x 42.5 = 8.5 Mbit/s, the
+    /// six others 0) and Sinbad never takes DataNode 3. With a 0.5 s lag it
+    /// is applied at 1.5 s: at 1.2 s every estimate is still 0, the two
+    /// remote replicas are a uniform pair of the 7 others, and DataNode 3
+    /// is in it with probability 1 - C(6,2)/C(7,2) = 2/7 (20 of 70 seeds,
+    /// sd 3.8); a write at 1.6 s sees the report again.
+    #[test]
+    fn a_lagged_report_is_applied_late() {
+        let mut s = ec2(vec![(0.0, vec![3])], vec![1.2]);
+        let takes3 = |s: &HdfsBenchSpec| {
+            (0..70).filter(|&seed| run_hdfs_bench(s, "sinbad", seed).unwrap()[0].replicas.contains(&3)).count()
+        };
+        assert_eq!(takes3(&s), 0);
+        s.report_lag_s = 0.5;
+        let n = takes3(&s);
+        assert!((8..=32).contains(&n), "{n} of 70");
+        s.writers[0].thinks = vec![1.6];
+        assert_eq!(takes3(&s), 0);
+        s.report_lag_s = 1.0;
+        assert!(run_hdfs_bench(&s, "sinbad", 1).unwrap_err().to_string().contains("report-lag"));
     }
 
     #[test]
