@@ -10,9 +10,12 @@
 //! links), and with `scenario.record = []` (the tasks only, what the direct
 //! run computes: the engine forgets finished flows and keeps no link
 //! windows, as the direct run's engine is configured). The run columns time
-//! the runs alone; the point columns add the generation of the tasks (the
-//! point's generator draws each flow's path, which the scenario's engine
-//! does as flows start). Each timing is the median of `REPS` runs, the ways
+//! the runs alone; the point columns add what each builds from its spec:
+//! the datacenter (the point's `build_topology`, the scenario's datacenter
+//! file) and the tasks (the point's generator draws each flow's path, which
+//! the scenario's engine does as flows start). Until 2026-11-28 the direct
+//! point's column left its datacenter out (14 ms of about 0.6 s) while the
+//! scenario's included its own. Each timing is the median of `REPS` runs, the ways
 //! alternated so that load from other processes hits them alike; on a
 //! shared virtual machine single runs still swing by up to 2x, so compare
 //! instruction counts for small differences:
@@ -95,7 +98,11 @@ fn main() {
         let (mut direct, mut direct_point, mut via, mut lean_run, mut lean_point) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..REPS {
+            // The point builds its datacenter as the scenario does from its
+            // file (`Scenario::parts`, timed below).
             let t0 = Instant::now();
+            let topo = build_topology(&p).expect("topology");
+            let caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as LinkId)).collect();
             let gen = generate(&AggregationSpec { hosts_per_rack: 40, ..w.clone() }, &topo).expect("tasks");
             let sched = policy_by_tag(policy, threshold).expect("policy");
             let t1 = Instant::now();
