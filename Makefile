@@ -109,7 +109,7 @@ bench-hdfs-calibrate: ## bench-hdfs's calibration runs for its prediction (root;
 	mvn -q -B -f java/hdfs-placement/pom.xml package -DskipTests
 	for c in idle hot; do python3 benches/hdfs/run.py $$(python3 benches/hdfs/predict.py --calibration-argv $$c) --out bench-out/hdfs-cal-$$c || exit 1; done
 
-bench-hdfs-predict: ## netheat's simulation of bench-hdfs's cluster and workload against its measured speedup (no root; ~2.5 min with the build)
+bench-hdfs-predict: ## netheat's simulation of bench-hdfs's cluster and workload against its measured speedup (no root; ~3 min with the build)
 	cargo build --release -q -p netheat-repro --example hdfs_predict
 	python3 benches/hdfs/predict.py
 
