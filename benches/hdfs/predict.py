@@ -46,7 +46,8 @@ SOURCES = [
 #   8 racks of 1 DataNode (run.py's default, the Sinbad paper's EC2 form): 2026-11-28, the
 #   default seeds and a second measurement on seeds 2000-2002 (`--seed-base 2000`); a third
 #   on seeds 3000-3002 (2026-11-28 03:50, after its prediction was written down: calibrated
-#   model 1.450x, fluid model alone 1.671x);
+#   model 1.450x, fluid model alone 1.671x); a fourth on seeds 4000-4002 (05:08, predicted
+#   first too: calibrated model 1.464x, fluid model alone 1.629x);
 #   4 racks of 2 (ours, `--racks 4`): 2026-11-27.
 EMULATED = {
     (8, 1000): {
@@ -63,6 +64,11 @@ EMULATED = {
         "avg_s": {"default": 4.56, "sinbad": 3.40, "ccp": 4.95},
         "blocks": {"default": 128, "sinbad": 169, "ccp": 118},
         "p95_speedup": 1.29,
+    },
+    (8, 4000): {
+        "avg_s": {"default": 4.38, "sinbad": 3.83, "ccp": 4.40},
+        "blocks": {"default": 122, "sinbad": 134, "ccp": 136},
+        "p95_speedup": 1.27,
     },
     (4, 1000): {
         "avg_s": {"default": 4.17, "sinbad": 3.80, "ccp": 4.22},

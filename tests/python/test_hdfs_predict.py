@@ -135,13 +135,13 @@ def test_calibration_runs_are_other_runs_than_the_measurement() -> None:
 
 
 def test_pooled_measurements_weight_each_by_its_blocks() -> None:
-    # One DataNode per rack, three measurements: default (120 x 4.42 + 123 x 4.44 +
-    # 128 x 4.56) / 371 = 4.47493 s, sinbad (158 x 3.58 + 153 x 3.45 + 169 x 3.40) / 480 =
-    # 3.47519 s: 1.2877x together.
+    # One DataNode per rack, four measurements: default (120 x 4.42 + 123 x 4.44 +
+    # 128 x 4.56 + 122 x 4.38) / 493 = 4.45144 s, sinbad (158 x 3.58 + 153 x 3.45 +
+    # 169 x 3.40 + 134 x 3.83) / 614 = 3.55262 s: 1.2530x together.
     d = predict.pooled_emulated_avg(8, "default")
     s = predict.pooled_emulated_avg(8, "sinbad")
-    assert math.isclose(d, (120 * 4.42 + 123 * 4.44 + 128 * 4.56) / 371, rel_tol=1e-12)
-    assert math.isclose(d / s, 1.2877, abs_tol=5e-5)
+    assert math.isclose(d, (120 * 4.42 + 123 * 4.44 + 128 * 4.56 + 122 * 4.38) / 493, rel_tol=1e-12)
+    assert math.isclose(d / s, 1.2530, abs_tol=5e-5)
     # A form with one measurement: its own average.
     assert predict.pooled_emulated_avg(4, "sinbad") == 3.80
 
