@@ -39,7 +39,19 @@ SOURCES = [
     os.path.join(ROOT, "crates", "netheat-storage", "src", "placement.rs"),
 ]
 
-# The emulated cluster's last measurement per rack form (`make bench-hdfs`, 3 rounds, files
+
+def _measured(avg_s, blocks, p95_speedup):
+    """One measurement of run.py: per mode (default, sinbad, ccp) the average block write
+    time and the timed blocks, and Sinbad's speedup at the 95th percentile."""
+    modes = ("default", "sinbad", "ccp")
+    return {
+        "avg_s": dict(zip(modes, avg_s, strict=True)),
+        "blocks": dict(zip(modes, blocks, strict=True)),
+        "p95_speedup": p95_speedup,
+    }
+
+
+# The emulated cluster's measurements (`make bench-hdfs` or run.py --seed-base N, 3 rounds, files
 # of 1.47 blocks on average; recorded in README.md's feature table): average block write
 # time per mode, and Sinbad's speedup over the default at the 95th percentile.
 # Keyed by (--racks, --seed-base):
@@ -50,31 +62,11 @@ SOURCES = [
 #   first too: calibrated model 1.464x, fluid model alone 1.629x);
 #   4 racks of 2 (ours, `--racks 4`): 2026-11-27.
 EMULATED = {
-    (8, 1000): {
-        "avg_s": {"default": 4.42, "sinbad": 3.58, "ccp": 4.89},
-        "blocks": {"default": 120, "sinbad": 158, "ccp": 116},
-        "p95_speedup": 1.35,
-    },
-    (8, 2000): {
-        "avg_s": {"default": 4.44, "sinbad": 3.45, "ccp": 5.13},
-        "blocks": {"default": 123, "sinbad": 153, "ccp": 111},
-        "p95_speedup": 1.66,
-    },
-    (8, 3000): {
-        "avg_s": {"default": 4.56, "sinbad": 3.40, "ccp": 4.95},
-        "blocks": {"default": 128, "sinbad": 169, "ccp": 118},
-        "p95_speedup": 1.29,
-    },
-    (8, 4000): {
-        "avg_s": {"default": 4.38, "sinbad": 3.83, "ccp": 4.40},
-        "blocks": {"default": 122, "sinbad": 134, "ccp": 136},
-        "p95_speedup": 1.27,
-    },
-    (4, 1000): {
-        "avg_s": {"default": 4.17, "sinbad": 3.80, "ccp": 4.22},
-        "blocks": {"default": 140, "sinbad": 150, "ccp": 133},
-        "p95_speedup": 1.07,
-    },
+    (8, 1000): _measured((4.42, 3.58, 4.89), (120, 158, 116), 1.35),
+    (8, 2000): _measured((4.44, 3.45, 5.13), (123, 153, 111), 1.66),
+    (8, 3000): _measured((4.56, 3.40, 4.95), (128, 169, 118), 1.29),
+    (8, 4000): _measured((4.38, 3.83, 4.40), (122, 134, 136), 1.27),
+    (4, 1000): _measured((4.17, 3.80, 4.22), (140, 150, 133), 1.07),
 }
 # The emulation's calibration runs (`make bench-hdfs-calibrate`): run.py in `default` mode
 # with its settings (one DataNode per rack) but (idle) no background and (hot) a fixed 3
