@@ -13,9 +13,12 @@
 //! the runs alone; the point columns add what each builds from its spec:
 //! the datacenter (the point's `build_topology`, the scenario's datacenter
 //! file) and the tasks (the point's generator draws each flow's path, which
-//! the scenario's engine does as flows start). Until 2026-11-28 the direct
-//! point's column left its datacenter out (14 ms of about 0.6 s) while the
-//! scenario's included its own. Each timing is the median of `REPS` runs, the ways
+//! the scenario's engine does as flows start). Both ways free their
+//! datacenter and tasks inside both timers: `run_parts` takes its parts and
+//! frees them before it returns, so the direct way's timers include
+//! dropping its own (about 20 ms for the 10,000 tasks' 390,000 flows and
+//! their paths; they were left out until 2026-11-28, as was the direct
+//! point's datacenter, 14 ms, until the day before). Each timing is the median of `REPS` runs, the ways
 //! alternated so that load from other processes hits them alike; on a
 //! shared virtual machine single runs still swing by up to 2x, so compare
 //! instruction counts for small differences:
@@ -107,6 +110,10 @@ fn main() {
             let sched = policy_by_tag(policy, threshold).expect("policy");
             let t1 = Instant::now();
             let (r, _) = run_ideal_stats(&caps, &gen, sched, &IdealOptions::default()).expect("run");
+            // The run is then done with its datacenter and tasks, as the
+            // scenario's is with its parts, which `run_parts` takes and
+            // frees before it returns.
+            drop((gen, caps, topo));
             direct.push(t1.elapsed().as_secs_f64());
             direct_point.push(t0.elapsed().as_secs_f64());
             let parts = s.parts(&data).expect("scenario");

@@ -134,17 +134,20 @@ impl<'a> FlowRun<'a> {
 struct TaskSched {
     meta: TaskMeta,
     /// Running flows: (engine id, receiver), in start order; a finished
-    /// one's id is [`GONE`] until the list is compacted (so a finish does
-    /// not shift the rest of the list).
+    /// one's receiver is [`GONE`] until the list is compacted (so a finish
+    /// does not shift the rest of the list, and the ids stay in order).
     flows: Vec<(u64, HostId)>,
+    /// Whether the ids of `flows` increase (the runner's ids do): a
+    /// finished flow is then found by bisection, not by a scan.
+    ascending: bool,
     /// Entries of `flows` that are [`GONE`].
     gone: usize,
     /// Bytes of completed flows.
     bytes_done: f64,
 }
 
-/// The id of a finished flow in [`TaskSched::flows`].
-const GONE: u64 = u64::MAX;
+/// The receiver of a finished flow in [`TaskSched::flows`] (no host).
+const GONE: HostId = HostId::MAX;
 
 /// The policies of a run, asked by the runner (see the module docs).
 pub struct Decisions<'n, 't> {
@@ -263,7 +266,7 @@ impl Decisions<'_, '_> {
             let Some(tid) = self.by_sched.get(&sid) else { continue };
             let Some(t) = self.tasks.get(tid) else { continue };
             for &(fid, dst) in &t.flows {
-                if dst == dom && fid != GONE {
+                if dst == dom && dst != GONE {
                     self.class_changes += 1;
                     if let Err(e) = ctx.set_priority(fid, class) {
                         self.error.get_or_insert(e.to_string());
@@ -296,11 +299,16 @@ impl Decisions<'_, '_> {
             return;
         }
         if let Some(t) = task.and_then(|tid| self.tasks.get_mut(&tid)) {
-            if let Some(i) = t.flows.iter().position(|&(f, _)| f == flow) {
-                t.flows[i].0 = GONE;
+            let at = if t.ascending {
+                t.flows.binary_search_by_key(&flow, |&(f, _)| f).ok()
+            } else {
+                t.flows.iter().position(|&(f, _)| f == flow)
+            };
+            if let Some(i) = at.filter(|&i| t.flows[i].1 != GONE) {
+                t.flows[i].1 = GONE;
                 t.gone += 1;
                 if 2 * t.gone > t.flows.len() {
-                    t.flows.retain(|&(f, _)| f != GONE);
+                    t.flows.retain(|&(_, d)| d != GONE);
                     t.gone = 0;
                 }
                 t.bytes_done += bytes;
@@ -457,7 +465,7 @@ impl Decisions<'_, '_> {
                     t.bytes_done
                         + t.flows
                             .iter()
-                            .filter(|&&(f, _)| f != GONE)
+                            .filter(|&&(_, d)| d != GONE)
                             .filter_map(|&(f, _)| ctx.flow_bytes_sent(f))
                             .sum::<f64>()
                 },
@@ -503,7 +511,7 @@ impl FlowHooks for Decisions<'_, '_> {
         self.by_sched.insert(meta.id, task_id);
         // Room for every flow at once, for policies that track them.
         let flows = if self.tracks_flows { Vec::with_capacity(domains.len()) } else { Vec::new() };
-        self.tasks.insert(task_id, TaskSched { meta, flows, gone: 0, bytes_done: 0.0 });
+        self.tasks.insert(task_id, TaskSched { meta, flows, ascending: true, gone: 0, bytes_done: 0.0 });
         if let Some(th) = self.sched.heavy_threshold() {
             if meta.bytes > th {
                 // The cut: what the task's receivers can take (a flow to its own
@@ -612,6 +620,7 @@ impl Decisions<'_, '_> {
             // The running flows of a task, for policies that re-class them
             // (and read their bytes: `fifo-lm`).
             if self.tracks_flows {
+                t.ascending &= t.flows.last().is_none_or(|&(f, _)| f < spec.id);
                 t.flows.push((spec.id, spec.dst));
             }
         }

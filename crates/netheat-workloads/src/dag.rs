@@ -133,7 +133,21 @@ pub struct JobTasks {
 impl TaskDag {
     /// An empty task of the given kind.
     pub fn new(kind: &'static str) -> Self {
-        Self { steps: Vec::new(), deps: Vec::new(), kind, min_racks: 0, job: None, read: None, queue: None }
+        Self::with_capacity(kind, 0)
+    }
+
+    /// An empty task of the given kind with room for `steps` steps (a
+    /// generator that knows its size allocates each list once).
+    pub fn with_capacity(kind: &'static str, steps: usize) -> Self {
+        Self {
+            steps: Vec::with_capacity(steps),
+            deps: Vec::with_capacity(steps),
+            kind,
+            min_racks: 0,
+            job: None,
+            read: None,
+            queue: None,
+        }
     }
 
     fn push(&mut self, s: Step, deps: &[StepId]) -> StepId {
@@ -291,9 +305,10 @@ impl TaskRecord {
 struct TaskState {
     dag: TaskDag,
     /// The steps waiting on step `s` are `children[child_at[s]..child_at[s + 1]]`,
-    /// in step order.
+    /// in step order. All three are empty when no step waits on another.
     child_at: Vec<u32>,
     children: Vec<u32>,
+    /// Per step, the dependencies not finished yet.
     waiting: Vec<u32>,
     left: usize,
     rec: TaskRecord,
@@ -359,7 +374,32 @@ impl DagRunner {
     pub fn add_task(&mut self, start_s: f64, dag: TaskDag) -> usize {
         let n = dag.steps.len();
         // Children in compressed rows: counts, offsets, then each step in
-        // order appended to the rows of the steps it waits on.
+        // order appended to the rows of the steps it waits on. A DAG
+        // without dependencies (every step a root) keeps none of them.
+        let (child_at, children, waiting) = if dag.deps.iter().all(Vec::is_empty) {
+            (Vec::new(), Vec::new(), Vec::new())
+        } else {
+            let (child_at, children) = Self::child_rows(&dag);
+            (child_at, children, dag.deps.iter().map(|d| d.len() as u32).collect())
+        };
+        let rec = TaskRecord {
+            task: self.tasks.len(),
+            kind: dag.kind,
+            start_s,
+            began_s: f64::NAN,
+            finish_s: f64::NAN,
+            step_finish_s: vec![f64::NAN; n],
+            flows: dag.num_flows(),
+            bytes: dag.bytes(),
+        };
+        self.tasks.push(TaskState { dag, child_at, children, waiting, left: n, rec });
+        self.tasks.len() - 1
+    }
+
+    /// The steps waiting on each step of `dag`, in compressed rows (see
+    /// [`TaskState::child_at`]).
+    fn child_rows(dag: &TaskDag) -> (Vec<u32>, Vec<u32>) {
+        let n = dag.steps.len();
         let mut child_at = vec![0u32; n + 1];
         for ds in &dag.deps {
             for &d in ds {
@@ -377,19 +417,7 @@ impl DagRunner {
                 fill[d] += 1;
             }
         }
-        let waiting = dag.deps.iter().map(|d| d.len() as u32).collect();
-        let rec = TaskRecord {
-            task: self.tasks.len(),
-            kind: dag.kind,
-            start_s,
-            began_s: f64::NAN,
-            finish_s: f64::NAN,
-            step_finish_s: vec![f64::NAN; n],
-            flows: dag.num_flows(),
-            bytes: dag.bytes(),
-        };
-        self.tasks.push(TaskState { dag, child_at, children, waiting, left: n, rec });
-        self.tasks.len() - 1
+        (child_at, children)
     }
 
     /// Task id of task 0 (task `i` tags its flows with this plus `i`).
@@ -511,7 +539,11 @@ impl DagRunner {
         }
         let mut ready = std::mem::take(&mut self.ready);
         ready.clear();
-        for &c in &t.children[t.child_at[step] as usize..t.child_at[step + 1] as usize] {
+        let kids = match t.child_at.get(step..step + 2) {
+            Some(&[a, b]) => &t.children[a as usize..b as usize],
+            _ => &[],
+        };
+        for &c in kids {
             let c = c as usize;
             t.waiting[c] -= 1;
             if t.waiting[c] == 0 {
@@ -583,7 +615,7 @@ impl DagRunner {
         roots.clear();
         // (`waiting` still counts every dependency: one small array, not
         // the dependency lists, is read.)
-        roots.extend((0..t.dag.steps.len()).filter(|&s| t.waiting[s] == 0));
+        roots.extend((0..t.dag.steps.len()).filter(|&s| t.waiting.get(s).is_none_or(|&w| w == 0)));
         hooks.task_started(ctx, task_id, &mut t.dag, &roots);
         // The hooks may have sized the task's flows (a resolved read).
         t.rec.bytes = t.dag.bytes();

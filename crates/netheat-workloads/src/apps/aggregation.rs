@@ -307,7 +307,8 @@ type Draft = (HostId, HostId, f64, Option<u32>);
 /// A task's DAG: each flow a step after the flows feeding it, and, with a
 /// compute time (`delays[j] > 0`), after a delay step of that length.
 fn build_dag(flows: &[Draft], delays: &[f64]) -> TaskDag {
-    let mut dag = TaskDag::new("aggregation");
+    let delayed = delays.iter().filter(|&&d| d > 0.0).count();
+    let mut dag = TaskDag::with_capacity("aggregation", flows.len() + delayed);
     let mut feeders: Vec<Vec<StepId>> = vec![Vec::new(); flows.len()];
     for (j, &(src, dst, bytes, feeds)) in flows.iter().enumerate() {
         let deps = std::mem::take(&mut feeders[j]);
