@@ -397,6 +397,68 @@ mod tests {
     }
 
     #[test]
+    fn racks_with_a_disks_rate_to_spare_tie() {
+        // Section 5's expected capacity is min(Cap - v, DiskWriteCap): with
+        // 400 Mbit/s disks, a rack with 1.5 Gbit/s spare and one with 0.5
+        // Gbit/s spare score the same, so the choice between them is a coin
+        // toss; a rack with 0.2 Gbit/s spare loses to both. 4 racks x 2
+        // hosts, 2 Gbit/s rack links, the writer in rack 0 (2 replicas, the
+        // second in another rack). Each placement runs on a fresh report
+        // (no hysteresis carried over).
+        let disk = 400e6;
+        let c = Cluster::two_tier(4, 2, 1e9, 1.0, Some(disk), 1e12, &[], &[]);
+        let mut rates = vec![Some(0.0); c.link_bps.len()];
+        for (r, x) in [(1, 0.5e9), (2, 1.5e9), (3, 1.8e9)] {
+            rates[c.racks[r].down[0] as usize] = Some(x);
+        }
+        let live = vec![true; 8];
+        let used = vec![0.0; 8];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut count = [0u32; 4];
+        let n = 2000;
+        for b in 0..n {
+            let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
+            s.attach(c.link_bps.clone());
+            s.est.as_mut().unwrap().alpha = 1.0;
+            s.observe(1.0, &rates);
+            let rq = PlacementRequest {
+                file: 1,
+                block: b,
+                bytes: 256e6,
+                writer: Some(0),
+                redundancy: Redundancy::Replicate { r: 2, f: 1 },
+                time_s: 1.0,
+            };
+            count[c.rack_of(s.place(&rq, &v, &mut rng).unwrap()[1]) as usize] += 1;
+        }
+        // Racks 1 and 2 each with probability 1/2: 1000 +- 4.5 sd (sd 22.4).
+        assert_eq!(count[0] + count[3], 0, "{count:?}");
+        assert!((900..=1100).contains(&count[1]), "{count:?}");
+        // Without the disk cap (in memory) the least-loaded rack wins (a
+        // cluster without disks has no disk links: its own link ids).
+        let c = Cluster::two_tier(4, 2, 1e9, 1.0, None, 1e12, &[], &[]);
+        let mut rates = vec![Some(0.0); c.link_bps.len()];
+        for (r, x) in [(1, 0.5e9), (2, 1.5e9), (3, 1.8e9)] {
+            rates[c.racks[r].down[0] as usize] = Some(x);
+        }
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
+        s.attach(c.link_bps.clone());
+        s.est.as_mut().unwrap().alpha = 1.0;
+        s.observe(1.0, &rates);
+        let rq = PlacementRequest {
+            file: 1,
+            block: 0,
+            bytes: 256e6,
+            writer: Some(0),
+            redundancy: Redundancy::Replicate { r: 2, f: 1 },
+            time_s: 1.0,
+        };
+        assert_eq!(c.rack_of(s.place(&rq, &v, &mut rng).unwrap()[1]), 1);
+    }
+
+    #[test]
     fn small_blocks_use_default() {
         let c = Cluster::two_tier(3, 2, 1e9, 1.0, None, 1e12, &[], &[]);
         let mut s = Sinbad::new(PolicyConfig::default());
