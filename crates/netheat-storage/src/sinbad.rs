@@ -360,39 +360,51 @@ mod tests {
         assert!((r - 0.6e9).abs() < 1.0 && (h - 0.4e9).abs() < 1.0, "{r} {h}");
     }
 
-    #[test]
-    fn picks_least_loaded_rack_downlink_on_three_racks() {
-        // 3 racks x 2 hosts, rack links 2 Gbps, no disk cap (in memory).
-        let c = Cluster::two_tier(3, 2, 1e9, 1.0, None, 1e12, &[], &[]);
-        let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
-        s.attach(c.link_bps.clone());
-        let mut rates = vec![Some(0.0); c.link_bps.len()];
-        rates[c.racks[1].down[0] as usize] = Some(1.5e9);
-        rates[c.racks[2].down[0] as usize] = Some(0.5e9);
-        // alpha = 1 for one clean report (estimates = measurements).
-        s.est.as_mut().unwrap().alpha = 1.0;
-        s.observe(1.0, &rates);
-        let live = vec![true; 6];
-        let used = vec![0.0; 6];
-        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
-        let mut rng = ChaCha8Rng::seed_from_u64(9);
-        let rq = PlacementRequest {
+    /// A 256 MB block from host 0, two replicas in two racks, at 1 s.
+    fn block(b: u64) -> PlacementRequest {
+        PlacementRequest {
             file: 1,
-            block: 0,
+            block: b,
             bytes: 256e6,
             writer: Some(0),
             redundancy: Redundancy::Replicate { r: 2, f: 1 },
             time_s: 1.0,
-        };
+        }
+    }
+
+    /// Sinbad (every block placed by it) after one report at 1 s of
+    /// `down_bps[r]` on rack `r`'s downlink and nothing elsewhere, taken
+    /// as is (alpha = 1: estimates = measurements).
+    fn reported(c: &Cluster, down_bps: &[f64]) -> Sinbad {
+        let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
+        s.attach(c.link_bps.clone());
+        let mut rates = vec![Some(0.0); c.link_bps.len()];
+        for (r, &x) in down_bps.iter().enumerate() {
+            rates[c.racks[r].down[0] as usize] = Some(x);
+        }
+        s.est.as_mut().unwrap().alpha = 1.0;
+        s.observe(1.0, &rates);
+        s
+    }
+
+    #[test]
+    fn picks_least_loaded_rack_downlink_on_three_racks() {
+        // 3 racks x 2 hosts, rack links 2 Gbps, no disk cap (in memory).
+        let c = Cluster::two_tier(3, 2, 1e9, 1.0, None, 1e12, &[], &[]);
+        let mut s = reported(&c, &[0.0, 1.5e9, 0.5e9]);
+        let live = vec![true; 6];
+        let used = vec![0.0; 6];
+        let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
         // Expected capacities: rack 1: 2 - 1.5 = 0.5 Gbps, rack 2: 1.5 Gbps.
-        let hs = s.place(&rq, &v, &mut rng).unwrap();
+        let hs = s.place(&block(0), &v, &mut rng).unwrap();
         assert_eq!(hs[0], 0);
         assert_eq!(c.rack_of(hs[1]), 2);
         // Hysteresis: rack 2 downlink bumped by min(2e9 - 0.5e9, 2.048e9) to
         // full; now rack 1 (0.5 Gbps spare) wins.
         let e = s.estimator().unwrap();
         assert!((e.load(c.racks[2].down[0]) - 2e9).abs() < 1.0);
-        let hs2 = s.place(&PlacementRequest { block: 1, ..rq.clone() }, &v, &mut rng).unwrap();
+        let hs2 = s.place(&block(1), &v, &mut rng).unwrap();
         assert_eq!(c.rack_of(hs2[1]), 1);
     }
 
@@ -405,32 +417,16 @@ mod tests {
         // hosts, 2 Gbit/s rack links, the writer in rack 0 (2 replicas, the
         // second in another rack). Each placement runs on a fresh report
         // (no hysteresis carried over).
-        let disk = 400e6;
-        let c = Cluster::two_tier(4, 2, 1e9, 1.0, Some(disk), 1e12, &[], &[]);
-        let mut rates = vec![Some(0.0); c.link_bps.len()];
-        for (r, x) in [(1, 0.5e9), (2, 1.5e9), (3, 1.8e9)] {
-            rates[c.racks[r].down[0] as usize] = Some(x);
-        }
+        let load = [0.0, 0.5e9, 1.5e9, 1.8e9];
+        let c = Cluster::two_tier(4, 2, 1e9, 1.0, Some(400e6), 1e12, &[], &[]);
         let live = vec![true; 8];
         let used = vec![0.0; 8];
         let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let mut count = [0u32; 4];
-        let n = 2000;
-        for b in 0..n {
-            let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
-            s.attach(c.link_bps.clone());
-            s.est.as_mut().unwrap().alpha = 1.0;
-            s.observe(1.0, &rates);
-            let rq = PlacementRequest {
-                file: 1,
-                block: b,
-                bytes: 256e6,
-                writer: Some(0),
-                redundancy: Redundancy::Replicate { r: 2, f: 1 },
-                time_s: 1.0,
-            };
-            count[c.rack_of(s.place(&rq, &v, &mut rng).unwrap()[1]) as usize] += 1;
+        for b in 0..2000 {
+            let hs = reported(&c, &load).place(&block(b), &v, &mut rng).unwrap();
+            count[c.rack_of(hs[1]) as usize] += 1;
         }
         // Racks 1 and 2 each with probability 1/2: 1000 +- 4.5 sd (sd 22.4).
         assert_eq!(count[0] + count[3], 0, "{count:?}");
@@ -438,24 +434,9 @@ mod tests {
         // Without the disk cap (in memory) the least-loaded rack wins (a
         // cluster without disks has no disk links: its own link ids).
         let c = Cluster::two_tier(4, 2, 1e9, 1.0, None, 1e12, &[], &[]);
-        let mut rates = vec![Some(0.0); c.link_bps.len()];
-        for (r, x) in [(1, 0.5e9), (2, 1.5e9), (3, 1.8e9)] {
-            rates[c.racks[r].down[0] as usize] = Some(x);
-        }
         let v = View { cluster: &c, live: &live, host_used: &used, balance_threshold: 0.1 };
-        let mut s = Sinbad::new(PolicyConfig { threshold_bytes: 0.0, ..PolicyConfig::default() });
-        s.attach(c.link_bps.clone());
-        s.est.as_mut().unwrap().alpha = 1.0;
-        s.observe(1.0, &rates);
-        let rq = PlacementRequest {
-            file: 1,
-            block: 0,
-            bytes: 256e6,
-            writer: Some(0),
-            redundancy: Redundancy::Replicate { r: 2, f: 1 },
-            time_s: 1.0,
-        };
-        assert_eq!(c.rack_of(s.place(&rq, &v, &mut rng).unwrap()[1]), 1);
+        let hs = reported(&c, &load).place(&block(0), &v, &mut rng).unwrap();
+        assert_eq!(c.rack_of(hs[1]), 1);
     }
 
     #[test]
