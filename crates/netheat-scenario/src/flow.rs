@@ -266,7 +266,8 @@ impl Decisions<'_, '_> {
             let Some(tid) = self.by_sched.get(&sid) else { continue };
             let Some(t) = self.tasks.get(tid) else { continue };
             for &(fid, dst) in &t.flows {
-                if dst == dom && dst != GONE {
+                // (A finished flow's receiver, GONE, is no host: never `dom`.)
+                if dst == dom {
                     self.class_changes += 1;
                     if let Err(e) = ctx.set_priority(fid, class) {
                         self.error.get_or_insert(e.to_string());
