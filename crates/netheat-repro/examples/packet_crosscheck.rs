@@ -91,8 +91,10 @@ fn shuffle_cases(path: &Path, sizes: &[usize]) -> Vec<(Topology, Case, u64)> {
             let pairs = ShuffleJob::new(0, n, 15e6).pairs(&topo).expect("job fits");
             let net = Net::new(&topo);
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let flows =
-                pairs.iter().map(|&(s, d)| (s, d, vanilla_ecmp_path(&net, s, d, &mut rng).expect("live ports"))).collect();
+            let flows = pairs
+                .iter()
+                .map(|&(s, d)| (s, d, vanilla_ecmp_path(&net, s, d, &mut rng).expect("live ports")))
+                .collect();
             (topo.clone(), Case { label: format!("{n} servers"), flows, bytes: 15e6 }, seed)
         })
         .collect()
