@@ -158,6 +158,26 @@ def test_error_names_the_line(tmp_path: Path) -> None:
     assert str(ei.value).startswith(f"{f}:{line}:")
 
 
+def test_errors_in_a_variant_or_metric_table_name_its_line(tmp_path: Path) -> None:
+    """A key of the i-th [[variant]] or [[metric]] table is looked up in that table, not the first."""
+    where = 'where = { mean-size = "3MB" }\n'
+    pin = 'where = { mean-size = "1MB" }\n'
+    text = GOOD.replace('name = "a"\n', 'name = "a"\n' + pin, 1)
+    text = text.replace('denominator = "b"\n', 'denominator = "b"\n' + pin)
+    cases = [
+        # The second variant's `where`, after the first variant's.
+        text.replace("load = 0.2\n", "load = 0.2\n" + where, 1),
+        # A second metric's `where`, after a variant's.
+        text + '\n[[metric]]\nname = "s"\nkind = "mean_fct_s"\nvariant = "b"\n' + where,
+    ]
+    for bad in cases:
+        f = _write(tmp_path, bad)
+        with pytest.raises(ConfigError, match="3MB") as ei:
+            load_experiment(f)
+        line = bad.splitlines().index(where.strip()) + 1
+        assert ei.value.line == line, (str(ei.value), line)
+
+
 def test_cli_bad_file_exits_2_and_runs_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`netheat experiment run` prints one error line, exits 2 and writes no point."""
     f = _write(tmp_path, GOOD.replace('kind = "ratio"', 'kind = "p42"'))

@@ -150,7 +150,7 @@ class _Ctx:
 
     def line_of(self, key: str) -> int:
         """Best-effort line of a dotted key (the last component that appears as ``k =`` or ``[k]``)."""
-        quoted = self._quoted_line(key)
+        quoted = self._quoted_line(key) or self._table_line(key)
         if quoted:
             return quoted
         parts = [re.sub(r"\[\d+\]$", "", p) for p in key.split(".") if p]
@@ -178,6 +178,29 @@ class _Ctx:
             elif seen > nth:
                 break
         return 0
+
+    def _table_line(self, key: str) -> int:
+        """Line of ``variant[i].k...`` / ``metric[i].k...``: ``k`` in the i-th such table, else its header."""
+        m = re.fullmatch(r"(variant|metric)\[(\d+)\](?:\.([^.]+).*)?", key)
+        if m is None:
+            return 0
+        section, nth, first = m.group(1), int(m.group(2)), m.group(3)
+        header = re.compile(rf"^\s*\[\[\s*{section}\s*\]\]\s*(#.*)?$")
+        any_header = re.compile(r"^\s*\[")
+        entry = re.compile(rf"^\s*([\"']?){re.escape(first or '')}\1\s*=")
+        seen, at = -1, 0
+        for i, line in enumerate(self.lines, 1):
+            if header.search(line):
+                seen += 1
+                if seen == nth:
+                    at = i
+                elif seen > nth:
+                    break
+            elif at and any_header.search(line):
+                break
+            elif at and first and entry.search(line):
+                return i
+        return at
 
     def error(self, key: str, reason: str) -> ConfigError:
         """A :class:`ConfigError` reading ``file:line: key `k`: reason``."""
