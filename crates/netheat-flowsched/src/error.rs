@@ -31,6 +31,19 @@ pub enum FlowschedError {
         /// Index of the task in the input order.
         task: usize,
     },
+    /// A recorded run reached a time past the link windows it may keep
+    /// ([`crate::Windows::max_windows`]).
+    #[error(
+        "the run reached {t_s} s of simulated time, past the {max_windows} link windows of {window_s} s it may keep"
+    )]
+    WindowsExceeded {
+        /// The time reached, seconds.
+        t_s: f64,
+        /// Window width, seconds.
+        window_s: f64,
+        /// Windows that may be kept.
+        max_windows: u32,
+    },
     /// The topology could not be built.
     #[error("topology: {0}")]
     Topology(#[from] netheat_topology::TopologyError),

@@ -6,11 +6,15 @@
 //! Links are 1 Gbps, rounds (RTTs) 100 us unless stated: a flow at the full
 //! rate sends 12,500 bytes a round; `delta` is 2% of the NIC rate (20 Mbps).
 
-use netheat_flowsched::{policy_by_tag, run_ideal, run_spc, run_spc_dag, IdealOptions, SpcOptions, Task, TaskFlow};
+use netheat_flowsched::{
+    policy_by_tag, run_ideal, run_spc, run_spc_dag, IdealOptions, SpcOptions, Task, TaskFlow, Windows,
+};
 
 const C: f64 = 1e9;
 const MB: f64 = 1e6;
 const RTT: f64 = 100e-6;
+/// Link windows of 1 ms, as many as the run needs.
+const W1MS: Windows = Windows { window_s: 1e-3, max_windows: u32::MAX };
 
 fn flow(path: &[u32], bytes: f64) -> TaskFlow {
     TaskFlow { src: 0, dst: 1, bytes, path: path.to_vec(), delay_s: 0.0, feeds: None }
@@ -193,7 +197,7 @@ fn a_dag_with_a_pause_and_a_fan_out_hand_computed() {
     let pause = TaskFlow { delay_s: 1.05e-3, ..flow(&[], 0.0) };
     let tasks = vec![task(0.0, vec![flow(&[0], kb), pause, flow(&[1], kb), flow(&[2], kb)])];
     let feeds = vec![vec![vec![1], vec![2, 3], vec![], vec![]]];
-    let (r, rec) = run_spc_dag(&[C; 3], &tasks, &feeds, &SpcOptions::default(), 1e-3).unwrap();
+    let (r, rec) = run_spc_dag(&[C; 3], &tasks, &feeds, &SpcOptions::default(), Some(W1MS)).unwrap();
     assert!(near(r.tasks[0].finish_s, 3.2e-3), "{:?}", r.tasks);
     let want_start = [0.0, 2.15e-3, 2.15e-3, 2.15e-3];
     let want_finish = [1.1e-3, 2.15e-3, 3.2e-3, 3.2e-3];
@@ -208,7 +212,7 @@ fn a_dag_with_a_pause_and_a_fan_out_hand_computed() {
     }
     // A flow feeding an earlier one is refused.
     let bad = vec![vec![vec![1], vec![0], vec![], vec![]]];
-    assert!(run_spc_dag(&[C; 3], &tasks, &bad, &SpcOptions::default(), 1e-3).is_err());
+    assert!(run_spc_dag(&[C; 3], &tasks, &bad, &SpcOptions::default(), Some(W1MS)).is_err());
 }
 
 /// Without dependencies `run_spc_dag` is `run_spc` (the three-task example
@@ -225,7 +229,7 @@ fn recorded_runs_match_plain_runs_and_conserve_bytes() {
     let o = SpcOptions::default();
     let plain = run_spc(&[C, C], &tasks, &o).unwrap();
     let feeds = vec![vec![vec![]]; 3];
-    let (rec_run, rec) = run_spc_dag(&[C, C], &tasks, &feeds, &o, 1e-3).unwrap();
+    let (rec_run, rec) = run_spc_dag(&[C, C], &tasks, &feeds, &o, Some(W1MS)).unwrap();
     for (a, b) in plain.tasks.iter().zip(&rec_run.tasks) {
         assert_eq!(a.finish_s, b.finish_s);
     }
@@ -237,4 +241,44 @@ fn recorded_runs_match_plain_runs_and_conserve_bytes() {
     assert!((total(0) - 2.0 * MB).abs() < 1e-3 && (total(1) - 3.0 * MB).abs() < 1e-3, "{} {}", total(0), total(1));
     // No window of a 1 Gbps link holds more than 1 ms at 1 Gbps.
     assert!(rec.link_bytes.iter().flatten().all(|&b| b <= 125_000.0 + 1e-6));
+    // T3 ends at 24.654 ms, in window 24: with room for 24 windows the run
+    // stops once bytes reach past them, at the end of its last round.
+    let few = Windows { window_s: 1e-3, max_windows: 24 };
+    match run_spc_dag(&[C, C], &tasks, &feeds, &o, Some(few)) {
+        Err(netheat_flowsched::FlowschedError::WindowsExceeded { t_s, max_windows: 24, .. }) => {
+            assert!(t_s > 0.024 && t_s <= 0.0247, "{t_s}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(run_spc_dag(&[C, C], &tasks, &feeds, &o, Some(Windows { max_windows: 25, ..few })).is_ok());
+    // Without windows: the same times, no link bytes.
+    let (bare_run, bare) = run_spc_dag(&[C, C], &tasks, &feeds, &o, None).unwrap();
+    assert!(bare.link_bytes.is_empty() && bare.window_s.is_none());
+    assert_eq!(bare.flow_finish_s, rec.flow_finish_s);
+    assert!(bare_run.tasks.iter().zip(&rec_run.tasks).all(|(a, b)| a.finish_s == b.finish_s));
+}
+
+/// A run longer than 10^8 rounds of simulated time whose rates settle
+/// (the data-analytics tasks of the Baraat experiment: terabytes at 1 Gbps)
+/// costs only the rounds in which something changes. Two tasks on one
+/// link: A, 2.5 TB from 0, and B, 1.25 MB arriving at 10,000 s. A sends its
+/// first SRQ in round 0 and 12,500 B a round from round 1. B's first SRQ is
+/// answered in round 100,000,000 (10,000 s): A, the earlier task, is in the
+/// higher class (no heavy threshold), so B's NR is 0 and A keeps the link.
+/// A's 2.5e12 B are 200,000,000 rounds from round 1, so it ends with round
+/// 200,000,000 (20,000.0001 s), past the former cap of 10^8 rounds of
+/// simulated time; B is then alone, probes at delta and asks the full
+/// rate: 1.25 MB at C takes 100 rounds, give or take the probe.
+#[test]
+fn a_run_past_the_round_cap_costs_only_the_rounds_that_change() {
+    let opts = SpcOptions { trace: false, ..traced() };
+    let tasks = vec![task(0.0, vec![flow(&[0], 2.5e12)]), task(10_000.0, vec![flow(&[0], 1.25 * MB)])];
+    let r = run_spc(&[C], &tasks, &opts).unwrap();
+    let tct: Vec<f64> = r.tasks.iter().map(|t| t.tct_s()).collect();
+    assert!(near(tct[0], 20_000.000_1), "{tct:?}");
+    // B waits for A (10,000 s) and then needs about 100 rounds of its own.
+    assert!(tct[1] > 10_000.0 && tct[1] < 10_000.000_1 + 103.0 * RTT, "{tct:?}");
+    // Over 2 x 10^8 rounds of simulated time, almost all of them skipped.
+    assert!(r.rounds > 200_000_000, "{}", r.rounds);
+    assert!(r.rounds - r.skipped < 1_000, "{} rounds, {} skipped", r.rounds, r.skipped);
 }

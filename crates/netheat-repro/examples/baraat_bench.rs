@@ -151,12 +151,6 @@ fn main() {
     let exe = std::env::current_exe().ok();
     for wl in &wls {
         for pol in &pols {
-            if pol == "spc" && wl == "data_analytics" {
-                // Trace sizes up to 8.5 TB: days of simulated time, beyond
-                // the SPC simulator's 10^8 rounds of 100 us.
-                println!("{wl:<15} {pol:<10} skipped: beyond the SPC simulator's 10^8 rounds");
-                continue;
-            }
             // Each point in a fresh process: its peak memory is its own, and
             // it does not run on the heap that earlier points left behind.
             let child = exe.as_ref().map(|exe| {

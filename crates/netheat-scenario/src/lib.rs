@@ -494,6 +494,8 @@ impl Scenario {
                         tasks: workload.tasks,
                         opts,
                         window_s,
+                        links: Recorded::of(&s.scenario).links,
+                        plan,
                         until_s: s.scenario.duration.map(|d| d.0),
                         seed,
                     };

@@ -34,9 +34,9 @@
 
 use netheat_core::Routing;
 use netheat_flowsched::policy::id_class;
-use netheat_flowsched::{run_spc_dag, SpcOptions, Task, TaskFlow};
+use netheat_flowsched::{run_spc_dag, FlowschedError, SpcOptions, Task, TaskFlow, Windows};
 use netheat_topology::Topology;
-use netheat_workloads::{FlowRow, Step, TaskDag};
+use netheat_workloads::{FlowRow, RunBudget, Step, TaskDag};
 
 use crate::flow::open_loop_tasks;
 use crate::result::{FlowOut, ScenarioResult, TaskOut};
@@ -54,6 +54,11 @@ pub struct SpcRun<'a> {
     pub opts: SpcOptions,
     /// Utilization window, seconds.
     pub window_s: f64,
+    /// Whether the `links` table is kept (`scenario.record`): without it
+    /// no utilization windows are computed.
+    pub links: bool,
+    /// The windows the memory budget leaves room for.
+    pub plan: RunBudget,
     /// Stop time, seconds.
     pub until_s: Option<f64>,
     /// Seed of the ECMP hash.
@@ -193,7 +198,17 @@ pub fn run_spc_scenario(
         feeds.push(f);
         steps.push(s);
     }
-    let (res, rec) = run_spc_dag(&caps, &tasks, &feeds, &r.opts, r.window_s)?;
+    let windows = r.links.then_some(Windows { window_s: r.window_s, max_windows: r.plan.max_windows });
+    let (res, rec) = match run_spc_dag(&caps, &tasks, &feeds, &r.opts, windows) {
+        Err(FlowschedError::WindowsExceeded { t_s, window_s, .. }) => {
+            // The flow engine's message: how far the run got, what fits.
+            let why = r.plan.check_reached(t_s, window_s).err().unwrap_or_else(|| {
+                format!("the run reached {t_s} s of simulated time, past the link windows that fit")
+            });
+            return Err(ScenarioError::Budget(why));
+        }
+        other => other?,
+    };
     let until = r.until_s.unwrap_or(f64::INFINITY);
     let cut = |t: f64| if t > until { f64::NAN } else { t };
 

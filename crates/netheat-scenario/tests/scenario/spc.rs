@@ -8,7 +8,7 @@ use netheat_data::DataDir;
 use netheat_flowsched::{run_spc, SpcOptions, Task, TaskFlow};
 use netheat_scenario::{Scenario, ScenarioResult};
 
-use super::{err, run, two_racks};
+use super::{err, run, run_with, two_racks};
 
 /// 8 Gbit/s links: 1 GB/s.
 const RTT: f64 = 100e-6;
@@ -207,4 +207,33 @@ fn a_rate_cap_is_the_senders_nic_rate() {
         assert_eq!((a.0, a.1), (b.0, b.1));
         assert!((a.2 - 1e-3).abs() < 1e-12 && (b.2 - 1e-3).abs() < 1e-12, "{a:?} {b:?}");
     }
+}
+
+/// The SPC run keeps link windows only with the `links` table, and no more
+/// than the memory budget leaves room for, as the flow engine does. One
+/// task of 8 GB over an 8 Gbit/s link lasts 8 s, nine 1 s windows with its
+/// first round. Under a budget with room for about 3 windows (3 to 6: the
+/// flows' share of the budget depends on the tables kept) the run with
+/// `links` stops with the flow engine's message; the run without it keeps
+/// no windows and gives the same task times as an unbudgeted run.
+#[test]
+fn spc_keeps_link_windows_only_when_recorded_and_within_the_budget() {
+    let flows = "src,dst,bytes,start_s,task_id\n0,2,8000000000,0,0\n";
+    let text = two_racks(flows, "[scheduling]\npolicy = \"spc\"");
+    let free = run(&text).unwrap();
+    assert!(free.links.len() >= 9, "{} link windows", free.links.len());
+    let parts = Scenario::from_text(&text, "s.toml", &std::env::temp_dir()).parts(&DataDir::explicit("/x")).unwrap();
+    let big = 1u64 << 30;
+    let plan = netheat_workloads::RunBudget::new(&parts.topology, 1, big).unwrap();
+    let per_window = plan.links * netheat_core::budget::BYTES_PER_LINK_WINDOW;
+    let budget = big - (u64::from(plan.max_windows) - 3) * per_window;
+    let with = |record: &str| {
+        netheat_core::with_memory_budget(budget, || {
+            run_with(&text, &[("scenario.record", record)]).map(|r| (r.links.len(), r.tasks[0].finish_s))
+        })
+    };
+    let msg = with("[\"links\"]").unwrap_err().to_string();
+    assert!(msg.contains("the run reached") && msg.contains("leaves room for"), "{msg}");
+    let (windows, finish) = with("[]").unwrap();
+    assert_eq!((windows, finish), (0, free.tasks[0].finish_s));
 }
