@@ -448,7 +448,9 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   `pool`, `front-end`: clients in the first racks reading from the
   others, the §5.1 testbed), `fanout`, `aggregators` and Poisson arrivals
   at a `load` of the aggregators' links (`front-end`: of their racks'
-  uplinks if smaller); `client-queue = true` makes each aggregator serve
+  uplinks if smaller); two-stage tasks have `mid-aggregators`, each a
+  random host of its rack or, with `mid-host = "first"`, the rack's first
+  host; `client-queue = true` makes each aggregator serve
   one task at a time and queue the others (the tasks table's `queued_s`);
   `kind = "incast"` is trains of `incasts` incasts about `period` apart,
   `fanin` senders in other racks each sending one message (a task) of the

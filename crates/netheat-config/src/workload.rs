@@ -34,7 +34,9 @@ use std::path::{Path, PathBuf};
 use netheat_core::budget::{self, format_count, format_number, BYTES_PER_TASK_STEP};
 use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
-use netheat_workloads::apps::aggregation::{self, AggregationSpec, Placement as AggPlacement, SizeLaw, Structure};
+use netheat_workloads::apps::aggregation::{
+    self, AggregationSpec, MidHost, Placement as AggPlacement, SizeLaw, Structure,
+};
 use netheat_workloads::apps::cfs::CfsWrite;
 use netheat_workloads::apps::chunks::{ChunkStore, ChunkStoreRun};
 use netheat_workloads::apps::cluster::{ClusterJobs, ClusterWorkload, QueryType};
@@ -299,6 +301,12 @@ pub struct AppTable {
     pub compute: Option<Duration>,
     /// `partition-aggregate` (2 stages): mid-level aggregators.
     pub mid_aggregators: Option<i64>,
+    /// `aggregation` with `structure = "two-stage"` and `placement =
+    /// "rack"`: which host of its rack a mid-level aggregator is, `random`
+    /// (drawn per task; the default) or `first` (the rack's first host: one
+    /// mid-level aggregator per rack, whose link takes all of the rack's
+    /// mid-level tasks; ours).
+    pub mid_host: Option<String>,
     /// `partition-aggregate` (2 stages): mid-level compute time.
     pub mid_compute: Option<Duration>,
     /// `partition-aggregate` (2 stages): mid-level response size.
@@ -1064,6 +1072,7 @@ impl Wcx<'_> {
             "placement",
             "fanout",
             "mid-aggregators",
+            "mid-host",
             "selectivity",
             "flow-cv",
             "load",
@@ -1103,6 +1112,12 @@ impl Wcx<'_> {
         if a.mid_aggregators.is_some() && structure != Structure::TwoStage {
             return Err(self.at(&format!("{p}.mid-aggregators"), "is used by structure = \"two-stage\" only"));
         }
+        let mid_host = MidHost::parse(a.mid_host.as_deref().unwrap_or("random"))
+            .map_err(|e| self.at(&format!("{p}.mid-host"), reason(e)))?;
+        if a.mid_host.is_some() && (structure != Structure::TwoStage || placement != AggPlacement::Rack) {
+            return Err(self
+                .at(&format!("{p}.mid-host"), "is used by structure = \"two-stage\" with placement = \"rack\" only"));
+        }
         let hpr = self.topo.hosts_per_rack() as usize;
         let tasks = count(self.cx, &format!("{p}.tasks"), a.tasks.unwrap_or(10_000), 1)?;
         let fanout = count(self.cx, &format!("{p}.fanout"), a.fanout.unwrap_or(hpr as i64 - 1), 1)?;
@@ -1136,6 +1151,7 @@ impl Wcx<'_> {
             task_bytes: a.task_size.map_or(0.0, |b| b.0),
             client_queue: a.client_queue.unwrap_or(false),
             client_uplink_bps: self.client_uplink_bps(a.aggregators, hpr),
+            mid_host,
             ..AggregationSpec::new(law, structure, tasks, seed)
         };
         let flows_per_task = match structure {
@@ -1458,7 +1474,7 @@ impl Wcx<'_> {
         let set = present!(a,
             rate => "rate", duration => "duration", tasks => "tasks", stages => "stages", request => "request",
             response => "response", selectivity => "selectivity", compute => "compute",
-            mid_aggregators => "mid-aggregators", mid_compute => "mid-compute", mid_response => "mid-response",
+            mid_aggregators => "mid-aggregators", mid_host => "mid-host", mid_compute => "mid-compute", mid_response => "mid-response",
             chunk => "chunk", servers => "servers", device => "device", bytes_per_pair => "bytes-per-pair",
             mappers => "mappers", reducers => "reducers", workers => "workers", iterations => "iterations",
             service => "service", server_racks => "server-racks", client_racks => "client-racks", dataset => "dataset", time_scale => "time-scale",

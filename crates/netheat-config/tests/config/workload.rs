@@ -162,6 +162,12 @@ fn bad_inputs_name_the_key_and_reason() {
             "app[0].mid-aggregators",
             "not used by kind",
         ),
+        ("[[app]]\nkind = \"aggregation\"\nmid-host = \"first\"\n".into(), "app[0].mid-host", "two-stage"),
+        (
+            "[[app]]\nkind = \"aggregation\"\nstructure = \"two-stage\"\nmid-host = \"last\"\n".into(),
+            "app[0].mid-host",
+            "known: random, first",
+        ),
         (
             "[[app]]\nkind = \"retrieval\"\nrate = 1.0\nduration = \"1s\"\ndevice = \"tape\"\n".into(),
             "app[0].device",

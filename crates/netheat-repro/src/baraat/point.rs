@@ -152,6 +152,7 @@ pub fn run(p: BaraatParams, _: &TopologyOverrides, seed: u64, env: &PointEnv) ->
         task_bytes: 0.0,
         client_queue: false,
         client_uplink_bps: f64::INFINITY,
+        mid_host: netheat_workloads::apps::aggregation::MidHost::Random,
     };
     let policy = if spc { "fifo-lm" } else { p.policy.as_str() };
     let mut s = PointSpec::new(p.pods, p.racks_per_pod, p.hosts_per_rack, w, policy);

@@ -82,6 +82,31 @@ impl Placement {
     }
 }
 
+/// Which host of its rack a two-stage task's mid-level aggregator is
+/// (`rack` placement).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MidHost {
+    /// A host of the rack drawn per task (the default): a rack's mid-level
+    /// load spreads over its hosts.
+    Random,
+    /// Ours: the rack's first host, one mid-level aggregator per rack, so
+    /// its link takes every mid-level task of the rack.
+    First,
+}
+
+impl MidHost {
+    /// Known tags.
+    pub const TAGS: [&'static str; 2] = ["random", "first"];
+    /// Parses a tag.
+    pub fn parse(s: &str) -> Result<Self, GenError> {
+        match s {
+            "random" => Ok(Self::Random),
+            "first" => Ok(Self::First),
+            _ => Err(GenError::param("mid-host", format!("unknown `{s}`; known: {}", Self::TAGS.join(", ")))),
+        }
+    }
+}
+
 /// A measured value for [`AggregationSpec::flow_cv`]: the median, over the 154
 /// coflows of the Facebook 2010 MapReduce trace (Coflow-Benchmark
 /// `FB2010-1Hr-150-0.txt`) with at least 10 reducers, of the coefficient of
@@ -233,6 +258,9 @@ pub struct AggregationSpec {
     /// is the smaller of this and the clients' host links together
     /// (infinite: the host links).
     pub client_uplink_bps: f64,
+    /// Two-stage tasks with `rack` placement: which host of its rack a
+    /// mid-level aggregator is.
+    pub mid_host: MidHost,
     /// Seed.
     pub seed: u64,
 }
@@ -265,6 +293,7 @@ impl AggregationSpec {
             task_bytes: 0.0,
             client_queue: false,
             client_uplink_bps: f64::INFINITY,
+            mid_host: MidHost::Random,
             seed,
         }
     }
@@ -479,10 +508,16 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
             }
             Structure::TwoStage => {
                 if rack {
-                    // Distinct racks without aggregators, a random host in each.
+                    // Distinct racks without aggregators, a random host in
+                    // each (or the first: no draw, the stream otherwise as
+                    // with random hosts but for those draws).
                     mids.clear();
                     for r in rand::seq::index::sample(&mut rng, free_racks.len(), n_mids) {
-                        mids.push((free_racks[r] * hpr + rng.gen_range(0..hpr)) as HostId);
+                        let host = match spec.mid_host {
+                            MidHost::Random => rng.gen_range(0..hpr),
+                            MidHost::First => 0,
+                        };
+                        mids.push((free_racks[r] * hpr + host) as HostId);
                     }
                 } else {
                     pick_hosts(&mut rng, n_hosts, n_hosts, n_mids, agg, &mut mids);
@@ -601,6 +636,74 @@ mod tests {
             other => panic!("expected a flow, got {other:?}"),
         };
         assert!(tasks.iter().all(|t| t.1.steps.iter().map(ends).eq([(1, 0), (2, 0), (3, 0)])));
+    }
+
+    /// Two-stage rack placement on 6 racks of 4 hosts, one aggregator
+    /// (host 0, rack 0), 2 mid-levels of 3 workers: mid-levels sit in
+    /// distinct racks 1-5 and query the other hosts of their rack. With
+    /// `MidHost::First` every mid-level is its rack's first host (a
+    /// multiple of 4); with `Random` the 4 positions all occur (2,000
+    /// tasks: each is missed with probability (3/4)^4000).
+    #[test]
+    fn mid_levels_sit_in_their_racks_first_host_or_any() {
+        let spec = AggregationSpec {
+            fanout: 3,
+            mids: 2,
+            aggregators: 1,
+            hosts_per_rack: 4,
+            ..AggregationSpec::new(SizeLaw::Uniform, Structure::TwoStage, 2_000, 5)
+        };
+        let positions = |mid_host: MidHost| {
+            let tasks = generate(&AggregationSpec { mid_host, ..spec.clone() }, 24, 1e9).unwrap();
+            let mut seen = [0usize; 4];
+            for (_, t) in &tasks {
+                let flows: Vec<(HostId, HostId)> = t
+                    .steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::Flow { src, dst, .. } => Some((*src, *dst)),
+                        _ => None,
+                    })
+                    .collect();
+                // Per mid-level: 3 worker flows into it, then its flow to host 0.
+                assert_eq!(flows.len(), 8);
+                let mids: Vec<HostId> = flows.chunks(4).map(|c| c[3].0).collect();
+                assert!(mids[0] / 4 != mids[1] / 4 && mids.iter().all(|&m| m >= 4), "{mids:?}");
+                for c in flows.chunks(4) {
+                    let m = c[3].0;
+                    assert_eq!(c[3].1, 0);
+                    assert!(c[..3].iter().all(|&(w, d)| d == m && w != m && w / 4 == m / 4), "{c:?}");
+                    seen[m as usize % 4] += 1;
+                }
+            }
+            seen
+        };
+        assert_eq!(positions(MidHost::First), [4_000, 0, 0, 0]);
+        // The load on the mid-levels' links against the top-level's: a
+        // request brings 2 x 3% of the mid-levels' inputs to host 0 and 2
+        // inputs to 2 of the 5 free racks, so one mid-level host per rack
+        // carries top load x 1 / (5 x 0.03) = 0.8 x 6.67 = 5.33 of its link.
+        // 20,000 requests: the span of their Poisson arrivals is within
+        // about 0.7% (one sd) of its mean.
+        let many = AggregationSpec { mid_host: MidHost::First, tasks: 20_000, ..spec.clone() };
+        let tasks = generate(&many, 24, 1e9).unwrap();
+        let span = tasks.last().unwrap().0;
+        let into = |hosts: &[HostId]| {
+            let bytes: f64 = tasks
+                .iter()
+                .flat_map(|t| t.1.steps.iter())
+                .filter_map(|s| match s {
+                    Step::Flow { dst, bytes, .. } if hosts.contains(dst) => Some(*bytes),
+                    _ => None,
+                })
+                .sum();
+            bytes * 8.0 / (span * 1e9 * hosts.len() as f64)
+        };
+        let (top, mid) = (into(&[0]), into(&[4, 8, 12, 16, 20]));
+        assert!((top / 0.8 - 1.0).abs() < 0.03, "{top}");
+        assert!((mid / (0.8 / (5.0 * 0.03)) - 1.0).abs() < 0.05, "{mid}");
+        assert!(positions(MidHost::Random).iter().all(|&n| n > 0));
+        assert!(MidHost::parse("last").unwrap_err().to_string().contains("random, first"));
     }
 
     /// Front-end placement on Baraat §5.1's testbed shape: 5 racks of 4
