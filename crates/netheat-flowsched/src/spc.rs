@@ -91,7 +91,7 @@
 //! flows holds any rate. Rounds where nothing is recomputed are skipped at
 //! once, so a run's cost follows its changes, not its simulated time
 //! (the data-analytics point, tasks of up to terabytes over simulated
-//! days, takes about 40 s). [`SpcOptions::skip_steady`] off recomputes
+//! days, takes under a second). [`SpcOptions::skip_steady`] off recomputes
 //! every busy port and every active sender each round instead (for
 //! checks: the same outcome).
 //! At the paper's scale (36,000 hosts, 10,000 tasks, 100 us rounds, one
