@@ -14,8 +14,9 @@
 //!   evenly over the datacenter; with one per pod (30), the paper's spread
 //!   of top-level aggregators, each is the first host of its pod. A
 //!   two-stage task's mid-level aggregators sit in distinct racks that hold
-//!   no aggregator of the pool ("separate racks") and query the other hosts
-//!   of their rack. Load (§5.2.1: "the average load of bottlenecked network
+//!   no aggregator of the pool ("separate racks"), each a host of its rack
+//!   drawn per task or the rack's first host ([`MidHost`]), and query the
+//!   other hosts of their rack. Load (§5.2.1: "the average load of bottlenecked network
 //!   links") is that of the aggregators' host links, which every byte
 //!   reaching an aggregator crosses: tasks arrive at rate
 //!   `load · C · A / (8 · E[bytes into the aggregator])` for `A` aggregators
