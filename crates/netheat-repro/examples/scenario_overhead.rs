@@ -19,10 +19,10 @@
 //! dropping its own (about 20 ms for the 10,000 tasks' 390,000 flows and
 //! their paths; they were left out until 2026-11-28, as was the direct
 //! point's datacenter, 14 ms, until the day before). Each timing is the
-//! median of `REPS` runs, the ways
-//! alternated so that load from other processes hits them alike; on a
-//! shared virtual machine single runs still swing by up to 2x, so compare
-//! instruction counts for small differences:
+//! median of `REPS` runs, the ways alternated so that load from other
+//! processes hits them alike; on a shared virtual machine single runs
+//! still swing by up to 2x, so compare instruction counts for small
+//! differences:
 //!
 //! `valgrind --tool=callgrind --toggle-collect='*Scenario::run_parts' target/release/examples/scenario_overhead 10000 lean fifo-lm`
 //! (and `--toggle-collect='*run_ideal_stats*'` with `direct`).

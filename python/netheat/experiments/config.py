@@ -161,33 +161,10 @@ class _Ctx:
                     return i
         return 0
 
-    def _quoted_line(self, key: str) -> int:
-        """Line of an open parameter: ``section[.sub][i].a.b`` written as ``"a.b" =`` in that section."""
-        m = re.fullmatch(r"(variant|base|sweep|quick(?:\.sweep)?)(?:\[(\d+)\])?\.(.+\..+)", key)
-        if m is None:
-            return 0
-        section, nth, dotted = m.group(1), int(m.group(2) or 0), m.group(3)
+    def _in_table(self, section: str, nth: int, entry: re.Pattern[str]) -> tuple[int, int]:
+        """Lines of the ``nth`` ``[section]`` / ``[[section]]`` table's header and of its first line
+        matching ``entry`` (0 when absent); the table ends at the next header."""
         header = re.compile(rf"^\s*\[\[?\s*{re.escape(section)}\s*\]\]?\s*(#.*)?$")
-        quoted = re.compile(rf"^\s*([\"']){re.escape(dotted)}\1\s*=")
-        seen = -1
-        for i, line in enumerate(self.lines, 1):
-            if header.search(line):
-                seen += 1
-            elif seen == nth and quoted.search(line):
-                return i
-            elif seen > nth:
-                break
-        return 0
-
-    def _table_line(self, key: str) -> int:
-        """Line of ``variant[i].k...`` / ``metric[i].k...``: ``k`` in the i-th such table, else its header."""
-        m = re.fullmatch(r"(variant|metric)\[(\d+)\](?:\.([^.]+).*)?", key)
-        if m is None:
-            return 0
-        section, nth, first = m.group(1), int(m.group(2)), m.group(3)
-        header = re.compile(rf"^\s*\[\[\s*{section}\s*\]\]\s*(#.*)?$")
-        any_header = re.compile(r"^\s*\[")
-        entry = re.compile(rf"^\s*([\"']?){re.escape(first or '')}\1\s*=")
         seen, at = -1, 0
         for i, line in enumerate(self.lines, 1):
             if header.search(line):
@@ -196,11 +173,29 @@ class _Ctx:
                     at = i
                 elif seen > nth:
                     break
-            elif at and any_header.search(line):
+            elif at and line.lstrip().startswith("["):
                 break
-            elif at and first and entry.search(line):
-                return i
-        return at
+            elif at and entry.search(line):
+                return at, i
+        return at, 0
+
+    def _quoted_line(self, key: str) -> int:
+        """Line of an open parameter: ``section[.sub][i].a.b`` written as ``"a.b" =`` in that section."""
+        m = re.fullmatch(r"(variant|base|sweep|quick(?:\.sweep)?)(?:\[(\d+)\])?\.(.+\..+)", key)
+        if m is None:
+            return 0
+        quoted = re.compile(rf"^\s*([\"']){re.escape(m.group(3))}\1\s*=")
+        return self._in_table(m.group(1), int(m.group(2) or 0), quoted)[1]
+
+    def _table_line(self, key: str) -> int:
+        """Line of ``variant[i].k...`` / ``metric[i].k...``: ``k`` in the i-th such table, else its header."""
+        m = re.fullmatch(r"(variant|metric)\[(\d+)\](?:\.([^.]+).*)?", key)
+        if m is None:
+            return 0
+        first = m.group(3)
+        entry = re.compile(rf"^\s*([\"']?){re.escape(first)}\1\s*=" if first else r"(?!)")
+        header, line = self._in_table(m.group(1), int(m.group(2)), entry)
+        return line or header
 
     def error(self, key: str, reason: str) -> ConfigError:
         """A :class:`ConfigError` reading ``file:line: key `k`: reason``."""
