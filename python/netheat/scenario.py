@@ -473,9 +473,20 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   background no decision can change (Sinbad's simulation), counted in the
   `links` table's `utilization` and, apart, in its `background` column.
   `file-write` files are `file-size` long or, with `mean-file-blocks`, of
-  1 + a geometric number of full blocks. A `coflow` traffic table's
+  1 + a geometric number of full blocks. A `coflow` table's
   `bytes-scale` scales the trace's jobs to a smaller cluster (Sinbad's EC2
-  experiment, `experiments/scenarios/sinbad-ec2.toml`).
+  experiment, `experiments/scenarios/sinbad-ec2.toml`). Jobs that write to
+  the file system (`experiments/scenarios/sinbad-ec2-jobs.toml`): a
+  `coflow` app with `output-ratio` makes each shuffle a MapReduce job
+  (`mr-job`) whose reducers each write `output-ratio` times the bytes
+  they received once their shuffle input has arrived, and `kind =
+  "write-job"` is write-only jobs at `rate`, each taking the mappers and
+  bytes (times `bytes-scale`) of a shuffle of `dataset` drawn at random,
+  every mapper writing an equal share; both take `block`, `replicas` and
+  `fault-tolerance` as `file-write` does, and their blocks are placed by
+  the storage policy. A job's time in writes runs from its first block
+  request to its end (the experiment values `write_mean_s` and
+  `<kind>.write_mean_s`).
 - **Policies**: the sections below. Keys left out take the policy's own
   default (the papers' values, documented with each policy in
   docs/architecture.md).
@@ -484,7 +495,8 @@ Combinations that mean nothing stop with exit 2 naming both keys: a
 `[transport]` on the flow engine, a flow scheduler other than `fair-share`,
 `subways-ecmp` routing or a storage or placement policy on the packet
 engine, a storage policy without
-`file-write` tasks, a placement policy without `compute-job` tasks or a
+tasks that write blocks (`file-write`, `write-job`, a `coflow` with
+`output-ratio`) or chunks (`chunk-store`), a placement policy without `compute-job` tasks or a
 `cluster` app, a `cluster` app without `[placement]` or
 `scenario.duration` or with a flow scheduler other than `fair-share`, and
 `scheduling.policy = "spc"` with `adaptive`, `detour` or `subways-ecmp`

@@ -40,7 +40,7 @@ use netheat_workloads::apps::aggregation::{
 use netheat_workloads::apps::cfs::CfsWrite;
 use netheat_workloads::apps::chunks::{ChunkStore, ChunkStoreRun};
 use netheat_workloads::apps::cluster::{ClusterJobs, ClusterWorkload, QueryType};
-use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle};
+use netheat_workloads::apps::coflow::{map_rack_shuffles, MappedShuffles, RackShuffle, WriteJobs};
 use netheat_workloads::apps::compute::{ComputeJobs, RandomPlacement};
 use netheat_workloads::apps::incast::Incasts;
 use netheat_workloads::apps::memcache::Memcache;
@@ -115,8 +115,16 @@ pub enum AppKind {
     DataParallel,
     /// Memcache-like request/response.
     Memcache,
-    /// The coflow trace, one task per coflow (completion = last flow).
+    /// The coflow trace, one task per coflow (completion = last flow);
+    /// with `output-ratio`, MapReduce jobs (`mr-job`) whose reducers write
+    /// their output to the cluster file system after their shuffle.
     Coflow,
+    /// Write-only jobs (ingestion and preprocessing; the Sinbad paper's
+    /// bin-5 jobs, SIGCOMM'13 §7.1): map tasks that each write a file, the
+    /// job's width and bytes those of a shuffle of the coflow trace
+    /// `dataset` drawn at random, times `bytes-scale`; Poisson starts at
+    /// `rate`. The scenario's `[storage]` policy places the blocks.
+    WriteJob,
     /// Cluster-file-system file writes: blocks through replication
     /// pipelines (replicas placed by the scenario's `[storage]` policy).
     FileWrite,
@@ -373,13 +381,25 @@ pub struct AppTable {
     /// Colossus clients do, §2.2; default) or `pipeline` (client → r1 → r2
     /// ..., all hops at once).
     pub write: Option<String>,
-    /// `coflow`: the trace dataset (default `coflow-fb2010`).
+    /// `coflow`, `write-job`: the trace dataset (default `coflow-fb2010`).
     pub dataset: Option<String>,
     /// `coflow`: multiplier of trace times.
     pub time_scale: Option<f64>,
+    /// `coflow`: multiplier of trace bytes (default 1; the Sinbad paper's
+    /// EC2 experiment scales jobs to 100 of the trace's 3,000 machines,
+    /// SIGCOMM'13 §7.1). `write-job`: bytes a job writes per byte of the
+    /// shuffle whose shape it takes (required).
+    pub bytes_scale: Option<f64>,
+    /// `coflow`: bytes each reducer writes to the cluster file system per
+    /// byte it received in its shuffle, once the shuffle's last flow into
+    /// it finished (default none: the tasks are shuffles only). The tasks
+    /// become `mr-job`s; `block`, `replicas` and `fault-tolerance` apply
+    /// as for `file-write`.
+    pub output_ratio: Option<f64>,
     /// `file-write`: bytes of each file (default 1 GiB).
     pub file_size: Option<Bytes>,
-    /// `file-write`: block size (default 256 MiB, HDFS's).
+    /// `file-write`, `write-job`, `coflow` with `output-ratio`: block size
+    /// (default 256 MiB, HDFS's).
     pub block: Option<Bytes>,
     /// `file-write`: files of `1 + G` full blocks, `G` geometric with mean
     /// `mean-file-blocks - 1` (the maximum-entropy count for a mean), instead
@@ -387,9 +407,11 @@ pub struct AppTable {
     /// 4.3: 32% of the blocks written are full-size, so 0.32 / 0.68 full
     /// blocks besides the last, 1.47 on average).
     pub mean_file_blocks: Option<f64>,
-    /// `file-write`, `chunk-store`: replicas per block (default 3).
+    /// `file-write`, `chunk-store`, `write-job`, `coflow` with
+    /// `output-ratio`: replicas per block (default 3).
     pub replicas: Option<i64>,
-    /// `file-write`, `chunk-store`: rack failures a block survives; its
+    /// `file-write`, `chunk-store`, `write-job`, `coflow` with
+    /// `output-ratio`: rack failures a block survives; its
     /// replicas span at least this plus one racks (default 1; `chunk-store`:
     /// replicas - 1, a rack each).
     pub fault_tolerance: Option<i64>,
@@ -1469,6 +1491,33 @@ impl Wcx<'_> {
         })
     }
 
+    /// How a `file-write`, a `write-job` or a `coflow` with `output-ratio`
+    /// writes its files: `block`, `replicas` and `fault-tolerance`.
+    fn cfs_write(&self, p: &str, a: &AppTable) -> Result<CfsWrite, ConfigError> {
+        let d = CfsWrite::default();
+        let cw = CfsWrite {
+            block_bytes: a.block.map_or(d.block_bytes, |x| x.0),
+            replicas: count(self.cx, &format!("{p}.replicas"), a.replicas.unwrap_or(d.replicas as i64), 1)?,
+            fault_tolerance: count(
+                self.cx,
+                &format!("{p}.fault-tolerance"),
+                a.fault_tolerance.unwrap_or(d.fault_tolerance as i64),
+                0,
+            )?,
+            default_disk_write_bps: None,
+        };
+        if !(cw.block_bytes.is_finite() && cw.block_bytes > 0.0) {
+            return Err(self.at(&format!("{p}.block"), "must be more than 0 bytes"));
+        }
+        if cw.fault_tolerance + 1 > cw.replicas {
+            return Err(self.at(
+                &format!("{p}.fault-tolerance"),
+                format!("{} replicas cannot span {} racks", cw.replicas, cw.fault_tolerance + 1),
+            ));
+        }
+        Ok(cw)
+    }
+
     fn app(&self, i: usize, a: &AppTable, seed: u64, out: &mut Workload) -> Result<Vec<(f64, TaskDag)>, ConfigError> {
         let p = format!("app[{i}]");
         let set = present!(a,
@@ -1478,6 +1527,7 @@ impl Wcx<'_> {
             chunk => "chunk", servers => "servers", device => "device", bytes_per_pair => "bytes-per-pair",
             mappers => "mappers", reducers => "reducers", workers => "workers", iterations => "iterations",
             service => "service", server_racks => "server-racks", client_racks => "client-racks", dataset => "dataset", time_scale => "time-scale",
+            bytes_scale => "bytes-scale", output_ratio => "output-ratio",
             file_size => "file-size", block => "block", replicas => "replicas", fault_tolerance => "fault-tolerance",
             tasks_per_job => "tasks-per-job", cores_per_task => "cores-per-task", memory_per_task => "memory-per-task",
             peers => "peers", task_duration => "task-duration", bandwidth_per_core => "bandwidth-per-core",
@@ -1502,8 +1552,35 @@ impl Wcx<'_> {
             None => usize::MAX,
         };
         if a.kind == AppKind::Coflow {
-            self.only(&p, "coflow", &set, &["dataset", "time-scale", "duration", "tasks"])?;
-            let mapped = self.coflows(&p, a.dataset.as_deref(), (a.time_scale, None), a.duration, seed, out)?;
+            let mut keys = vec!["dataset", "time-scale", "bytes-scale", "duration", "tasks", "output-ratio"];
+            if a.output_ratio.is_some() {
+                keys.extend(["block", "replicas", "fault-tolerance"]);
+            }
+            self.only(&p, "coflow", &set, &keys)?;
+            let mut mapped =
+                self.coflows(&p, a.dataset.as_deref(), (a.time_scale, a.bytes_scale), a.duration, seed, out)?;
+            if let Some(ratio) = a.output_ratio {
+                let key = format!("{p}.output-ratio");
+                if !(ratio.is_finite() && ratio >= 0.0) {
+                    return Err(self.at(&key, format!("must be a number >= 0, got {ratio}")));
+                }
+                let cw = self.cfs_write(&p, a)?;
+                let received: f64 = mapped.reducers.iter().flatten().map(|r| r.bytes).sum();
+                let blocks =
+                    received * ratio / cw.block_bytes + mapped.reducers.iter().map(Vec::len).sum::<usize>() as f64;
+                let what = format!("`{p}`: the shuffles' output writes, about {} blocks", format_count(blocks));
+                self.fits(
+                    &key,
+                    what,
+                    blocks * cw.replicas as f64,
+                    0.0,
+                    out,
+                    "write less with a smaller `output-ratio`",
+                )?;
+                mapped.tasks.truncate(limit);
+                mapped.reducers.truncate(limit);
+                mapped.write_outputs(self.topo, &cw, ratio, seed).map_err(|e| self.gen(&p, e))?;
+            }
             return Ok(mapped.tasks.into_iter().take(limit).map(|(s, _, d)| (s, d)).collect());
         }
         if a.kind == AppKind::ShuffleJob {
@@ -1676,24 +1753,7 @@ impl Wcx<'_> {
                     &set,
                     &allow(&["file-size", "block", "replicas", "fault-tolerance", "mean-file-blocks"]),
                 )?;
-                let d = CfsWrite::default();
-                let cw = CfsWrite {
-                    block_bytes: b(a.block, d.block_bytes),
-                    replicas: count(self.cx, &format!("{p}.replicas"), a.replicas.unwrap_or(d.replicas as i64), 1)?,
-                    fault_tolerance: count(
-                        self.cx,
-                        &format!("{p}.fault-tolerance"),
-                        a.fault_tolerance.unwrap_or(d.fault_tolerance as i64),
-                        0,
-                    )?,
-                    default_disk_write_bps: None,
-                };
-                if cw.fault_tolerance + 1 > cw.replicas {
-                    return Err(self.at(
-                        &format!("{p}.fault-tolerance"),
-                        format!("{} replicas cannot span {} racks", cw.replicas, cw.fault_tolerance + 1),
-                    ));
-                }
+                let cw = self.cfs_write(&p, a)?;
                 if a.file_size.is_some() && a.mean_file_blocks.is_some() {
                     return Err(
                         self.at(&format!("{p}.mean-file-blocks"), "give `file-size` or `mean-file-blocks`, not both")
@@ -1730,6 +1790,45 @@ impl Wcx<'_> {
                     };
                     cw.task(topo, writer, bytes, r).map(|w| w.dag)
                 })
+            }
+            AppKind::WriteJob => {
+                self.only(
+                    &p,
+                    "write-job",
+                    &set,
+                    &allow(&["dataset", "bytes-scale", "block", "replicas", "fault-tolerance"]),
+                )?;
+                let cw = self.cfs_write(&p, a)?;
+                let name = a.dataset.as_deref().unwrap_or(DEFAULT_COFLOW);
+                let trace = netheat_data::load_coflows(self.data, name)
+                    .map_err(|e| self.at(&format!("{p}.dataset"), e.to_string()))?;
+                let Some(scale) = a.bytes_scale else {
+                    return Err(self.at(
+                        &format!("{p}.bytes-scale"),
+                        "is required: bytes written per byte of the shuffle a job takes its shape from",
+                    ));
+                };
+                if !(scale.is_finite() && scale > 0.0) {
+                    return Err(self.at(&format!("{p}.bytes-scale"), format!("must be positive, got {scale}")));
+                }
+                let jobs = WriteJobs {
+                    shapes: trace
+                        .coflows
+                        .iter()
+                        .map(|c| RackShuffle {
+                            id: c.id as u64,
+                            start_s: 0.0,
+                            mapper_racks: c.mapper_racks.clone(),
+                            reducers: c.reducers.iter().map(|&(r, mb)| (r, mb * COFLOW_MB)).collect(),
+                        })
+                        .collect(),
+                    bytes_scale: scale,
+                    write: cw,
+                };
+                let flows = jobs.mean_flows();
+                per_task = (flows, flows * 4.0 / 3.0, format!("{p}.bytes-scale"));
+                let topo = self.topo;
+                Box::new(move |r| jobs.random_task(topo, r))
             }
             AppKind::ComputeJob => {
                 let keys = [

@@ -250,7 +250,7 @@ impl BackgroundRun {
 
 impl Decisions<'_, '_> {
     fn place_blocks(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
-        if dag.kind != "file-write" && dag.kind != "chunk-write" {
+        if !netheat_workloads::apps::cfs::writes_blocks(dag.kind) && dag.kind != "chunk-write" {
             return;
         }
         if let Some(st) = self.storage.as_mut() {
@@ -537,13 +537,15 @@ impl FlowHooks for Decisions<'_, '_> {
         }
     }
 
-    fn flow(&mut self, _ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, _step: StepId, spec: &mut FlowSpec) {
+    fn flow(&mut self, _ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &TaskDag, step: StepId, spec: &mut FlowSpec) {
         if let Some(p) = self.placement.as_mut() {
             p.flow_started(task_id, spec.id, spec.src, spec.dst, spec.bytes, spec.rate_cap_bps);
         }
         self.route_and_class(task_id, spec);
-        if dag.kind == "file-write" {
-            self.pipeline_route(dag, spec);
+        if netheat_workloads::apps::cfs::writes_blocks(dag.kind) {
+            if let Some(request) = netheat_workloads::apps::cfs::block_request(dag, step) {
+                self.pipeline_route(dag, request, spec);
+            }
         }
     }
 
@@ -627,14 +629,15 @@ impl Decisions<'_, '_> {
         }
     }
 
-    /// A hop of a `file-write` pipeline: its route goes on through the
+    /// A hop of a block's pipeline (of a `file-write` or a job that writes;
+    /// `request` is the block's request step): its route goes on through the
     /// destination's disk link (so writes to one host's disks share their
     /// summed rate, each capped at one disk's), and under `storage.free-source` it
     /// leaves out the writer's server and ToR uplinks. The path is the one
     /// the engine's ECMP would draw. A hop the load balancer routes keeps
     /// its path and its disk rate cap: the balancer re-binds flows to paths
     /// of its own, which have no disk link.
-    fn pipeline_route(&mut self, dag: &TaskDag, spec: &mut FlowSpec) {
+    fn pipeline_route(&mut self, dag: &TaskDag, request: StepId, spec: &mut FlowSpec) {
         let disk = self.disk.get(spec.dst as usize).copied().flatten();
         let free = self.storage.as_ref().is_some_and(|s| s.free_source);
         if (disk.is_none() && !free) || self.active.contains_key(&spec.id) {
@@ -655,8 +658,9 @@ impl Decisions<'_, '_> {
             _ => {}
         }
         if free {
-            let writer = dag.steps.iter().find_map(|s| match s {
-                netheat_workloads::Step::Flow { src, .. } => Some(*src),
+            // The writer: the source of the block's first hop.
+            let writer = (request + 1..dag.steps.len()).find_map(|s| match dag.steps[s] {
+                netheat_workloads::Step::Flow { src, .. } if dag.deps[s] == [request] => Some(src),
                 _ => None,
             });
             if let Some(w) = writer {

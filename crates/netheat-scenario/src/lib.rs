@@ -256,12 +256,16 @@ impl Scenario {
             self.check_spc(p)?;
         }
         if s.storage.is_some()
-            && !p.workload.tasks.iter().any(|t| t.2.kind == "file-write" || t.2.kind == "chunk-write")
+            && !p
+                .workload
+                .tasks
+                .iter()
+                .any(|t| netheat_workloads::apps::cfs::writes_blocks(t.2.kind) || t.2.kind == "chunk-write")
             && p.workload.stores.is_empty()
         {
             return Err(at(
                 "storage.policy",
-                "there is nothing to place: add a `[[workload.app]]` with `kind = \"file-write\"` or `kind = \"chunk-store\"`".into(),
+                "there is nothing to place: add a `[[workload.app]]` with `kind = \"file-write\"`, `kind = \"write-job\"`, `kind = \"chunk-store\"` or a `coflow` with `output-ratio`".into(),
             ));
         }
         if p.workload.stores.is_empty() && s.storage.as_ref().is_some_and(|st| st.initial_policy.is_some()) {

@@ -175,15 +175,35 @@ impl StorageRun {
         Self { free_source, ..self }
     }
 
-    /// The block number of the block whose request is step `request`, and
-    /// how many blocks of its file are left from it on (the request delays
-    /// of a `file-write` task, one per block, in order).
+    /// The block number of the block whose request is step `request` (its
+    /// position among the task's requests), and how many blocks of its
+    /// file are left from it on: the chain of requests each hanging on the
+    /// previous one's hops (a `file-write` has one file; a job one per
+    /// writer).
     fn block_of(dag: &TaskDag, request: StepId) -> (u32, usize) {
         use netheat_workloads::Step;
         let is_req = |s: &Step| matches!(s, Step::Delay { .. });
         let before = dag.steps[..request].iter().filter(|s| is_req(s)).count();
-        let left = dag.steps[request..].iter().filter(|s| is_req(s)).count();
+        let (mut left, mut r) = (1, request);
+        'walk: loop {
+            for next in r + 1..dag.steps.len() {
+                if is_req(&dag.steps[next])
+                    && dag.deps[next].iter().any(|&h| netheat_workloads::apps::cfs::block_request(dag, h) == Some(r))
+                {
+                    left += 1;
+                    r = next;
+                    continue 'walk;
+                }
+            }
+            break;
+        }
         (before as u32, left)
+    }
+
+    /// The block number alone (see [`StorageRun::block_of`]).
+    fn block_number(dag: &TaskDag, request: StepId) -> u32 {
+        use netheat_workloads::Step;
+        dag.steps[..request].iter().filter(|s| matches!(s, Step::Delay { .. })).count() as u32
     }
 
     /// The request of block `block` whose pipeline hops are `chain`.
@@ -220,11 +240,12 @@ impl StorageRun {
             if !matches!(dag.steps[step], Step::Delay { .. }) {
                 continue;
             }
-            let (block, remaining) = Self::block_of(dag, step);
+            let block = Self::block_number(dag, step);
             self.requested.insert((task_id, block), now);
             if self.decision_s <= 0.0 {
                 continue;
             }
+            let (_, remaining) = Self::block_of(dag, step);
             let chain: Vec<StepId> = (step + 1..dag.steps.len()).filter(|&s| dag.deps[s] == [step]).collect();
             let Some(req) = self.request_of(now, task_id, block, dag, &chain) else { continue };
             if req.bytes < self.small_bytes {
@@ -275,17 +296,36 @@ impl StorageRun {
         Ok((hosts, index))
     }
 
-    /// Places the block whose pipeline hops are the flow steps in `ready`
-    /// (with the replicas decided for it at an interval, or now).
+    /// Places the blocks whose pipeline hops are among the steps in `ready`
+    /// (with the replicas decided for each at an interval, or now): one
+    /// block per request the ready hops hang on (a job's writers can ask
+    /// at the same instant), in step order.
     pub(crate) fn place(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) -> Result<(), String> {
+        use netheat_workloads::apps::cfs::block_request;
+        let mut requests: Vec<StepId> = ready.iter().filter_map(|&s| block_request(dag, s)).collect();
+        requests.sort_unstable();
+        requests.dedup();
+        for r in requests {
+            let chain: Vec<StepId> = ready.iter().copied().filter(|&s| block_request(dag, s) == Some(r)).collect();
+            self.place_block(now, task_id, dag, r, chain)?;
+        }
+        Ok(())
+    }
+
+    /// Places one block: its request step and its hops (`chain`, in
+    /// pipeline order).
+    fn place_block(
+        &mut self,
+        now: f64,
+        task_id: u64,
+        dag: &mut TaskDag,
+        request: StepId,
+        chain: Vec<StepId>,
+    ) -> Result<(), String> {
         use netheat_workloads::Step;
-        let chain: Vec<StepId> = ready.iter().copied().filter(|&s| matches!(dag.steps[s], Step::Flow { .. })).collect();
         let Some(&first) = chain.first() else { return Ok(()) };
         let Step::Flow { src: writer, bytes, .. } = dag.steps[first] else { return Ok(()) };
-        let block = match dag.deps[first].first() {
-            Some(&r) if matches!(dag.steps[r], Step::Delay { .. }) => Self::block_of(dag, r).0,
-            _ => 0,
-        };
+        let block = Self::block_number(dag, request);
         let (hosts, index) = match self.decided.remove(&(task_id, block)) {
             Some(h) => h,
             None => match self.request_of(now, task_id, block, dag, &chain) {
@@ -643,7 +683,7 @@ fn read_uplink_utils(out: &mut ScenarioResult, st: &StorageRun) {
 /// same way).
 pub fn disk_links(topo: &Topology, tasks: &[(f64, usize, TaskDag)]) -> Vec<Option<f64>> {
     let n = topo.hosts().len() as HostId;
-    if !tasks.iter().any(|t| t.2.kind == "file-write") {
+    if !tasks.iter().any(|t| netheat_workloads::apps::cfs::writes_blocks(t.2.kind)) {
         return vec![None; n as usize];
     }
     (0..n).map(|h| netheat_workloads::storage::disk_write_bps(topo, h)).collect()

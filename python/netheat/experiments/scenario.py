@@ -44,6 +44,9 @@ over the flows, tasks and blocks that start after ``scenario.warmup``:
   5,000-byte incast messages);
 - ``block_write_mean_s``, ``block_write_p50_s``, ``block_write_p95_s`` over finished blocks, when
   the run has a ``blocks`` table (a storage policy);
+- ``write_mean_s``, ``write_p50_s``, ``write_p95_s`` and per task kind ``<kind>.write_mean_s``...:
+  the time the finished tasks that wrote blocks spent in distributed writes, from their first
+  block request (the ``blocks`` table's ``requested_s``) to their end (Sinbad's Figure 6);
 - ``hot_tor_share``: the fraction of ToR-windows whose outbound uplink
   utilization (all uplinks of the ToR together) is at or above 0.7, as the
   scenario report's heat map computes it
@@ -278,7 +281,17 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
             for b in distinct:
                 values.update(_tails(f"{kind}.{int(b)}B.tct", tct[of_kind & (sizes == b)]))
     if "blocks" in res.tables:
+        blocks = res.table("blocks")
         values.update(_tails("block_write", _times(res.measured("blocks").column("write_s")), (0.95,)))
+        # A task's time in distributed writes: from its first block request to its end.
+        ids = np.asarray(tasks.column("task_id").to_numpy(zero_copy_only=False))
+        first = _first_requests(blocks, ids)
+        write = _times(tasks.column("finish_s")) - first
+        wrote = ~np.isnan(first)
+        if wrote.any():
+            values.update(_tails("write", write[wrote], (0.95,)))
+            for kind in sorted(set(kinds[wrote].tolist())):
+                values.update(_tails(f"{kind}.write", write[wrote & (kinds == kind)], (0.95,)))
     if "links" in res.tables:
         values["hot_tor_share"] = hot_tor_share(res)
         starts = _times(res.tasks.column("start_s"))
@@ -288,6 +301,23 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
         if isinstance(v, int | float) and not isinstance(v, bool):
             values[f"stats.{k}"] = float(v)
     return values
+
+
+def _first_requests(blocks: Any, task_ids: np.ndarray) -> np.ndarray:
+    """Per task of ``task_ids``, its first block's request time (NaN for a task without blocks)."""
+    out = np.full(task_ids.size, np.nan)
+    if blocks.num_rows == 0 or task_ids.size == 0:
+        return out
+    b_ids = np.asarray(blocks.column("task_id").to_numpy(zero_copy_only=False))
+    req = _times(blocks.column("requested_s"))
+    order = np.argsort(task_ids, kind="stable")
+    at = np.searchsorted(task_ids[order], b_ids)
+    known = (at < task_ids.size) & (task_ids[order][np.minimum(at, task_ids.size - 1)] == b_ids)
+    idx = order[at[known]]
+    first = np.full(task_ids.size, np.inf)
+    np.minimum.at(first, idx, req[known])
+    out[np.isfinite(first)] = first[np.isfinite(first)]
+    return out
 
 
 def run_scenario_point(params: dict[str, Any], seed: int) -> PointResult:
@@ -422,6 +452,15 @@ SCOPE = MetricScope(
             "tct_p99_s", "s", "99th percentile task completion time of the finished tasks (every kind)"
         ),
         MetricKind("block_write_mean_s", "s", "mean block write time (storage policies)"),
+        *(
+            MetricKind(
+                f"write_{q}_s",
+                "s",
+                f"{what} time the finished tasks that wrote blocks spent in distributed writes: from "
+                "their first block request to their end (storage policies; Sinbad's Figure 6)",
+            )
+            for q, what in (("mean", "mean"), ("p50", "median"), ("p95", "95th percentile"))
+        ),
         MetricKind("block_write_p50_s", "s", "median block write time (storage policies)"),
         MetricKind("block_write_p95_s", "s", "95th percentile block write time (storage policies)"),
         MetricKind(
@@ -463,6 +502,15 @@ SCOPE = MetricScope(
             "task completion time ({1}) of the finished tasks of kind {0}",
             "mean, median, 95th and 99th percentile task completion time of the finished tasks of one kind "
             "(partition-aggregate, file-write, trace, query-small...); null when no task of that kind ran",
+        ),
+        MetricFamily(
+            "<task-kind>.write_{mean,p50,p95}_s",
+            r"([a-z][a-z0-9-]*)\.write_(mean|p50|p95)_s",
+            "s",
+            "time in distributed writes ({1}) of the finished tasks of kind {0} that wrote blocks",
+            "mean, median and 95th percentile time the finished tasks of one kind spent in distributed "
+            "writes, from their first block request to their end (mr-job.write_mean_s: Sinbad's Figure 6); "
+            "null when no task of that kind wrote a block",
         ),
         MetricFamily(
             "<task-kind>.{network,io}_{mean,p50,p95,p99}_s",

@@ -301,3 +301,139 @@ fn file_writes_of_a_mean_number_of_blocks_are_geometric() {
     let (_, key, reason) = fails(&text.replace("replicas = 2", "replicas = 2\nfile-size = \"1GiB\""));
     assert!(key.ends_with("mean-file-blocks") && reason.contains("not both"), "{key}: {reason}");
 }
+
+/// Every block request of `dag` and the file bytes behind it: per writer
+/// file, `(writer, bytes written, the dependencies of its first request)`.
+fn files_of(dag: &netheat_workloads::TaskDag) -> Vec<(u32, f64, Vec<usize>)> {
+    use netheat_workloads::apps::cfs::block_request;
+    use netheat_workloads::Step;
+    let mut files: Vec<(u32, f64, Vec<usize>)> = Vec::new();
+    // The first request of a file hangs on no block hop.
+    let mut file_of_request: Vec<Option<usize>> = vec![None; dag.steps.len()];
+    for (s, step) in dag.steps.iter().enumerate() {
+        match step {
+            Step::Delay { .. } => {
+                let prev = dag.deps[s].iter().find_map(|&d| block_request(dag, d));
+                let f = match prev {
+                    Some(r) => file_of_request[r].expect("a chained request follows a known one"),
+                    None => {
+                        files.push((u32::MAX, 0.0, dag.deps[s].clone()));
+                        files.len() - 1
+                    }
+                };
+                file_of_request[s] = Some(f);
+            }
+            Step::Flow { src, bytes, .. } => {
+                if let Some(r) = block_request(dag, s) {
+                    let f = file_of_request[r].unwrap();
+                    // The first hop of a block leaves the writer.
+                    if dag.deps.iter().position(|d| d == &vec![r]) == Some(s) {
+                        if files[f].0 == u32::MAX {
+                            files[f].0 = *src;
+                        }
+                        assert_eq!(files[f].0, *src, "a file's blocks leave one writer");
+                        files[f].1 += bytes;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    files
+}
+
+#[test]
+fn coflow_jobs_write_their_output_after_their_shuffle() {
+    let Some(data) = real_data() else { return };
+    // The first 40 shuffles of the trace as MapReduce jobs whose reducers
+    // write half of what they receive in 64 MiB blocks: the bytes written
+    // are half the trace's bytes of those shuffles (mapper-local shares
+    // included), read here from the trace itself, and each reducer's
+    // write waits for exactly the flows into it.
+    let topo = two_tier(150, 4);
+    let text = "[[app]]\nkind = \"coflow\"\ntasks = 40\noutput-ratio = 0.5\nblock = \"64MiB\"\n";
+    let w = load_workload_str(text, "w.toml", Path::new("."), &topo, 1, &data).expect("mr jobs");
+    assert_eq!(w.tasks.len(), 40);
+    let trace = netheat_data::load_coflows(&data, "coflow-fb2010").unwrap();
+    let trace_bytes: f64 = trace.coflows[..40]
+        .iter()
+        .flat_map(|c| c.reducers.iter().map(|r| r.1 * netheat_config::workload::COFLOW_MB))
+        .sum();
+    let mut written = 0.0;
+    for (_, _, dag) in &w.tasks {
+        assert_eq!(dag.kind, "mr-job");
+        for (writer, bytes, after) in files_of(dag) {
+            written += bytes;
+            for &d in &after {
+                match dag.steps[d] {
+                    netheat_workloads::Step::Flow { dst, .. } => assert_eq!(dst, writer, "waits for its own input"),
+                    ref s => panic!("a first request waits for shuffle flows only, not {s:?}"),
+                }
+            }
+            // Every flow into the writer in this job is waited for.
+            let into = dag
+                .steps
+                .iter()
+                .enumerate()
+                .filter(|(s, st)| {
+                    matches!(st, netheat_workloads::Step::Flow { dst, .. } if *dst == writer) && dag.deps[*s].is_empty()
+                })
+                .count();
+            assert_eq!(into, after.len());
+        }
+        // Blocks of at most 64 MiB.
+        for (s, st) in dag.steps.iter().enumerate() {
+            if let (netheat_workloads::Step::Flow { bytes, .. }, Some(_)) =
+                (st, netheat_workloads::apps::cfs::block_request(dag, s))
+            {
+                assert!(*bytes <= 64.0 * 1024.0 * 1024.0, "a block of {bytes} bytes");
+            }
+        }
+    }
+    assert!((written - 0.5 * trace_bytes).abs() <= 1e-9 * trace_bytes, "{written} vs {}", 0.5 * trace_bytes);
+
+    // Bad values name their key.
+    let (_, key, _) = fails_with("[[app]]\nkind = \"coflow\"\noutput-ratio = -1.0\n", &topo, &data);
+    assert_eq!(key, "app[0].output-ratio");
+    let (_, key, reason) = fails_with("[[app]]\nkind = \"coflow\"\nblock = \"64MiB\"\n", &topo, &data);
+    assert_eq!(key, "app[0].block");
+    assert!(reason.contains("not used"), "{reason}");
+}
+
+#[test]
+fn write_jobs_take_the_width_and_bytes_of_a_trace_shuffle() {
+    let Some(data) = real_data() else { return };
+    // Write-only jobs: each has as many writers as some shuffle of the
+    // trace has mappers, each writer on a host of that mapper's rack, and
+    // writes that shuffle's bytes times `bytes-scale` in equal shares.
+    let topo = two_tier(150, 4);
+    let text = "[workload]\nduration = \"100s\"\n[[app]]\nkind = \"write-job\"\nrate = 1.0\nbytes-scale = 0.001\n";
+    let w = load_workload_str(text, "w.toml", Path::new("."), &topo, 3, &data).expect("write jobs");
+    assert!(w.tasks.len() > 60, "{} jobs", w.tasks.len());
+    let trace = netheat_data::load_coflows(&data, "coflow-fb2010").unwrap();
+    let shapes: Vec<(Vec<u32>, f64)> = trace
+        .coflows
+        .iter()
+        .map(|c| {
+            let b: f64 = c.reducers.iter().map(|r| r.1 * netheat_config::workload::COFLOW_MB).sum();
+            (c.mapper_racks.clone(), b * 0.001)
+        })
+        .collect();
+    for (_, _, dag) in &w.tasks {
+        assert_eq!(dag.kind, "write-job");
+        let files = files_of(dag);
+        assert!(files.iter().all(|f| f.2.is_empty()), "write-only jobs wait for nothing");
+        let total: f64 = files.iter().map(|f| f.1).sum();
+        let racks: Vec<u32> = files.iter().map(|f| f.0 / 4).collect();
+        let matches = shapes.iter().any(|(mr, b)| {
+            mr == &racks
+                && (total - b).abs() <= 1e-9 * b
+                && files.iter().all(|f| (f.1 - b / mr.len() as f64).abs() <= 1e-6 * b)
+        });
+        assert!(matches, "a job of {} writers and {total} bytes matches no trace shuffle", files.len());
+    }
+    let (_, key, reason) =
+        fails_with("[workload]\nduration = \"10s\"\n[[app]]\nkind = \"write-job\"\nrate = 1.0\n", &topo, &data);
+    assert_eq!(key, "app[0].bytes-scale");
+    assert!(reason.contains("required"), "{reason}");
+}

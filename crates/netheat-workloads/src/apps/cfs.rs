@@ -115,9 +115,46 @@ impl CfsWrite {
         topo: &Topology,
         writer: HostId,
         file_bytes: f64,
-        mut choose: F,
+        choose: F,
         rng: &mut dyn RngCore,
     ) -> Result<FileWrite, GenError>
+    where
+        F: FnMut(&Topology, HostId, usize, usize, &mut dyn RngCore) -> Result<Vec<HostId>, GenError>,
+    {
+        let mut dag = TaskDag::new("file-write");
+        let blocks = self.append_with(&mut dag, topo, writer, file_bytes, &[], choose, rng)?;
+        Ok(FileWrite { dag, blocks })
+    }
+
+    /// Appends to `dag` the write of a file of `file_bytes` from `writer`
+    /// that starts once the steps `after` finished (a reducer's output
+    /// written after its shuffle input arrived), each block to the hosts
+    /// of [`uniform_rack_aware`]; returns the blocks' replica hosts. The
+    /// DAG's kind must be one of [`WRITE_KINDS`] for a storage policy to
+    /// place the blocks.
+    pub fn append(
+        &self,
+        dag: &mut TaskDag,
+        topo: &Topology,
+        writer: HostId,
+        file_bytes: f64,
+        after: &[StepId],
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<Vec<HostId>>, GenError> {
+        self.append_with(dag, topo, writer, file_bytes, after, uniform_rack_aware, rng)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn append_with<F>(
+        &self,
+        dag: &mut TaskDag,
+        topo: &Topology,
+        writer: HostId,
+        file_bytes: f64,
+        after: &[StepId],
+        mut choose: F,
+        rng: &mut dyn RngCore,
+    ) -> Result<Vec<Vec<HostId>>, GenError>
     where
         F: FnMut(&Topology, HostId, usize, usize, &mut dyn RngCore) -> Result<Vec<HostId>, GenError>,
     {
@@ -129,10 +166,9 @@ impl CfsWrite {
             return Err(GenError::param("file_bytes", format!("{file_bytes} must be >= 0")));
         }
         check_replicas(self.replicas, self.fault_tolerance)?;
-        let mut dag = TaskDag::new("file-write");
         dag.min_racks = self.fault_tolerance + 1;
         let mut blocks = Vec::new();
-        let mut prev: Vec<StepId> = Vec::new();
+        let mut prev: Vec<StepId> = after.to_vec();
         let mut left = file_bytes;
         while left > 0.0 {
             let b = left.min(self.block_bytes);
@@ -152,6 +188,27 @@ impl CfsWrite {
             prev = hops;
             blocks.push(hosts);
         }
-        Ok(FileWrite { dag, blocks })
+        Ok(blocks)
+    }
+}
+
+/// Kinds of tasks whose blocks a scenario's storage policy places: file
+/// writes, and the jobs that write their output to the file system
+/// ([`crate::apps::coflow`]'s `mr-job` and `write-job`).
+pub const WRITE_KINDS: [&str; 3] = ["file-write", "mr-job", "write-job"];
+
+/// Whether tasks of `kind` write files in blocks ([`WRITE_KINDS`]).
+pub fn writes_blocks(kind: &str) -> bool {
+    WRITE_KINDS.contains(&kind)
+}
+
+/// The block request a step hangs on, if it is a hop of a block's
+/// pipeline: a flow whose only dependency is a delay step (the request;
+/// shuffle flows of a job depend on nothing or on other flows).
+pub fn block_request(dag: &TaskDag, step: StepId) -> Option<StepId> {
+    use crate::dag::Step;
+    match (&dag.steps[step], dag.deps[step].as_slice()) {
+        (Step::Flow { .. }, &[r]) if matches!(dag.steps[r], Step::Delay { .. }) => Some(r),
+        _ => None,
     }
 }
