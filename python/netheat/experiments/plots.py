@@ -299,6 +299,109 @@ def block_write_figures(run_dir: Path) -> list[tuple[Path, str]]:
     ]
 
 
+WRITE_BINS = (0.0, 0.25, 0.5, 0.75, 0.9)
+"""Lower edges of the Sinbad paper's job bins by the share of a job's duration spent writing
+(SIGCOMM'13 Table 3: < 25%, 25-49%, 50-74%, 75-89%, >= 90%)."""
+
+JOB_KINDS = ("mr-job", "write-job")
+"""Task kinds of jobs that write to the file system (``sinbad-ec2-jobs.toml``)."""
+
+
+def job_write_bins(base: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
+    """Sinbad's Figure 6 form: jobs binned by the share of their duration spent writing (Table 3's
+    bins, :data:`WRITE_BINS`), and per bin the improvement of the average end-to-end completion
+    time and of the average time in writes, ``mean(base) / mean(new)`` over the bin's jobs.
+
+    The paper bins jobs by their durations in the original trace, a run apart from the ones
+    compared. Binning by one of the compared runs would favour the other (a job whose writes
+    happened to be short under ``base`` lands in a low bin and looks slower under ``new``), so a
+    job's share here is over both runs: ``(write_s + write_s_new) / (tct_s + tct_s_new)``.
+
+    Both frames have a row per job with ``seed``, ``task_id``, ``tct_s`` and ``write_s`` (the
+    time from the job's first block request to its end); jobs are paired on ``seed`` and
+    ``task_id``. Bins without jobs are left out.
+    """
+    j = base.join(new, on=["seed", "task_id"], suffix="_new").filter(
+        pl.col("tct_s").is_not_nan() & pl.col("tct_s_new").is_not_nan() & (pl.col("tct_s") > 0)
+    )
+    edges = np.asarray(WRITE_BINS[1:])
+    share = ((j["write_s"] + j["write_s_new"]) / (j["tct_s"] + j["tct_s_new"])).to_numpy()
+    j = j.with_columns(pl.Series("bin", np.searchsorted(edges, share, side="right") + 1))
+    n = max(j.height, 1)
+    return (
+        j.group_by("bin")
+        .agg(
+            (pl.len() / n).alias("share"),
+            (pl.col("tct_s").sum() / pl.col("tct_s_new").sum()).alias("end_to_end"),
+            (pl.col("write_s").sum() / pl.col("write_s_new").sum()).alias("writes"),
+        )
+        .sort("bin")
+    )
+
+
+def _job_times(run_dir: Path) -> pl.DataFrame:
+    """Every job of :data:`JOB_KINDS` with its variant, seed, completion time and time in writes."""
+    tasks_path, blocks_path = run_dir / "tasks.parquet", run_dir / "blocks.parquet"
+    if not tasks_path.exists() or not blocks_path.exists():
+        return pl.DataFrame()
+    tasks = pl.read_parquet(
+        tasks_path, columns=["variant", "point_hash", "seed", "task_id", "kind", "finish_s", "tct_s"]
+    )
+    tasks = tasks.filter(pl.col("kind").cast(pl.Utf8).is_in(JOB_KINDS))
+    if tasks.is_empty():
+        return pl.DataFrame()
+    first = (
+        pl.read_parquet(blocks_path, columns=["point_hash", "task_id", "requested_s"])
+        .group_by("point_hash", "task_id")
+        .agg(pl.col("requested_s").min())
+    )
+    return (
+        tasks.with_columns(pl.col("variant").cast(pl.Utf8), pl.col("point_hash").cast(pl.Utf8))
+        .join(first.with_columns(pl.col("point_hash").cast(pl.Utf8)), on=["point_hash", "task_id"])
+        .with_columns((pl.col("finish_s") - pl.col("requested_s")).alias("write_s"))
+    )
+
+
+def job_bin_figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Sinbad's Figure 6 form for runs with jobs that write (``mr-job``, ``write-job``): per pair of
+    variants named ``...uniform...`` and the same with ``sinbad``, the improvements by bin of
+    :func:`job_write_bins`."""
+    jobs = _job_times(run_dir)
+    if jobs.is_empty():
+        return []
+    variants = set(jobs["variant"].to_list())
+    pairs = sorted((v, v.replace("uniform", "sinbad")) for v in variants if "uniform" in v)
+    pairs = [(a, b) for a, b in pairs if b in variants]
+    if not pairs:
+        return []
+    fig, axes = plt.subplots(1, len(pairs), figsize=(5.0 * len(pairs), 3.8), squeeze=False)
+    for ax, (a, b) in zip(axes[0], pairs, strict=True):
+        cols = ["seed", "task_id", "tct_s", "write_s"]
+        bins = job_write_bins(
+            jobs.filter(pl.col("variant") == a).select(cols), jobs.filter(pl.col("variant") == b).select(cols)
+        )
+        x = bins["bin"].to_numpy()
+        ax.bar(x - 0.2, bins["end_to_end"].to_numpy(), 0.4, label="end to end")
+        ax.bar(x + 0.2, bins["writes"].to_numpy(), 0.4, label="time in writes")
+        ax.axhline(1.0, color="grey", lw=0.8)
+        ax.set_xticks(
+            x, [f"bin {k}\n{100 * s:.0f}%" for k, s in zip(x, bins["share"].to_numpy(), strict=True)]
+        )
+        ax.set_ylabel("improvement (uniform / sinbad)")
+        ax.set_title(f"{a} / {b}", fontsize=9)
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3, axis="y")
+    return [
+        (
+            _save(fig, run_dir / "job_write_bins.png"),
+            "Improvement of the average job completion time and time in writes by bin (Sinbad's Figure 6 "
+            "form): jobs binned by the share of their duration spent writing, over both policies' runs "
+            "(Table 3's bins; the share of jobs under each bin), the same jobs paired across the two "
+            "policies, all seeds pooled.",
+        )
+    ]
+
+
 def chunk_read_figures(run_dir: Path) -> list[tuple[Path, str]]:
     """Chunk read latencies per variant (a ``chunk-store`` scenario's reads; the hotspot paper's
     Figure 20 reports their p95, network and total): one CDF of the network seconds on each

@@ -385,12 +385,14 @@ def _figures(run_dir: Path) -> list[tuple[Path, str]]:
     """A capacity search's results against the swept key (:func:`plots.search_figures`),
     Baraat's figures for runs of its aggregation workload (:func:`plots.baraat_figures`),
     block write times per variant for runs with a storage policy (:func:`plots.block_write_figures`),
+    Sinbad's job bins for runs with jobs that write (:func:`plots.job_bin_figures`),
     chunk read latencies for runs of a ``chunk-store`` (:func:`plots.chunk_read_figures`)
     and a cluster's placement measures (:func:`plots.placement_figures`)."""
     from netheat.experiments.plots import (
         baraat_figures,
         block_write_figures,
         chunk_read_figures,
+        job_bin_figures,
         placement_figures,
         search_figures,
     )
@@ -399,6 +401,7 @@ def _figures(run_dir: Path) -> list[tuple[Path, str]]:
         search_figures(run_dir)
         + baraat_figures(run_dir)
         + block_write_figures(run_dir)
+        + job_bin_figures(run_dir)
         + chunk_read_figures(run_dir)
         + placement_figures(run_dir)
     )
