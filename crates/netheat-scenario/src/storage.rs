@@ -175,35 +175,29 @@ impl StorageRun {
         Self { free_source, ..self }
     }
 
-    /// The block number of the block whose request is step `request` (its
-    /// position among the task's requests), and how many blocks of its
-    /// file are left from it on: the chain of requests each hanging on the
-    /// previous one's hops (a `file-write` has one file; a job one per
-    /// writer).
-    fn block_of(dag: &TaskDag, request: StepId) -> (u32, usize) {
-        use netheat_workloads::Step;
-        let is_req = |s: &Step| matches!(s, Step::Delay { .. });
-        let before = dag.steps[..request].iter().filter(|s| is_req(s)).count();
-        let (mut left, mut r) = (1, request);
-        'walk: loop {
-            for next in r + 1..dag.steps.len() {
-                if is_req(&dag.steps[next])
-                    && dag.deps[next].iter().any(|&h| netheat_workloads::apps::cfs::block_request(dag, h) == Some(r))
-                {
-                    left += 1;
-                    r = next;
-                    continue 'walk;
-                }
-            }
-            break;
-        }
-        (before as u32, left)
-    }
-
-    /// The block number alone (see [`StorageRun::block_of`]).
+    /// The block number of the block whose request is step `request`: its
+    /// position among the task's requests (a `file-write` task's request
+    /// delays, one per block, in order; a job's, file after file).
     fn block_number(dag: &TaskDag, request: StepId) -> u32 {
         use netheat_workloads::Step;
         dag.steps[..request].iter().filter(|s| matches!(s, Step::Delay { .. })).count() as u32
+    }
+
+    /// How many blocks of its file are left from the block whose request is
+    /// step `request` on, this one included: the chain of requests each
+    /// hanging on the previous one's hops (a `file-write` has one file; a
+    /// job one per writer).
+    fn blocks_left(dag: &TaskDag, request: StepId) -> usize {
+        use netheat_workloads::apps::cfs::block_request;
+        let (mut left, mut r) = (1, request);
+        while let Some(next) = (r + 1..dag.steps.len()).find(|&n| {
+            matches!(dag.steps[n], netheat_workloads::Step::Delay { .. })
+                && dag.deps[n].iter().any(|&h| block_request(dag, h) == Some(r))
+        }) {
+            left += 1;
+            r = next;
+        }
+        left
     }
 
     /// The request of block `block` whose pipeline hops are `chain`.
@@ -245,7 +239,7 @@ impl StorageRun {
             if self.decision_s <= 0.0 {
                 continue;
             }
-            let (_, remaining) = Self::block_of(dag, step);
+            let remaining = Self::blocks_left(dag, step);
             let chain: Vec<StepId> = (step + 1..dag.steps.len()).filter(|&s| dag.deps[s] == [step]).collect();
             let Some(req) = self.request_of(now, task_id, block, dag, &chain) else { continue };
             if req.bytes < self.small_bytes {
@@ -687,4 +681,34 @@ pub fn disk_links(topo: &Topology, tasks: &[(f64, usize, TaskDag)]) -> Vec<Optio
         return vec![None; n as usize];
     }
     (0..n).map(|h| netheat_workloads::storage::disk_write_bps(topo, h)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netheat_topology::TopologySpec;
+    use netheat_workloads::apps::cfs::CfsWrite;
+    use netheat_workloads::Step;
+
+    #[test]
+    fn a_job_s_blocks_count_down_per_file() {
+        // A job writing two files after a shuffle flow: three blocks (250
+        // bytes) from host 1 once the flow into it finished, 3 blocks from host 2 at
+        // once. Each file's requests count down its own blocks (OPT'), and
+        // block numbers run over the job's requests in step order.
+        let topo = Topology::build(&TopologySpec::three_tier(1, 2, 4, 2, 0, 10e9, 20e9, None)).unwrap();
+        let w = CfsWrite { block_bytes: 100.0, fault_tolerance: 0, ..CfsWrite::default() };
+        let mut dag = TaskDag::new("mr-job");
+        let shuffle = dag.flow(0, 1, 1e3, &[]);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        w.append(&mut dag, &topo, 1, 250.0, &[shuffle], &mut rng).unwrap();
+        w.append(&mut dag, &topo, 2, 300.0, &[], &mut rng).unwrap();
+        let requests: Vec<StepId> =
+            (0..dag.steps.len()).filter(|&s| matches!(dag.steps[s], Step::Delay { .. })).collect();
+        assert_eq!(requests.len(), 6);
+        let left: Vec<usize> = requests.iter().map(|&r| StorageRun::blocks_left(&dag, r)).collect();
+        assert_eq!(left, [3, 2, 1, 3, 2, 1]);
+        let numbers: Vec<u32> = requests.iter().map(|&r| StorageRun::block_number(&dag, r)).collect();
+        assert_eq!(numbers, [0, 1, 2, 3, 4, 5]);
+    }
 }

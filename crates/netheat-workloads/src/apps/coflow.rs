@@ -157,12 +157,6 @@ pub struct WriteJobs {
 }
 
 impl WriteJobs {
-    /// Mean bytes a job writes (replicas not counted).
-    pub fn mean_bytes(&self) -> f64 {
-        let total: f64 = self.shapes.iter().flat_map(|s| s.reducers.iter().map(|r| r.1)).sum();
-        total * self.bytes_scale / self.shapes.len().max(1) as f64
-    }
-
     /// Mean flows a job has: per mapper, its file's blocks times the
     /// replicas.
     pub fn mean_flows(&self) -> f64 {
