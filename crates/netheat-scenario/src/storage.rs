@@ -687,7 +687,7 @@ pub fn disk_links(topo: &Topology, tasks: &[(f64, usize, TaskDag)]) -> Vec<Optio
 mod tests {
     use super::*;
     use netheat_topology::TopologySpec;
-    use netheat_workloads::apps::cfs::CfsWrite;
+    use netheat_workloads::apps::cfs::{uniform_rack_aware, CfsWrite};
     use netheat_workloads::Step;
 
     #[test]
@@ -701,8 +701,8 @@ mod tests {
         let mut dag = TaskDag::new("mr-job");
         let shuffle = dag.flow(0, 1, 1e3, &[]);
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        w.append(&mut dag, &topo, 1, 250.0, &[shuffle], &mut rng).unwrap();
-        w.append(&mut dag, &topo, 2, 300.0, &[], &mut rng).unwrap();
+        w.append_with(&mut dag, &topo, 1, 250.0, &[shuffle], uniform_rack_aware, &mut rng).unwrap();
+        w.append_with(&mut dag, &topo, 2, 300.0, &[], uniform_rack_aware, &mut rng).unwrap();
         let requests: Vec<StepId> =
             (0..dag.steps.len()).filter(|&s| matches!(dag.steps[s], Step::Delay { .. })).collect();
         assert_eq!(requests.len(), 6);

@@ -129,23 +129,11 @@ impl CfsWrite {
     /// Appends to `dag` the write of a file of `file_bytes` from `writer`
     /// that starts once the steps `after` finished (a reducer's output
     /// written after its shuffle input arrived), each block to the hosts
-    /// of [`uniform_rack_aware`]; returns the blocks' replica hosts. The
-    /// DAG's kind must be one of [`WRITE_KINDS`] for a storage policy to
-    /// place the blocks.
-    pub fn append(
-        &self,
-        dag: &mut TaskDag,
-        topo: &Topology,
-        writer: HostId,
-        file_bytes: f64,
-        after: &[StepId],
-        rng: &mut dyn RngCore,
-    ) -> Result<Vec<Vec<HostId>>, GenError> {
-        self.append_with(dag, topo, writer, file_bytes, after, uniform_rack_aware, rng)
-    }
-
+    /// `choose` returns ([`uniform_rack_aware`], or fixed chains in
+    /// tests); returns the blocks' replica hosts. The DAG's kind must be
+    /// one of [`WRITE_KINDS`] for a storage policy to place the blocks.
     #[allow(clippy::too_many_arguments)]
-    fn append_with<F>(
+    pub fn append_with<F>(
         &self,
         dag: &mut TaskDag,
         topo: &Topology,

@@ -26,7 +26,7 @@ use rand::{Rng, RngCore};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::cfs::CfsWrite;
+use super::cfs::{uniform_rack_aware, CfsWrite};
 use super::rack_hosts;
 use crate::budget::FlowCap;
 use crate::dag::{StepId, TaskDag};
@@ -130,7 +130,7 @@ impl MappedShuffles {
                 let bytes = r.bytes * output_ratio;
                 flows += write.replicas * (bytes / write.block_bytes).ceil() as usize;
                 cap.check(flows, "the jobs' shuffle and write flows")?;
-                write.append(dag, topo, r.host, bytes, &r.flows, &mut rng)?;
+                write.append_with(dag, topo, r.host, bytes, &r.flows, uniform_rack_aware, &mut rng)?;
                 written += bytes;
             }
         }
@@ -195,7 +195,7 @@ impl WriteJobs {
         for &t in &shape.mapper_racks {
             let r = rack_hosts(topo, t % racks);
             let host = r.start + rng.gen_range(0..r.end - r.start);
-            self.write.append(&mut dag, topo, host, per, &[], rng)?;
+            self.write.append_with(&mut dag, topo, host, per, &[], uniform_rack_aware, rng)?;
         }
         Ok(dag)
     }
