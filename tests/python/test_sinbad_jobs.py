@@ -146,3 +146,17 @@ denominator = "sinbad"
 
     [(png, _)] = job_bin_figures(tmp_path / "out")
     assert png.name == "job_write_bins.png" and png.stat().st_size > 10_000
+
+
+def test_paired_ratio_quantiles_by_hand() -> None:
+    """Per-row ratios [2, 4, 3, 4], sorted [2, 3, 4, 4]: the median interpolates to 3.5, the 85th
+    percentile (position 2.55) is 4; a row whose denominator is 0 is left out."""
+    import numpy as np
+
+    from netheat.experiments.registry import metrics
+
+    a, b = np.array([2.0, 4.0, 6.0, 8.0, 5.0]), np.array([1.0, 1.0, 2.0, 2.0, 0.0])
+    kinds = metrics()
+    assert kinds["paired_ratio_p50"].paired(a, b, 0.05) == pytest.approx(3.5)
+    assert kinds["paired_ratio_p85"].paired(a, b, 0.05) == pytest.approx(4.0)
+    assert math.isnan(kinds["paired_ratio_p95"].paired(a[4:], b[4:], 0.05))

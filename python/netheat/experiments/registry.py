@@ -322,6 +322,19 @@ def get_metric(name: str, where: str = "") -> MetricKind:
     return all_metrics[name]
 
 
+def _ratio_quantile_at(q: float) -> Callable[[np.ndarray, np.ndarray, float], float]:
+    """A paired metric: quantile ``q`` of ``a / b`` row by row (rows with ``b == 0`` left out), as
+    :func:`netheat.metrics.quantiles` defines it; NaN without rows."""
+
+    def paired(a: np.ndarray, b: np.ndarray, band: float) -> float:
+        from netheat.metrics import quantiles
+
+        ok = b != 0
+        return quantiles(a[ok] / b[ok], (q,))[0] if ok.any() else float("nan")
+
+    return paired
+
+
 for _m in (
     MetricKind("mean_fct_s", "s", "mean flow completion time of the completed flows"),
     MetricKind("p99_fct_s", "s", "99th percentile flow completion time of the completed flows"),
@@ -388,6 +401,17 @@ for _m in (
         "%",
         "percentage of the rows both variants have whose `of` is above (1 + `band`) times `denominator`'s",
         paired=lambda a, b, band: 100.0 * float(np.mean(a > (1.0 + band) * b)) if len(a) else float("nan"),
+    ),
+    *(
+        MetricKind(
+            f"paired_ratio_p{round(q * 100)}",
+            "x",
+            f"{what} over the rows both variants have of the per-row ratio of `of`, `numerator`'s over "
+            "`denominator`'s (Sinbad's 'the top 15% of jobs improved by at least 1.4x': "
+            "paired_ratio_p85 of uniform over sinbad)",
+            paired=_ratio_quantile_at(q),
+        )
+        for q, what in ((0.5, "median"), (0.85, "85th percentile"), (0.95, "95th percentile"))
     ),
     MetricKind(
         "peak_ratio",
