@@ -48,7 +48,12 @@
 //! utilization: egress bytes of every ToR over their uplink capacity),
 //! besides `migrations`, `net_intensive_on_hot_share` (over the run) and
 //! `measured_migrations`, `measured_net_intensive_on_hot_share` (from the
-//! warm-up on, as the ToR measures), `servers_used` and `cpu_imbalance`
+//! warm-up on, as the ToR measures) and, of those placements on hot ToRs,
+//! `measured_on_hot_calm_now_share` (the ToR's instantaneous utilization,
+//! which the policy ranks by, at or below the threshold) and
+//! `measured_on_hot_<why>_share` for each [`HotChoice`] (why the chosen
+//! server beat the sampled candidates under ToRs not hot), `servers_used`
+//! and `cpu_imbalance`
 //! (means over the ticks after the warm-up), `max_tasks_per_rack`,
 //! `pending` and `estimate_fallbacks`.
 
@@ -58,7 +63,7 @@ use netheat_core::{stats, HostId, LinkId, Routing};
 use netheat_engine::{Ctx, FlowRecord, FlowSpec, LinkWindows, Route};
 use netheat_sched::{
     pick_migrations, projected_tor, sample_servers, tor_capacity_bps, Candidate, HotTors, MigrationCandidate,
-    PlacementPolicy,
+    Objective, PlacementPolicy,
 };
 use netheat_topology::Topology;
 use netheat_workloads::apps::analytics::AnalyticalQuery;
@@ -207,6 +212,14 @@ pub struct ClusterRun<'t> {
     /// The same two counts from the warm-up on.
     measured_net_intensive: u64,
     measured_net_intensive_on_hot: u64,
+    /// Of those on hot ToRs: how many the ToR's instantaneous utilization
+    /// (what the policy ranks by) put at or below the hot threshold, and
+    /// how many of each [`HotChoice`].
+    measured_on_hot_calm_now: u64,
+    measured_on_hot_by_choice: [u64; 5],
+    /// Why the last choice, if on a hot ToR, beat the candidates under
+    /// ToRs not hot.
+    last_choice: HotChoice,
     estimate_fallbacks: u64,
     queries_unplaced: u64,
     lost_work_s: f64,
@@ -304,6 +317,9 @@ impl<'t> ClusterRun<'t> {
             net_intensive_on_hot: 0,
             measured_net_intensive: 0,
             measured_net_intensive_on_hot: 0,
+            measured_on_hot_calm_now: 0,
+            measured_on_hot_by_choice: [0; 5],
+            last_choice: HotChoice::NoCool,
             estimate_fallbacks: 0,
             queries_unplaced: 0,
             lost_work_s: 0.0,
@@ -414,6 +430,17 @@ impl<'t> ClusterRun<'t> {
             })
             .collect();
         let k = self.policy.choose(&cands)?;
+        // For the diagnostics of placements on hot ToRs: the candidates
+        // under ToRs not hot (5-minute average), and whether the choice beat
+        // all of them on an objective above the load-balance one.
+        let threshold = self.params.hot_threshold;
+        self.last_choice = HotChoice::NoCool;
+        if self.tors.avg(topo.hosts()[cands[k].server as usize].rack as usize) <= threshold {
+            return Some(cands[k].server);
+        }
+        let cool: Vec<bool> =
+            cands.iter().map(|c| self.tors.avg(topo.hosts()[c.server as usize].rack as usize) <= threshold).collect();
+        self.last_choice = HotChoice::of(&cands, k, &cool, self.policy.as_ref());
         Some(cands[k].server)
     }
 
@@ -456,6 +483,11 @@ impl<'t> ClusterRun<'t> {
             if now >= self.warmup_s {
                 self.measured_net_intensive += 1;
                 self.measured_net_intensive_on_hot += u64::from(hot);
+                if hot {
+                    let calm = self.tors.util(rack as usize) <= self.params.hot_threshold;
+                    self.measured_on_hot_calm_now += u64::from(calm);
+                    self.measured_on_hot_by_choice[self.last_choice as usize] += 1;
+                }
             }
         }
         let t = &self.tasks[i];
@@ -852,6 +884,14 @@ impl<'t> ClusterRun<'t> {
             "measured_net_intensive_on_hot_share",
             self.measured_net_intensive_on_hot as f64 / self.measured_net_intensive.max(1) as f64,
         );
+        // Why a network-intensive task lands on a hot ToR: the policy saw the
+        // ToR's instantaneous utilization, not its 5-minute average, or no
+        // sampled candidate sat under a ToR that was not hot.
+        let on_hot = self.measured_net_intensive_on_hot.max(1) as f64;
+        s(out, "measured_on_hot_calm_now_share", self.measured_on_hot_calm_now as f64 / on_hot);
+        for (c, name) in HotChoice::NAMES.iter().enumerate() {
+            s(out, &format!("measured_on_hot_{name}_share"), self.measured_on_hot_by_choice[c] as f64 / on_hot);
+        }
         s(out, "servers_used", self.servers_used / ticks);
         s(out, "cpu_imbalance", self.cpu_imbalance / ticks);
         s(out, "max_tasks_per_rack", self.max_tasks_per_rack());
@@ -1034,5 +1074,97 @@ pub fn tor_outbound(
         hot_share: all.iter().filter(|&&u| u > threshold).count() as f64 / n,
         p98: stats::quantile(&all, 0.98),
         cell_util: if cap_sum > 0.0 { bytes_sum * 8.0 / cap_sum } else { f64::NAN },
+    }
+}
+
+/// Why a placement on a hot ToR (5-minute average above the threshold) beat
+/// the sampled candidates under ToRs that were not hot: a diagnostic of
+/// UTP's low-priority tweak (hotspot paper §5.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HotChoice {
+    /// No sampled candidate was under a ToR not hot.
+    NoCool = 0,
+    /// It beat every one of them on an objective ranked above load balance
+    /// (spreading the job, packing).
+    Above = 1,
+    /// The best of them level with it scored the same on every objective
+    /// (the same 5% bucket): the sample order chose.
+    Tie = 2,
+    /// The best of them scored worse on load balance, by its server's CPU.
+    CoolBusierCpu = 3,
+    /// The best of them scored worse on load balance, by its ToR's
+    /// instantaneous utilization plus the task's demand.
+    CoolBusierTor = 4,
+}
+
+impl HotChoice {
+    /// Stat names, by discriminant.
+    const NAMES: [&'static str; 5] = ["no_cool", "above_balance", "tie", "cool_busier_cpu", "cool_busier_tor"];
+
+    /// Why `policy` chose candidate `k` over the candidates flagged `cool`
+    /// (under ToRs not hot): the cool candidates level with it on the
+    /// objectives above load balance, and the best of them on every
+    /// objective, decide.
+    fn of(cands: &[Candidate], k: usize, cool: &[bool], policy: &dyn PlacementPolicy) -> HotChoice {
+        let obj = policy.objectives();
+        let above = obj
+            .iter()
+            .position(|o| matches!(o, Objective::CpuBalance | Objective::UtpBalance | Objective::TorUtilization))
+            .unwrap_or(obj.len());
+        let key = |c: &Candidate, n: usize| obj[..n].iter().map(|o| o.key(c)).collect::<Vec<i64>>();
+        let cools: Vec<&Candidate> = cands.iter().zip(cool).filter(|(_, &c)| c).map(|(c, _)| c).collect();
+        let best = cools.iter().filter(|c| key(c, above) == key(&cands[k], above)).min_by_key(|c| key(c, obj.len()));
+        match best {
+            _ if cools.is_empty() => HotChoice::NoCool,
+            None => HotChoice::Above,
+            Some(c) if key(c, obj.len()) == key(&cands[k], obj.len()) => HotChoice::Tie,
+            Some(c) if c.cpu_after >= c.projected_tor || !policy.network_aware() => HotChoice::CoolBusierCpu,
+            Some(_) => HotChoice::CoolBusierTor,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netheat_sched::placement_policy;
+
+    #[test]
+    fn a_choice_on_a_hot_tor_is_classed_by_the_objective_that_decided() {
+        // UTP over spread, pack, balance: the chosen candidate 0 is under a
+        // hot ToR (projected 0.80, CPU 0.50: balance key 16); candidate 1 is
+        // under a cool one.
+        let base = [Objective::SpreadJob, Objective::BinPack, Objective::CpuBalance];
+        let utp = placement_policy("utp", &base).unwrap();
+        let obliv = placement_policy("bandwidth-oblivious", &base).unwrap();
+        let hot = Candidate::new(0, 0, 32, 16.0, 0, 0.80);
+        let with = |c: Candidate, in_rack: u32, cpu: f64, tor: f64| Candidate {
+            job_tasks_in_rack: in_rack,
+            cpu_after: cpu,
+            projected_tor: tor,
+            ..c
+        };
+        let cool = Candidate::new(1, 0, 32, 16.0, 0, 0.0);
+        let cases = [
+            // The cool one has a task of the job in its rack: spreading decided.
+            (with(cool, 1, 0.5, 0.1), HotChoice::Above),
+            // Same buckets everywhere (0.80 and 0.82 are both 16): a tie.
+            (with(cool, 0, 0.82, 0.1), HotChoice::Tie),
+            // The cool one's server is busier (0.90, key 18).
+            (with(cool, 0, 0.90, 0.1), HotChoice::CoolBusierCpu),
+            // Its ToR is busier now (0.95, key 19).
+            (with(cool, 0, 0.5, 0.95), HotChoice::CoolBusierTor),
+        ];
+        for (other, want) in cases {
+            let cands = [hot, other];
+            assert_eq!(utp.choose(&cands), Some(0), "{other:?}");
+            assert_eq!(HotChoice::of(&cands, 0, &[false, true], utp.as_ref()), want, "{other:?}");
+        }
+        // No cool candidate in the sample.
+        assert_eq!(HotChoice::of(&[hot], 0, &[false], utp.as_ref()), HotChoice::NoCool);
+        // Without the ToR in the objective, a busier cool ToR does not count:
+        // the oblivious policy saw CPU only (0.50 against 0.50: a tie).
+        let cands = [hot, with(cool, 0, 0.5, 0.95)];
+        assert_eq!(HotChoice::of(&cands, 0, &[false, true], obliv.as_ref()), HotChoice::Tie);
     }
 }
