@@ -437,7 +437,9 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   the routing policy routes their flows; its
   measures are in `stats.json` (`placement_hot_tor_share`,
   `placement_p98_tor_util`, `placement_cell_util`, `migrations`,
-  `net_intensive_on_hot_share`...); `kind =
+  `net_intensive_on_hot_share`, and why placements land on hot ToRs:
+  `measured_on_hot_tie_share`, `_above_balance_share`,
+  `_cool_busier_cpu_share`, `_calm_now_share`...); `kind =
   "shuffle-job"` is one shuffle job at time 0 on servers placed by `nodes`,
   `first-rack`, `placement` (`contiguous`, `two-loops`) and `pattern`
   (`all-to-all`, `into-last-rack`), `flows-per-pair` flows of
