@@ -1565,6 +1565,8 @@ impl Wcx<'_> {
                     return Err(self.at(&key, format!("must be a number >= 0, got {ratio}")));
                 }
                 let cw = self.cfs_write(&p, a)?;
+                mapped.tasks.truncate(limit);
+                mapped.reducers.truncate(limit);
                 let received: f64 = mapped.reducers.iter().flatten().map(|r| r.bytes).sum();
                 let blocks =
                     received * ratio / cw.block_bytes + mapped.reducers.iter().map(Vec::len).sum::<usize>() as f64;
@@ -1577,8 +1579,6 @@ impl Wcx<'_> {
                     out,
                     "write less with a smaller `output-ratio`",
                 )?;
-                mapped.tasks.truncate(limit);
-                mapped.reducers.truncate(limit);
                 mapped.write_outputs(self.topo, &cw, ratio, seed).map_err(|e| self.gen(&p, e))?;
             }
             return Ok(mapped.tasks.into_iter().take(limit).map(|(s, _, d)| (s, d)).collect());
