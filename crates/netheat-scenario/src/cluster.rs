@@ -884,9 +884,9 @@ impl<'t> ClusterRun<'t> {
             "measured_net_intensive_on_hot_share",
             self.measured_net_intensive_on_hot as f64 / self.measured_net_intensive.max(1) as f64,
         );
-        // Why a network-intensive task lands on a hot ToR: the policy saw the
-        // ToR's instantaneous utilization, not its 5-minute average, or no
-        // sampled candidate sat under a ToR that was not hot.
+        // Why network-intensive tasks land on hot ToRs: each such placement's
+        // `HotChoice`, and how many of them the policy saw below the threshold
+        // (instantaneous utilization, not the 5-minute average).
         let on_hot = self.measured_net_intensive_on_hot.max(1) as f64;
         s(out, "measured_on_hot_calm_now_share", self.measured_on_hot_calm_now as f64 / on_hot);
         for (c, name) in HotChoice::NAMES.iter().enumerate() {
