@@ -160,3 +160,25 @@ def test_paired_ratio_quantiles_by_hand() -> None:
     assert kinds["paired_ratio_p50"].paired(a, b, 0.05) == pytest.approx(3.5)
     assert kinds["paired_ratio_p85"].paired(a, b, 0.05) == pytest.approx(4.0)
     assert math.isnan(kinds["paired_ratio_p95"].paired(a[4:], b[4:], 0.05))
+
+
+def test_job_size_bins_by_hand() -> None:
+    """Figure 7's classes by bytes written, decades from 100 MB (an edge is in the class above
+    it): 50 MB and 100 MB jobs fall apart, and each class's improvement is a ratio of its means."""
+    import polars as pl
+
+    from netheat.experiments.plots import job_size_bins
+
+    base = pl.DataFrame(
+        {
+            "seed": [1] * 5,
+            "task_id": [1, 2, 3, 4, 5],
+            "tct_s": [2.0, 6.0, 9.0, 12.0, 4.0],
+            "written": [5e7, 1e8, 2e8, 3e10, 2e9],
+        }
+    )
+    new = base.with_columns(pl.Series("tct_s", [1.0, 3.0, 6.0, 8.0, 4.0]))
+    got = job_size_bins(base, new).to_dicts()
+    assert [r["size_class"] for r in got] == [1, 2, 3, 4]
+    assert [r["share"] for r in got] == pytest.approx([0.2, 0.4, 0.2, 0.2])
+    assert [r["end_to_end"] for r in got] == pytest.approx([2.0, (6 + 9) / (3 + 6), 1.0, 1.5])
