@@ -324,18 +324,28 @@ def job_write_bins(base: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
     j = base.join(new, on=["seed", "task_id"], suffix="_new").filter(
         pl.col("tct_s").is_not_nan() & pl.col("tct_s_new").is_not_nan() & (pl.col("tct_s") > 0)
     )
-    edges = np.asarray(WRITE_BINS[1:])
     share = ((j["write_s"] + j["write_s_new"]) / (j["tct_s"] + j["tct_s_new"])).to_numpy()
-    j = j.with_columns(pl.Series("bin", np.searchsorted(edges, share, side="right") + 1))
+    writes = (pl.col("write_s").sum() / pl.col("write_s_new").sum()).alias("writes")
+    return _paired_classes(j, "bin", share, WRITE_BINS, writes)
+
+
+def _paired_classes(
+    j: pl.DataFrame, name: str, values: np.ndarray, lower: tuple[float, ...], *more: pl.Expr
+) -> pl.DataFrame:
+    """Rows of paired jobs ``j`` classed by ``values`` against the classes' lower edges ``lower``
+    (class 1 from the first; an edge is in the class above it), and per class the share of the
+    jobs, the end-to-end improvement ``sum(tct_s) / sum(tct_s_new)`` and the aggregations ``more``."""
+    cls = np.searchsorted(np.asarray(lower[1:]), values, side="right") + 1
     n = max(j.height, 1)
     return (
-        j.group_by("bin")
+        j.with_columns(pl.Series(name, cls))
+        .group_by(name)
         .agg(
             (pl.len() / n).alias("share"),
             (pl.col("tct_s").sum() / pl.col("tct_s_new").sum()).alias("end_to_end"),
-            (pl.col("write_s").sum() / pl.col("write_s_new").sum()).alias("writes"),
+            *more,
         )
-        .sort("bin")
+        .sort(name)
     )
 
 
@@ -353,19 +363,7 @@ def job_size_bins(base: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
     j = base.join(new.select("seed", "task_id", "tct_s"), on=["seed", "task_id"], suffix="_new").filter(
         pl.col("tct_s").is_not_nan() & pl.col("tct_s_new").is_not_nan()
     )
-    edges = np.asarray(WRITE_SIZES[1:])
-    j = j.with_columns(
-        pl.Series("size_class", np.searchsorted(edges, j["written"].to_numpy(), side="right") + 1)
-    )
-    n = max(j.height, 1)
-    return (
-        j.group_by("size_class")
-        .agg(
-            (pl.len() / n).alias("share"),
-            (pl.col("tct_s").sum() / pl.col("tct_s_new").sum()).alias("end_to_end"),
-        )
-        .sort("size_class")
-    )
+    return _paired_classes(j, "size_class", j["written"].to_numpy(), WRITE_SIZES)
 
 
 def _job_times(run_dir: Path) -> pl.DataFrame:
