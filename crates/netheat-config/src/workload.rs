@@ -600,6 +600,17 @@ impl Workload {
 /// that published the trace read them.
 pub const COFLOW_MB: f64 = 1_048_576.0;
 
+/// A coflow of a trace as a shuffle between racks: its times multiplied by
+/// `time_scale`, its bytes (MB of [`COFLOW_MB`]) by `bytes_scale`.
+fn rack_shuffle(c: &netheat_data::Coflow, time_scale: f64, bytes_scale: f64) -> RackShuffle {
+    RackShuffle {
+        id: u64::from(c.id),
+        start_s: c.arrival_ms as f64 / 1e3 * time_scale,
+        mapper_racks: c.mapper_racks.clone(),
+        reducers: c.reducers.iter().map(|&(r, mb)| (r, mb * COFLOW_MB * bytes_scale)).collect(),
+    }
+}
+
 /// The default coflow dataset.
 pub const DEFAULT_COFLOW: &str = "coflow-fb2010";
 
@@ -1047,12 +1058,7 @@ impl Wcx<'_> {
         let shuffles: Vec<RackShuffle> = trace
             .coflows
             .iter()
-            .map(|c| RackShuffle {
-                id: c.id as u64,
-                start_s: c.arrival_ms as f64 / 1e3 * scale,
-                mapper_racks: c.mapper_racks.clone(),
-                reducers: c.reducers.iter().map(|&(r, mb)| (r, mb * COFLOW_MB * bytes)).collect(),
-            })
+            .map(|c| rack_shuffle(c, scale, bytes))
             .filter(|s| s.start_s < until)
             .collect();
         let flows: f64 = shuffles.iter().map(|s| s.mapper_racks.len() as f64 * s.reducers.len() as f64).sum();
@@ -1812,16 +1818,7 @@ impl Wcx<'_> {
                     return Err(self.at(&format!("{p}.bytes-scale"), format!("must be positive, got {scale}")));
                 }
                 let jobs = WriteJobs {
-                    shapes: trace
-                        .coflows
-                        .iter()
-                        .map(|c| RackShuffle {
-                            id: c.id as u64,
-                            start_s: 0.0,
-                            mapper_racks: c.mapper_racks.clone(),
-                            reducers: c.reducers.iter().map(|&(r, mb)| (r, mb * COFLOW_MB)).collect(),
-                        })
-                        .collect(),
+                    shapes: trace.coflows.iter().map(|c| rack_shuffle(c, 1.0, 1.0)).collect(),
                     bytes_scale: scale,
                     write: cw,
                 };

@@ -378,16 +378,12 @@ def _job_times(run_dir: Path) -> pl.DataFrame:
     tasks = tasks.filter(pl.col("kind").cast(pl.Utf8).is_in(JOB_KINDS))
     if tasks.is_empty():
         return pl.DataFrame()
-    first = (
-        pl.read_parquet(blocks_path, columns=["point_hash", "task_id", "requested_s", "bytes"])
-        .group_by("point_hash", "task_id")
-        .agg(pl.col("requested_s").min(), pl.col("bytes").sum().alias("written"))
-    )
-    return (
-        tasks.with_columns(pl.col("variant").cast(pl.Utf8), pl.col("point_hash").cast(pl.Utf8))
-        .join(first.with_columns(pl.col("point_hash").cast(pl.Utf8)), on=["point_hash", "task_id"])
-        .with_columns((pl.col("finish_s") - pl.col("requested_s")).alias("write_s"))
-    )
+    from netheat.experiments.scenario import write_times
+
+    blocks = pl.read_parquet(blocks_path, columns=["point_hash", "task_id", "requested_s", "bytes"])
+    tasks = tasks.with_columns(pl.col("variant").cast(pl.Utf8), pl.col("point_hash").cast(pl.Utf8))
+    blocks = blocks.with_columns(pl.col("point_hash").cast(pl.Utf8))
+    return write_times(tasks, blocks, ["point_hash", "task_id"]).filter(pl.col("requested_s").is_not_null())
 
 
 def job_bin_figures(run_dir: Path) -> list[tuple[Path, str]]:

@@ -44,6 +44,7 @@ import numpy as np
 import pyarrow as pa
 
 from netheat.errors import ConfigError
+from netheat.metrics import quantiles
 
 PARAM_TYPES = ("path", "float", "int", "bool", "str", "duration", "bytes", "bandwidth", "list")
 """Parameter types: ``duration``/``bytes``/``bandwidth`` accept unit strings and become floats;
@@ -327,8 +328,6 @@ def _ratio_quantile_at(q: float) -> Callable[[np.ndarray, np.ndarray, float], fl
     :func:`netheat.metrics.quantiles` defines it; NaN without rows."""
 
     def paired(a: np.ndarray, b: np.ndarray, band: float) -> float:
-        from netheat.metrics import quantiles
-
         ok = b != 0
         return quantiles(a[ok] / b[ok], (q,))[0] if ok.any() else float("nan")
 

@@ -79,6 +79,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from netheat.data import resolve_data_dir
 from netheat.errors import ConfigError, NetheatError
@@ -281,13 +282,14 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
             for b in distinct:
                 values.update(_tails(f"{kind}.{int(b)}B.tct", tct[of_kind & (sizes == b)]))
     if "blocks" in res.tables:
-        blocks = res.table("blocks")
         values.update(_tails("block_write", _times(res.measured("blocks").column("write_s")), (0.95,)))
-        # A task's time in distributed writes: from its first block request to its end.
-        ids = np.asarray(tasks.column("task_id").to_numpy(zero_copy_only=False))
-        first = _first_requests(blocks, ids)
-        write = _times(tasks.column("finish_s")) - first
-        wrote = ~np.isnan(first)
+        timed = write_times(
+            pl.DataFrame(tasks.select(["task_id", "finish_s"])),
+            pl.DataFrame(res.table("blocks")),
+            ["task_id"],
+        )
+        write = timed["write_s"].to_numpy().astype(float)
+        wrote = ~np.isnan(timed["requested_s"].to_numpy().astype(float))
         if wrote.any():
             values.update(_tails("write", write[wrote], (0.95,)))
             for kind in sorted(set(kinds[wrote].tolist())):
@@ -303,21 +305,15 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     return values
 
 
-def _first_requests(blocks: Any, task_ids: np.ndarray) -> np.ndarray:
-    """Per task of ``task_ids``, its first block's request time (NaN for a task without blocks)."""
-    out = np.full(task_ids.size, np.nan)
-    if blocks.num_rows == 0 or task_ids.size == 0:
-        return out
-    b_ids = np.asarray(blocks.column("task_id").to_numpy(zero_copy_only=False))
-    req = _times(blocks.column("requested_s"))
-    order = np.argsort(task_ids, kind="stable")
-    at = np.searchsorted(task_ids[order], b_ids)
-    known = (at < task_ids.size) & (task_ids[order][np.minimum(at, task_ids.size - 1)] == b_ids)
-    idx = order[at[known]]
-    first = np.full(task_ids.size, np.inf)
-    np.minimum.at(first, idx, req[known])
-    out[np.isfinite(first)] = first[np.isfinite(first)]
-    return out
+def write_times(tasks: pl.DataFrame, blocks: pl.DataFrame, on: list[str]) -> pl.DataFrame:
+    """``tasks`` (with ``finish_s`` and the key columns ``on``), in their order, with per task its
+    first block's request (``requested_s``), the bytes its blocks carry (``written``, replicas not
+    counted) and its time in distributed writes, from that request to its end (``write_s``);
+    null for a task without blocks."""
+    first = blocks.group_by(on).agg(pl.col("requested_s").min(), pl.col("bytes").sum().alias("written"))
+    return tasks.join(first, on=on, how="left", maintain_order="left").with_columns(
+        (pl.col("finish_s") - pl.col("requested_s")).alias("write_s")
+    )
 
 
 def run_scenario_point(params: dict[str, Any], seed: int) -> PointResult:
