@@ -1055,12 +1055,8 @@ impl Wcx<'_> {
             return Err(self.at(&format!("{p}.bytes-scale"), format!("must be positive, got {bytes}")));
         }
         let until = duration.map(|d| d.0).or(self.default_duration).unwrap_or(f64::INFINITY);
-        let shuffles: Vec<RackShuffle> = trace
-            .coflows
-            .iter()
-            .map(|c| rack_shuffle(c, scale, bytes))
-            .filter(|s| s.start_s < until)
-            .collect();
+        let shuffles: Vec<RackShuffle> =
+            trace.coflows.iter().map(|c| rack_shuffle(c, scale, bytes)).filter(|s| s.start_s < until).collect();
         let flows: f64 = shuffles.iter().map(|s| s.mapper_racks.len() as f64 * s.reducers.len() as f64).sum();
         let key = if duration.is_some() { format!("{p}.duration") } else { format!("{p}.dataset") };
         let what = format!("`{p}`: {} shuffles of {} flows", format_count(shuffles.len() as f64), format_count(flows));
