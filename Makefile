@@ -78,6 +78,7 @@ bench: build ## Run the benchmarks and print their tables
 	$(PY) benches/subways_bench.py
 	cargo run --release -q -p netheat-scenario --example cluster_bench -- small
 	$(PY) benches/storage_bench.py
+	$(PY) benches/memory_bench.py
 	cargo run --release -q -p netheat-repro --example packet_bench
 	cargo run --release -q -p netheat-fec --example lt_overhead
 	$(MAKE) --no-print-directory bench-serve

@@ -31,7 +31,7 @@
 
 use std::path::{Path, PathBuf};
 
-use netheat_core::budget::{self, format_count, format_number, BYTES_PER_TASK_STEP};
+use netheat_core::budget::{self, format_count, format_number, task_overhead_bytes};
 use netheat_data::DataDir;
 use netheat_topology::{StorageKind, Topology};
 use netheat_workloads::apps::aggregation::{
@@ -581,6 +581,19 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// What the memory budget charges for these flows and tasks in a run:
+    /// every flow at [`budget::flow_bytes`] (the engine's and the tables'
+    /// share: less when a scenario does not keep its flows), every task and
+    /// step at [`budget::BYTES_PER_TASK`] and [`budget::BYTES_PER_TASK_STEP`].
+    /// The tables are checked against the budget with it as they are
+    /// generated; a scenario reports it as `workload_estimate_bytes`.
+    pub fn estimate_bytes(&self) -> f64 {
+        let task_flows: usize = self.tasks.iter().map(|t| t.2.num_flows()).sum();
+        let task_steps: usize = self.tasks.iter().map(|t| t.2.steps.len()).sum();
+        (self.flows.len() + task_flows) as f64 * budget::flow_bytes() as f64
+            + task_overhead_bytes(self.tasks.len() as f64, task_steps as f64)
+    }
+
     /// The same workload with the `precalculated` traffic's flows among the
     /// others (stably by start, ids renumbered): what a run outside a
     /// scenario, which has no precalculation, makes of them.
@@ -1060,7 +1073,10 @@ impl Wcx<'_> {
         let flows: f64 = shuffles.iter().map(|s| s.mapper_racks.len() as f64 * s.reducers.len() as f64).sum();
         let key = if duration.is_some() { format!("{p}.duration") } else { format!("{p}.dataset") };
         let what = format!("`{p}`: {} shuffles of {} flows", format_count(shuffles.len() as f64), format_count(flows));
-        self.fits(&key, what, flows, 0.0, out, "replay part of the trace with a shorter `duration`")?;
+        // In an `[[app]]` table (`p` is `app[i]`) every shuffle is a task of
+        // one step a flow; a `[[traffic]]` table's are plain flows.
+        let tasks = if p.starts_with("app[") { task_overhead_bytes(shuffles.len() as f64, flows) } else { 0.0 };
+        self.fits(&key, what, flows, tasks, out, "replay part of the trace with a shorter `duration`")?;
         let mapped = map_rack_shuffles(self.topo, &shuffles, seed).map_err(|e| self.gen(p, e))?;
         out.local_bytes += mapped.local_bytes;
         if mapped.folded {
@@ -1184,7 +1200,16 @@ impl Wcx<'_> {
         };
         let flows = tasks as f64 * flows_per_task;
         let what = format!("`{p}`: {} tasks of {} flows", format_count(tasks as f64), format_count(flows_per_task));
-        self.fits(&format!("{p}.tasks"), what, flows, flows * BYTES_PER_TASK_STEP as f64, out, "use fewer tasks")?;
+        // Every flow is a step, and so is a compute delay before one.
+        let steps = flows * if spec.compute_s > 0.0 { 2.0 } else { 1.0 };
+        self.fits(
+            &format!("{p}.tasks"),
+            what,
+            flows,
+            task_overhead_bytes(tasks as f64, steps),
+            out,
+            "use fewer tasks",
+        )?;
         let host_bps = self.topo.hosts().first().and_then(|h| h.ports.first()).map_or(f64::NAN, |port| port.speed_bps);
         let generated = aggregation::generate(&spec, self.topo.hosts().len(), host_bps).map_err(|e| match e {
             GenError::InvalidParameter { name, reason } => {
@@ -1246,7 +1271,14 @@ impl Wcx<'_> {
         };
         let flows = (inc.incasts * inc.fanin) as f64;
         let what = format!("`{p}`: {} messages", format_count(flows));
-        self.fits(&format!("{p}.incasts"), what, flows, flows * BYTES_PER_TASK_STEP as f64, out, "use fewer incasts")?;
+        self.fits(
+            &format!("{p}.incasts"),
+            what,
+            flows,
+            task_overhead_bytes(inc.incasts as f64, flows),
+            out,
+            "use fewer incasts",
+        )?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED);
         inc.tasks(self.topo, &mut rng).map_err(|e| self.gen(p, e))
     }
@@ -1280,7 +1312,7 @@ impl Wcx<'_> {
         // At most nodes x (nodes - 1) pairs: refuse before building a job the budget cannot hold.
         let flows = job.nodes as f64 * (job.nodes as f64 - 1.0) * job.flows_per_pair as f64;
         let what = format!("`{p}`: a job of up to {} flows", format_count(flows));
-        self.fits(&format!("{p}.nodes"), what, flows, flows * BYTES_PER_TASK_STEP as f64, out, "make the job smaller")?;
+        self.fits(&format!("{p}.nodes"), what, flows, task_overhead_bytes(1.0, flows), out, "make the job smaller")?;
         job.task(self.topo).map_err(|e| match e {
             GenError::InvalidParameter { name, reason } => self.at(&format!("{p}.{name}"), reason),
             other => self.gen(p, other),
@@ -1577,7 +1609,7 @@ impl Wcx<'_> {
                     &key,
                     what,
                     blocks * cw.replicas as f64,
-                    0.0,
+                    task_overhead_bytes(0.0, blocks * (cw.replicas + 1) as f64),
                     out,
                     "write less with a smaller `output-ratio`",
                 )?;
@@ -1906,7 +1938,7 @@ impl Wcx<'_> {
         };
         // Estimate before drawing anything: tasks times their flows and steps.
         let (flows, steps, task_key) = per_task;
-        let task_bytes = flows * budget::flow_bytes() as f64 + steps * BYTES_PER_TASK_STEP as f64;
+        let task_bytes = flows * budget::flow_bytes() as f64 + task_overhead_bytes(1.0, steps);
         let expected = (rate * duration).min(limit as f64);
         let budget = self.budget()?;
         let (key, hint) = if task_bytes > budget {
@@ -1927,7 +1959,7 @@ impl Wcx<'_> {
             if expected.round() == 1.0 { "task" } else { "tasks" },
             format_count(flows)
         );
-        self.fits(&key, what, expected * flows, expected * steps * BYTES_PER_TASK_STEP as f64, out, &hint)?;
+        self.fits(&key, what, expected * flows, task_overhead_bytes(expected, expected * steps), out, &hint)?;
         let starts = poisson_starts_n(rate, duration, seed, limit).map_err(|e| self.gen(&p, e))?;
         // Hard cap while building, in case the estimate was off.
         let cap = FlowCap::current()?;
@@ -1945,10 +1977,7 @@ impl Wcx<'_> {
 
 /// Bytes that the flows and tasks generated so far will hold in a run.
 fn held_bytes(w: &Workload) -> f64 {
-    let task_flows: usize = w.tasks.iter().map(|t| t.2.num_flows()).sum();
-    let task_steps: usize = w.tasks.iter().map(|t| t.2.steps.len()).sum();
-    (w.flows.len() + task_flows) as f64 * budget::flow_bytes() as f64
-        + task_steps.saturating_sub(task_flows) as f64 * BYTES_PER_TASK_STEP as f64
+    w.estimate_bytes()
 }
 
 /// A rack-to-rack matrix of `n` racks on a topology of `racks` racks: rack

@@ -59,7 +59,8 @@ pub const BYTES_PER_FLOW: u64 = 2048;
 /// examples/scenarios/baraat-aggregation.toml` (fair share, `scenario.record
 /// = []`) between 2,000 and 20,000 tasks of 39 flows: 145 B per flow in all,
 /// task steps included (with every table recorded: 452 B). Rounded up to
-/// 64 B beside the 256 B of the step.
+/// 64 B; with its step and its task's share ([`BYTES_PER_TASK_STEP`],
+/// [`BYTES_PER_TASK`]) such a flow is charged 64 + 64 + 1024 / 39 = 154 B.
 pub const BYTES_PER_UNKEPT_FLOW: u64 = 64;
 
 /// Memory per directed link and telemetry window: the engine's sparse
@@ -101,14 +102,43 @@ pub const BYTES_PER_LINK: u64 = 1024;
 /// every host). Rounded up to 64 B.
 pub const BYTES_PER_DEVICE: u64 = 64;
 
-/// Memory per step of an application task (a `Step` of the task graph with
-/// its dependency list and the task's share of the graph's header), on top
-/// of [`BYTES_PER_FLOW`] for each of its flows (every one becomes an engine
-/// flow). Measured with `generate_workload` on memcache tasks (3 steps,
-/// 2 flows each) as the growth of peak RSS between 10^5 and 10^6 tasks:
-/// 160 B per step. Rounded up to 256 B. (A whole `netheat simulate` of such
-/// tasks grows by 1.7 KB per task; the estimate is 4.9 KB.)
-pub const BYTES_PER_TASK_STEP: u64 = 256;
+/// Memory per application task, beside its steps ([`BYTES_PER_TASK_STEP`])
+/// and flows ([`flow_bytes`]): the task graph's header and the runner's
+/// state and record for the task, with their lists' allocations, and the
+/// task's row of the `tasks` table in Rust and in Python.
+///
+/// Measured, with [`BYTES_PER_TASK_STEP`], as the growth of peak RSS of
+/// `netheat run` on `examples/topologies/baraat-36k.toml` with
+/// `scenario.record = []` (flows at [`BYTES_PER_UNKEPT_FLOW`]), on three
+/// task shapes (2026-11-28):
+/// - memcache requests (3 steps, 2 flows), 10^5 to 5 * 10^5 tasks:
+///   1,021 B a task;
+/// - one-stage aggregation (39 flow steps), 10^4 to 5 * 10^4 tasks:
+///   3,838 B a task;
+/// - two-stage aggregation (1,200 flow steps), 2,400 to 9,600 tasks:
+///   116.2 KB a task.
+///
+/// Less 64 B a flow, the first two give 893 = T + 3 S and 1,342 = T + 39 S,
+/// so T = 856 B a task and S = 12.5 B a step; the third gives S = 32.1 B
+/// with that T. Rounded up: 1 KiB a task.
+pub const BYTES_PER_TASK: u64 = 1024;
+
+/// Memory per step of an application task (a `Step` of the task graph,
+/// its dependency list, and the runner's per-step entries: dependencies
+/// left, children, finish time), on top of [`BYTES_PER_TASK`] for its task
+/// and [`flow_bytes`] for each flow (every flow step becomes an engine
+/// flow). Measured as [`BYTES_PER_TASK`] says: at most 32.1 B a step.
+/// Rounded up to 64 B. (Until 2026-11-28 a step was charged 256 B and a
+/// task nothing: 2.5-3.3 times the measured growth of aggregation tasks,
+/// whose steps are all flows, and 12% under that of memcache requests.)
+pub const BYTES_PER_TASK_STEP: u64 = 64;
+
+/// What `tasks` application tasks with `steps` steps in all hold besides
+/// their flows: `tasks` x [`BYTES_PER_TASK`] + `steps` x
+/// [`BYTES_PER_TASK_STEP`] (in `f64`, so no count overflows).
+pub fn task_overhead_bytes(tasks: f64, steps: f64) -> f64 {
+    tasks * BYTES_PER_TASK as f64 + steps * BYTES_PER_TASK_STEP as f64
+}
 
 /// Budget when the physical memory cannot be read: 4 GiB.
 pub const FALLBACK_BUDGET: u64 = 4 << 30;

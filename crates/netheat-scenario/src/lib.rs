@@ -418,6 +418,7 @@ impl Scenario {
         let Parts { sections: s, topology, topology_source, workload } = parts;
         let topo = &*topology;
         let seed = s.scenario.seed;
+        let workload_bytes = budget::with_flow_bytes(s.flow_bytes(), || workload.estimate_bytes());
         let mut notes = workload.notes.clone();
         notes.extend(netheat_workloads::same_host_note(&workload.flows, &|i| format!("flow {i}")));
         let out = match s.scenario.engine {
@@ -504,7 +505,7 @@ impl Scenario {
                         seed,
                     };
                     let out = spc::run_spc_scenario(run, progress)?;
-                    return Ok(finish(out, notes, &s.scenario, topo, &topology_source));
+                    return Ok(finish(out, notes, workload_bytes, &s.scenario, topo, &topology_source));
                 }
                 let run = flow::FlowRun {
                     topo,
@@ -610,15 +611,18 @@ impl Scenario {
             }
             EngineKind::Packet => packet::run_packet(topo, &workload.flows, &workload.tasks, &s, progress)?,
         };
-        Ok(finish(out, notes, &s.scenario, topo, &topology_source))
+        Ok(finish(out, notes, workload_bytes, &s.scenario, topo, &topology_source))
     }
 }
 
 /// What every run's result carries: the workload's notes first, the seed,
-/// the host count and where the datacenter came from.
+/// the host count, what the memory budget charged for the workload
+/// ([`netheat_config::Workload::estimate_bytes`]) and where the datacenter
+/// came from.
 fn finish(
     mut out: ScenarioResult,
     notes: Vec<String>,
+    workload_bytes: f64,
     section: &config::ScenarioSection,
     topo: &netheat_topology::Topology,
     topology_source: &str,
@@ -643,6 +647,7 @@ fn finish(
     }
     out.stat("seed", section.seed as f64);
     out.stats.insert("hosts".into(), topo.hosts().len() as f64);
+    out.stats.insert("workload_estimate_bytes".into(), workload_bytes);
     out.notes.push(format!("datacenter: {topology_source}"));
     out
 }

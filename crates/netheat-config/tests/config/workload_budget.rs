@@ -174,3 +174,32 @@ fn non_finite_numbers_are_errors() {
     let (_, key, _) = refused(256 * MIB, &POISSON.replace("\"2s\"", "\"1e400s\""));
     assert_eq!(key, "workload.duration");
 }
+
+/// An aggregation table is charged per flow, per step and per task: 100
+/// one-stage tasks of 3 flows (the other hosts of a 4-host rack) hold
+/// 100 x (3 x 2,048 + 1,024 + 3 x 64) = 736,000 bytes with their flows kept,
+/// and 100 x (3 x 64 + 1,024 + 3 x 64) = 140,800 bytes without.
+#[test]
+fn the_budget_is_the_limit_for_an_aggregation_table() {
+    let text = "[workload]\n\n[[app]]\nkind = \"aggregation\"\ntask-sizes = \"uniform\"\nstructure = \"one-stage\"\n\
+                placement = \"rack\"\nfanout = 3\naggregators = 4\nload = 0.5\ntasks = 100\n";
+    let w = run(736_000, text, Path::new(".")).unwrap();
+    assert_eq!((w.tasks.len(), w.tasks.iter().map(|t| t.2.num_flows()).sum::<usize>()), (100, 300));
+    let (line, key, reason) = refused(735_999, text);
+    assert_eq!((line, key.as_str()), (11, "app[0].tasks"));
+    assert!(reason.starts_with("`app[0]`: 100 tasks of 3 flows would hold about 719 KiB"), "{reason}");
+    let unkept = |budget: u64| {
+        netheat_core::budget::with_flow_bytes(netheat_core::budget::BYTES_PER_UNKEPT_FLOW, || {
+            run(budget, text, Path::new("."))
+        })
+    };
+    assert_eq!(unkept(140_800).unwrap().tasks.len(), 100);
+    assert!(unkept(140_799).is_err());
+    // A second such table counts the first one's tasks and steps as held.
+    let app = &text[text.find("[[app]]").unwrap()..];
+    let two = format!("{text}\n{app}");
+    assert_eq!(run(1_472_000, &two, Path::new(".")).unwrap().tasks.len(), 200);
+    let (_, key, reason) = refused(1_471_999, &two);
+    assert_eq!(key, "app[1].tasks");
+    assert!(reason.contains("with the tables before it"), "{reason}");
+}

@@ -142,10 +142,10 @@ fn record_takes_known_tables_only() {
 #[test]
 fn a_run_that_forgets_its_flows_is_budgeted_for_what_it_holds() {
     // 2,000 tasks of 39 flows (78,000 flows) on the 36,000-host datacenter
-    // (114 MiB by its own estimate): every table kept, about 78,000 x
-    // (2 KiB + 256 B) = 171 MiB more; tasks only, 78,000 x (64 + 256) B =
-    // 24 MiB more. Under a 250 MiB budget the first is refused, the second
-    // runs.
+    // (114 MiB by its own estimate): every table kept, 78,000 flow steps x
+    // (2 KiB + 64 B) + 2,000 tasks x 1 KiB = 159 MiB more; tasks only,
+    // 78,000 x (64 + 64) B + 2,000 x 1 KiB = 11.5 MiB more. Under a 250 MiB
+    // budget the first is refused, the second runs.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/scenarios/baraat-aggregation.toml");
     let scenario = |record: &str| {
         Scenario::from_path(&path)
