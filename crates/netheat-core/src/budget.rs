@@ -58,7 +58,9 @@ pub const BYTES_PER_FLOW: u64 = 2048;
 /// Measured as the growth of peak RSS of `netheat run
 /// examples/scenarios/baraat-aggregation.toml` (fair share, `scenario.record
 /// = []`) between 2,000 and 20,000 tasks of 39 flows: 145 B per flow in all,
-/// task steps included (with every table recorded: 452 B). Rounded up to
+/// task steps included (with every table recorded: 452 B; 79 B and 310 B
+/// since task dependencies are kept in compressed rows, 2026-11-28,
+/// `benches/memory_bench.py`). Rounded up to
 /// 64 B; with its step and its task's share ([`BYTES_PER_TASK_STEP`],
 /// [`BYTES_PER_TASK`]) such a flow is charged 64 + 64 + 1024 / 39 = 154 B.
 pub const BYTES_PER_UNKEPT_FLOW: u64 = 64;
@@ -107,30 +109,34 @@ pub const BYTES_PER_DEVICE: u64 = 64;
 /// state and record for the task, with their lists' allocations, and the
 /// task's row of the `tasks` table in Rust and in Python.
 ///
-/// Measured, with [`BYTES_PER_TASK_STEP`], as the growth of peak RSS of
-/// `netheat run` on `examples/topologies/baraat-36k.toml` with
-/// `scenario.record = []` (flows at [`BYTES_PER_UNKEPT_FLOW`]), on three
-/// task shapes (2026-11-28):
-/// - memcache requests (3 steps, 2 flows), 10^5 to 5 * 10^5 tasks:
-///   1,021 B a task;
-/// - one-stage aggregation (39 flow steps), 10^4 to 5 * 10^4 tasks:
-///   3,838 B a task;
-/// - two-stage aggregation (1,200 flow steps), 2,400 to 9,600 tasks:
-///   116.2 KB a task.
+/// Measured, with [`BYTES_PER_TASK_STEP`], by `benches/memory_bench.py`
+/// (`make bench`): the growth of peak RSS of `netheat run` on
+/// `examples/topologies/baraat-36k.toml` with `scenario.record = []` (flows
+/// at [`BYTES_PER_UNKEPT_FLOW`]) between two sizes of three task shapes
+/// (2026-11-28, task dependencies in compressed rows):
+/// - memcache requests (3 steps, 2 flows), 10^5 to 4 * 10^5 tasks: 817 B a
+///   task;
+/// - one-stage aggregation (39 flow steps), 5,000 to 20,000 tasks: 3,082 B;
+/// - two-stage aggregation (1,200 flow steps), 600 to 2,400 tasks: 91.0 KB
+///   (79.3 KB from 2,400 to 9,600).
 ///
-/// Less 64 B a flow, the first two give 893 = T + 3 S and 1,342 = T + 39 S,
-/// so T = 856 B a task and S = 12.5 B a step; the third gives S = 32.1 B
-/// with that T. Rounded up: 1 KiB a task.
+/// Less 64 B a flow that leaves 689 = T + 3 S, 586 = T + 39 S and 14,202 =
+/// T + 1,200 S: a task's own cost depends on its shape by more than 36
+/// steps add, and is at most about 700 B; a step's at most 12 B. Rounded
+/// up: 1 KiB a task.
 pub const BYTES_PER_TASK: u64 = 1024;
 
 /// Memory per step of an application task (a `Step` of the task graph,
 /// its dependency list, and the runner's per-step entries: dependencies
 /// left, children, finish time), on top of [`BYTES_PER_TASK`] for its task
 /// and [`flow_bytes`] for each flow (every flow step becomes an engine
-/// flow). Measured as [`BYTES_PER_TASK`] says: at most 32.1 B a step.
-/// Rounded up to 64 B. (Until 2026-11-28 a step was charged 256 B and a
-/// task nothing: 2.5-3.3 times the measured growth of aggregation tasks,
-/// whose steps are all flows, and 12% under that of memcache requests.)
+/// flow). Measured as [`BYTES_PER_TASK`] says: at most 12 B a step
+/// (32 B before the dependencies were kept in compressed rows). Rounded up
+/// to 64 B. (Until 2026-11-28 a step was charged 256 B and a task nothing:
+/// 3.3 times the measured growth of aggregation tasks then, whose steps are
+/// all flows, and 12% under that of memcache requests.)
+/// `benches/memory_bench.py` (`make bench`) measures the three shapes again
+/// and checks that the estimate stays 1 to 4 times their growth.
 pub const BYTES_PER_TASK_STEP: u64 = 64;
 
 /// What `tasks` application tasks with `steps` steps in all hold besides

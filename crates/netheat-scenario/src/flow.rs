@@ -660,7 +660,7 @@ impl Decisions<'_, '_> {
         if free {
             // The writer: the source of the block's first hop.
             let writer = (request + 1..dag.steps.len()).find_map(|s| match dag.steps[s] {
-                netheat_workloads::Step::Flow { src, .. } if dag.deps[s] == [request] => Some(src),
+                netheat_workloads::Step::Flow { src, .. } if dag.deps(s) == [request] => Some(src),
                 _ => None,
             });
             if let Some(w) = writer {

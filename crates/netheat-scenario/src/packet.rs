@@ -236,7 +236,7 @@ impl<'a> Tasks<'a> {
         let mut children = Vec::with_capacity(tasks.len());
         for (_, _, dag) in tasks {
             let mut c = vec![Vec::new(); dag.steps.len()];
-            for (s, ds) in dag.deps.iter().enumerate() {
+            for (s, ds) in dag.dep_lists().enumerate() {
                 for &d in ds {
                     c[d].push(s);
                 }
@@ -246,7 +246,7 @@ impl<'a> Tasks<'a> {
         Self {
             tasks,
             task_base,
-            waiting: tasks.iter().map(|t| t.2.deps.iter().map(|d| d.len() as u32).collect()).collect(),
+            waiting: tasks.iter().map(|t| t.2.dep_lists().map(|d| d.len() as u32).collect()).collect(),
             children,
             ready_at: tasks.iter().map(|t| vec![t.0; t.2.steps.len()]).collect(),
             step_finish: tasks.iter().map(|t| vec![f64::NAN; t.2.steps.len()]).collect(),
@@ -431,7 +431,7 @@ pub fn run_packet(
     let mut dag = Tasks::new(tasks, task_base, flow_base);
     let mut started = Started { new, local: Vec::new() };
     for (ti, (start, _, task)) in tasks.iter().enumerate() {
-        for si in (0..task.steps.len()).filter(|&si| task.deps[si].is_empty()) {
+        for si in (0..task.steps.len()).filter(|&si| task.deps(si).is_empty()) {
             dag.start(ti, si, *start, tt, &mut snd, &mut started);
         }
     }

@@ -111,7 +111,7 @@ fn to_spc(
 ) -> (Task, Vec<Vec<u32>>, Vec<StepFlow>) {
     let n = dag.steps.len();
     let mut feeds = vec![Vec::new(); n];
-    for (s, deps) in dag.deps.iter().enumerate() {
+    for (s, deps) in dag.dep_lists().enumerate() {
         for &d in deps {
             feeds[d].push(s as u32);
         }

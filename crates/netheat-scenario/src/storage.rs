@@ -192,7 +192,7 @@ impl StorageRun {
         let (mut left, mut r) = (1, request);
         while let Some(next) = (r + 1..dag.steps.len()).find(|&n| {
             matches!(dag.steps[n], netheat_workloads::Step::Delay { .. })
-                && dag.deps[n].iter().any(|&h| block_request(dag, h) == Some(r))
+                && dag.deps(n).iter().any(|&h| block_request(dag, h) == Some(r))
         }) {
             left += 1;
             r = next;
@@ -240,7 +240,7 @@ impl StorageRun {
                 continue;
             }
             let remaining = Self::blocks_left(dag, step);
-            let chain: Vec<StepId> = (step + 1..dag.steps.len()).filter(|&s| dag.deps[s] == [step]).collect();
+            let chain: Vec<StepId> = (step + 1..dag.steps.len()).filter(|&s| dag.deps(s) == [step]).collect();
             let Some(req) = self.request_of(now, task_id, block, dag, &chain) else { continue };
             if req.bytes < self.small_bytes {
                 continue;
@@ -349,7 +349,7 @@ impl StorageRun {
             dag.steps[step] = Step::Flow { src, dst: h, bytes, rate_cap_bps: cap };
             prev = h;
             for io in step + 1..dag.steps.len() {
-                if dag.deps[io] == [step] {
+                if dag.deps(io) == [step] {
                     if let Step::Io { host, .. } = &mut dag.steps[io] {
                         *host = h;
                         steps.push(io);

@@ -313,11 +313,11 @@ fn files_of(dag: &netheat_workloads::TaskDag) -> Vec<(u32, f64, Vec<usize>)> {
     for (s, step) in dag.steps.iter().enumerate() {
         match step {
             Step::Delay { .. } => {
-                let prev = dag.deps[s].iter().find_map(|&d| block_request(dag, d));
+                let prev = dag.deps(s).iter().find_map(|&d| block_request(dag, d));
                 let f = match prev {
                     Some(r) => file_of_request[r].expect("a chained request follows a known one"),
                     None => {
-                        files.push((u32::MAX, 0.0, dag.deps[s].clone()));
+                        files.push((u32::MAX, 0.0, dag.deps(s).to_vec()));
                         files.len() - 1
                     }
                 };
@@ -327,7 +327,7 @@ fn files_of(dag: &netheat_workloads::TaskDag) -> Vec<(u32, f64, Vec<usize>)> {
                 if let Some(r) = block_request(dag, s) {
                     let f = file_of_request[r].unwrap();
                     // The first hop of a block leaves the writer.
-                    if dag.deps.iter().position(|d| d == &vec![r]) == Some(s) {
+                    if dag.dep_lists().position(|d| d == [r]) == Some(s) {
                         if files[f].0 == u32::MAX {
                             files[f].0 = *src;
                         }
@@ -376,7 +376,7 @@ fn coflow_jobs_write_their_output_after_their_shuffle() {
                 .iter()
                 .enumerate()
                 .filter(|(s, st)| {
-                    matches!(st, netheat_workloads::Step::Flow { dst, .. } if *dst == writer) && dag.deps[*s].is_empty()
+                    matches!(st, netheat_workloads::Step::Flow { dst, .. } if *dst == writer) && dag.deps(*s).is_empty()
                 })
                 .count();
             assert_eq!(into, after.len());

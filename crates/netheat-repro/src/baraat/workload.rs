@@ -68,11 +68,11 @@ fn task_of(arrival_s: f64, dag: &TaskDag) -> Task {
     let mut flows: Vec<TaskFlow> = Vec::with_capacity(dag.num_flows());
     for (k, step) in dag.steps.iter().enumerate() {
         let Step::Flow { src, dst, bytes, .. } = *step else { continue };
-        let (delay_s, feeders) = match dag.deps[k].as_slice() {
+        let (delay_s, feeders) = match dag.deps(k) {
             &[d] => match dag.steps[d] {
-                Step::Delay { seconds } => (seconds, dag.deps[d].as_slice()),
+                Step::Delay { seconds } => (seconds, dag.deps(d)),
                 // (Aggregation tasks have no device steps.)
-                Step::Flow { .. } | Step::Io { .. } => (0.0, &dag.deps[k][..]),
+                Step::Flow { .. } | Step::Io { .. } => (0.0, dag.deps(k)),
             },
             deps => (0.0, deps),
         };

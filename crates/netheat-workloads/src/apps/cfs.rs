@@ -195,7 +195,7 @@ pub fn writes_blocks(kind: &str) -> bool {
 /// shuffle flows of a job depend on nothing or on other flows).
 pub fn block_request(dag: &TaskDag, step: StepId) -> Option<StepId> {
     use crate::dag::Step;
-    match (&dag.steps[step], dag.deps[step].as_slice()) {
+    match (&dag.steps[step], dag.deps(step)) {
         (Step::Flow { .. }, &[r]) if matches!(dag.steps[r], Step::Delay { .. }) => Some(r),
         _ => None,
     }

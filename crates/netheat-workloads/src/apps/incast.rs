@@ -101,7 +101,7 @@ mod tests {
                 assert_eq!(*start, t);
                 assert_eq!(dag.kind, "incast");
                 assert_eq!(dag.steps.len(), 1);
-                assert!(dag.deps[0].is_empty());
+                assert!(dag.deps(0).is_empty());
                 let crate::dag::Step::Flow { src, dst, bytes, .. } = dag.steps[0] else { panic!("a flow") };
                 assert_eq!(bytes, want);
                 assert_ne!(hosts[src as usize].rack, hosts[dst as usize].rack);
