@@ -106,18 +106,22 @@ def run(text: str, work: Path) -> tuple[float, float]:
     scenario = work / "s.toml"
     scenario.write_text(text)
     out = work / "out"
+    # The runs hold at most about 1 GB; a fixed budget keeps a small machine's default (half its
+    # memory) from refusing the largest estimate, which is what is being measured.
     env = {**os.environ, "NETHEAT_MEMORY_BUDGET": "16GiB"}
-    proc = subprocess.Popen(
-        [*NETHEAT, "run", str(scenario), "--out", str(out), "--force"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"netheat run failed:\n{err}")
+    log = work / "stderr.txt"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [*NETHEAT, "run", str(scenario), "--out", str(out), "--force"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"netheat run failed:\n{log.read_text()}")
     stats = json.loads((out / "stats.json").read_text())
     return usage.ru_maxrss * 1024.0, float(stats["workload_estimate_bytes"])
 

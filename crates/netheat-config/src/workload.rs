@@ -722,7 +722,7 @@ impl Wcx<'_> {
         out: &Workload,
         hint: &str,
     ) -> Result<(), ConfigError> {
-        let held = held_bytes(out);
+        let held = out.estimate_bytes();
         let what = if held > 0.0 { format!("{what}, with the tables before it,") } else { what };
         let budget = budget::memory_budget()?;
         budget::check_against(budget, &what, held + flows * budget::flow_bytes() as f64 + extra_bytes, hint)
@@ -1973,11 +1973,6 @@ impl Wcx<'_> {
         }
         Ok(tasks)
     }
-}
-
-/// Bytes that the flows and tasks generated so far will hold in a run.
-fn held_bytes(w: &Workload) -> f64 {
-    w.estimate_bytes()
 }
 
 /// A rack-to-rack matrix of `n` racks on a topology of `racks` racks: rack
