@@ -27,7 +27,7 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["mean", "quantile", "quantiles"]
+__all__ = ["mean", "quantile", "quantiles", "weighted_mean"]
 
 
 def _sorted(values: ArrayLike) -> np.ndarray:
@@ -72,3 +72,16 @@ def mean(values: ArrayLike) -> float:
     """
     v = np.asarray(values, dtype=np.float64).ravel().tolist()
     return sum(v) / len(v) if v else math.nan
+
+
+def weighted_mean(values: ArrayLike, weights: ArrayLike) -> float:
+    """``sum(w v) / sum(w)``, summed left to right like :func:`mean`; NaN for an empty sample,
+    weights that sum to zero, or a NaN among the values or weights."""
+    v = np.asarray(values, dtype=np.float64).ravel().tolist()
+    w = np.asarray(weights, dtype=np.float64).ravel().tolist()
+    if len(v) != len(w):
+        raise ValueError(f"{len(v)} values but {len(w)} weights")
+    total = sum(w)
+    if not v or total == 0 or math.isnan(total):
+        return math.nan
+    return sum(a * b for a, b in zip(v, w, strict=True)) / total

@@ -488,7 +488,11 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   `fault-tolerance` as `file-write` does, and their blocks are placed by
   the storage policy. A job's time in writes runs from its first block
   request to its end (the experiment values `write_mean_s` and
-  `<kind>.write_mean_s`).
+  `<kind>.write_mean_s`). A `coflow` app with `precalculated = true` has
+  its shuffles precalculated like such traffic, and in the run each
+  shuffle flow is a pause of the time it took alone, so its reducers'
+  writes still wait for it (`experiments/scenarios/sinbad-fb2010-jobs.toml`,
+  Sinbad's simulation with jobs).
 - **Policies**: the sections below. Keys left out take the policy's own
   default (the papers' values, documented with each policy in
   docs/architecture.md).

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from netheat.metrics import mean, quantile, quantiles
+from netheat.metrics import mean, quantile, quantiles, weighted_mean
 
 
 def test_linear_interpolation_by_hand() -> None:
@@ -35,6 +35,17 @@ def test_edge_cases_follow_the_rust_rules() -> None:
     # Equal neighbours are returned as they are, infinities included.
     assert quantile([1.0, math.inf, math.inf], 0.9) == math.inf
     assert math.isnan(mean([]))
+
+
+def test_weighted_mean_by_hand() -> None:
+    # A 1-byte task of 2 s and a 3-byte task of 4 s: (2 + 12) / 4.
+    assert weighted_mean([2.0, 4.0], [1.0, 3.0]) == 3.5
+    assert weighted_mean([2.0, 4.0], [1.0, 1.0]) == mean([2.0, 4.0])
+    assert math.isnan(weighted_mean([], []))
+    assert math.isnan(weighted_mean([1.0], [0.0]))
+    assert math.isnan(weighted_mean([1.0, 2.0], [1.0, math.nan]))
+    with pytest.raises(ValueError, match="2 values but 1 weights"):
+        weighted_mean([1.0, 2.0], [1.0])
 
 
 def test_agrees_with_numpy_linear() -> None:

@@ -396,6 +396,15 @@ pub struct AppTable {
     /// become `mr-job`s; `block`, `replicas` and `fault-tolerance` apply
     /// as for `file-write`.
     pub output_ratio: Option<f64>,
+    /// `coflow`: in a scenario, run the shuffles' flows alone, once, before
+    /// the run, as `[[traffic]]`'s `precalculated` does, and in the run make
+    /// each of them a pause of the time it took there: the shuffles are a
+    /// background no decision of the run changes, while their jobs still
+    /// wait for them (a reducer's output write starts when its shuffle
+    /// input has arrived; Sinbad's simulation, SIGCOMM'13 section 7.2,
+    /// precalculates the shuffles and measures the jobs). Flow engine only.
+    /// Default: false.
+    pub precalculated: Option<bool>,
     /// `file-write`: bytes of each file (default 1 GiB).
     pub file_size: Option<Bytes>,
     /// `file-write`, `write-job`, `coflow` with `output-ratio`: block size
@@ -568,6 +577,11 @@ pub struct Workload {
     /// Tasks of every `[[app]]` table but `cluster`: `(start_s, table
     /// index, task)`, in table order then start order.
     pub tasks: Vec<(f64, usize, TaskDag)>,
+    /// Indices of the `[[app]]` tables with `precalculated = true`: a
+    /// scenario precalculates their tasks' flows that wait on nothing and
+    /// makes each a pause of its precalculated time
+    /// ([`TaskDag::precalculate`]).
+    pub precalculated_apps: Vec<usize>,
     /// Facts a user should know (folded racks, local bytes, ...).
     pub notes: Vec<String>,
     /// Coflow bytes between a mapper and a reducer drawn on the same host,
@@ -1561,7 +1575,7 @@ impl Wcx<'_> {
             chunk => "chunk", servers => "servers", device => "device", bytes_per_pair => "bytes-per-pair",
             mappers => "mappers", reducers => "reducers", workers => "workers", iterations => "iterations",
             service => "service", server_racks => "server-racks", client_racks => "client-racks", dataset => "dataset", time_scale => "time-scale",
-            bytes_scale => "bytes-scale", output_ratio => "output-ratio",
+            bytes_scale => "bytes-scale", output_ratio => "output-ratio", precalculated => "precalculated",
             file_size => "file-size", block => "block", replicas => "replicas", fault_tolerance => "fault-tolerance",
             tasks_per_job => "tasks-per-job", cores_per_task => "cores-per-task", memory_per_task => "memory-per-task",
             peers => "peers", task_duration => "task-duration", bandwidth_per_core => "bandwidth-per-core",
@@ -1586,11 +1600,15 @@ impl Wcx<'_> {
             None => usize::MAX,
         };
         if a.kind == AppKind::Coflow {
-            let mut keys = vec!["dataset", "time-scale", "bytes-scale", "duration", "tasks", "output-ratio"];
+            let mut keys =
+                vec!["dataset", "time-scale", "bytes-scale", "duration", "tasks", "output-ratio", "precalculated"];
             if a.output_ratio.is_some() {
                 keys.extend(["block", "replicas", "fault-tolerance"]);
             }
             self.only(&p, "coflow", &set, &keys)?;
+            if a.precalculated == Some(true) {
+                out.precalculated_apps.push(i);
+            }
             let mut mapped =
                 self.coflows(&p, a.dataset.as_deref(), (a.time_scale, a.bytes_scale), a.duration, seed, out)?;
             if let Some(ratio) = a.output_ratio {

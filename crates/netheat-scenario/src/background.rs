@@ -23,10 +23,11 @@
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
+use netheat_config::workload::Workload;
 use netheat_core::{HostId, LinkId, Routing};
 use netheat_engine::{FlowSpec, Network, Route, SimConfig, Simulation};
 use netheat_topology::Topology;
-use netheat_workloads::FlowRow;
+use netheat_workloads::{FlowRow, Step, TaskDag};
 
 use crate::ScenarioError;
 
@@ -46,6 +47,8 @@ pub struct Background {
     pub cross_rack_bytes: f64,
     /// When the last background flow finished, seconds.
     pub end_s: f64,
+    /// When each flow finished, in the order given (NaN: it did not).
+    pub finish_s: Vec<f64>,
 }
 
 impl Background {
@@ -88,6 +91,56 @@ impl Background {
             }
         }
         bytes
+    }
+}
+
+/// A flow step of a task: `(index in the workload's tasks, step)`.
+pub type TaskStep = (usize, usize);
+
+/// The flows to precalculate: the `precalculated` traffic's, then, for the
+/// tasks of the `precalculated` apps, every flow step that waits on nothing
+/// (a shuffle's flows; not a block write's, which waits for its request),
+/// starting when its task does. All sorted by start (stable), ids `0..n`;
+/// `steps[i]` is the task step of row `i` (`None`: a traffic flow).
+pub fn precalculated_rows(w: &Workload) -> (Vec<FlowRow>, Vec<Option<TaskStep>>) {
+    let mut rows: Vec<(FlowRow, Option<TaskStep>)> = w.background.iter().map(|r| (r.clone(), None)).collect();
+    for (t, (start_s, table, dag)) in w.tasks.iter().enumerate() {
+        if !w.precalculated_apps.contains(table) {
+            continue;
+        }
+        for (s, step) in dag.steps.iter().enumerate() {
+            if let Step::Flow { src, dst, bytes, rate_cap_bps } = *step {
+                if dag.deps(s).is_empty() {
+                    let row = FlowRow {
+                        flow_id: 0,
+                        start_s: *start_s,
+                        src,
+                        dst,
+                        bytes,
+                        task_id: None,
+                        priority: 0,
+                        weight: 1.0,
+                        rate_cap_bps,
+                    };
+                    rows.push((row, Some((t, s))));
+                }
+            }
+        }
+    }
+    rows.sort_by(|a, b| a.0.start_s.total_cmp(&b.0.start_s));
+    rows.iter_mut().enumerate().for_each(|(i, r)| r.0.flow_id = i as u64);
+    rows.into_iter().unzip()
+}
+
+/// Makes every task flow precalculated in `bg` (`steps`, as
+/// [`precalculated_rows`] gave them) a pause of the time it took there
+/// ([`TaskDag::precalculate`]): from its task's start to its finish. (Every
+/// precalculated flow finishes: nothing else runs with them.)
+pub fn make_pauses(tasks: &mut [(f64, usize, TaskDag)], rows: &[FlowRow], steps: &[Option<TaskStep>], bg: &Background) {
+    for ((row, step), &finish) in rows.iter().zip(steps).zip(&bg.finish_s) {
+        if let (Some((t, s)), true) = (*step, finish.is_finite()) {
+            tasks[t].2.precalculate(s, finish - row.start_s);
+        }
     }
 }
 
@@ -198,7 +251,9 @@ pub fn precalculate(
     let mut spans: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); n_links];
     let mut path = Vec::new();
     let mut end_s: f64 = 0.0;
+    let mut finish_s = vec![f64::NAN; rows.len()];
     for r in &res.flows {
+        finish_s[r.id as usize] = r.finish_s;
         let (t0, t1) = (r.start_s, if r.finish_s.is_finite() { r.finish_s } else { res.end_s });
         end_s = end_s.max(t1);
         let Some(k) = r.path_id else { continue };
@@ -233,5 +288,5 @@ pub fn precalculate(
         v.extend(n.into_iter().map(|(k, c)| (k, 0.0, c)));
         v.sort_by_key(|e| e.0);
     }
-    Ok(Background { step_s, per_link, flows: rows.len() as u64, bytes, cross_rack_bytes: cross, end_s })
+    Ok(Background { step_s, per_link, flows: rows.len() as u64, bytes, cross_rack_bytes: cross, end_s, finish_s })
 }

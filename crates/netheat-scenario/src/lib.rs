@@ -293,7 +293,11 @@ impl Scenario {
                     .into(),
             ));
         }
-        if !p.workload.background.is_empty() {
+        if !p.workload.background.is_empty() || !p.workload.precalculated_apps.is_empty() {
+            let key = match p.workload.precalculated_apps.first() {
+                Some(i) if p.workload.background.is_empty() => format!("workload.app.{i}.precalculated"),
+                _ => "workload.traffic".to_string(),
+            };
             let why = if engine == EngineKind::Packet {
                 Some("precalculated traffic is taken off the links' capacity on `scenario.engine = \"flow\"`; the packet engine queues every packet it carries")
             } else if s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc) {
@@ -304,7 +308,7 @@ impl Scenario {
                 None
             };
             if let Some(why) = why {
-                return Err(at("workload.traffic", why.into()));
+                return Err(at(&key, why.into()));
             }
             if let Some(d) = s.scenario.background_step {
                 if !(d.0.is_finite() && d.0 > 0.0) {
@@ -415,7 +419,7 @@ impl Scenario {
         parts: Parts,
         progress: &mut dyn FnMut(u64, u64) -> bool,
     ) -> Result<ScenarioResult, ScenarioError> {
-        let Parts { sections: s, topology, topology_source, workload } = parts;
+        let Parts { sections: s, topology, topology_source, mut workload } = parts;
         let topo = &*topology;
         let seed = s.scenario.seed;
         let workload_bytes = budget::with_flow_bytes(s.flow_bytes(), || workload.estimate_bytes());
@@ -426,21 +430,19 @@ impl Scenario {
                 let window_s = s.scenario.window.map_or(1.0, |d| d.0);
                 let total =
                     workload.flows.len() as u64 + workload.tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
-                let background = if workload.background.is_empty() {
+                // The precalculated traffic's flows, then the precalculated
+                // apps' flows that wait on nothing (with their task and step).
+                let (rows, steps) = background::precalculated_rows(&workload);
+                let background = if rows.is_empty() {
                     None
                 } else {
                     let step = s.scenario.background_step.map_or(1.0, |d| d.0);
                     // The precalculation keeps each of its flows and a window per link and step.
-                    let plan = RunBudget::new(topo, workload.background.len() as u64, budget::memory_budget()?)
+                    let plan = RunBudget::new(topo, rows.len() as u64, budget::memory_budget()?)
                         .map_err(|e| ScenarioError::Budget(format!("precalculated traffic: {e}")))?;
-                    Some(background::precalculate_cached(
-                        topo,
-                        &workload.background,
-                        step,
-                        seed,
-                        plan.max_windows,
-                        progress,
-                    )?)
+                    let bg = background::precalculate_cached(topo, &rows, step, seed, plan.max_windows, progress)?;
+                    background::make_pauses(&mut workload.tasks, &rows, &steps, &bg);
+                    Some(bg)
                 };
                 let disks = storage::disk_links(topo, &workload.tasks).iter().flatten().count() as u64;
                 let plan = budget::with_flow_bytes(s.flow_bytes(), || -> Result<RunBudget, ScenarioError> {

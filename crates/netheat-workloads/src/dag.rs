@@ -117,6 +117,9 @@ pub struct TaskDag {
     /// arriving while another task of its queue runs starts when that one
     /// finishes ([`TaskRecord::began_s`]). `None`: it starts on arrival.
     pub queue: Option<u64>,
+    /// Bytes of the flows made pauses by [`TaskDag::precalculate`]
+    /// (counted in [`TaskDag::bytes`]).
+    pub precalculated_bytes: f64,
 }
 
 /// What the tasks of a compute job request, so that a placement policy can
@@ -153,6 +156,7 @@ impl TaskDag {
             job: None,
             read: None,
             queue: None,
+            precalculated_bytes: 0.0,
         }
     }
 
@@ -209,9 +213,23 @@ impl TaskDag {
         self.steps.iter().filter(|s| matches!(s, Step::Flow { .. })).count()
     }
 
-    /// Total bytes of its flows.
+    /// Total bytes of its flows, those made pauses by
+    /// [`TaskDag::precalculate`] included.
     pub fn bytes(&self) -> f64 {
-        self.steps.iter().map(|s| if let Step::Flow { bytes, .. } = s { *bytes } else { 0.0 }).sum()
+        self.steps.iter().map(|s| if let Step::Flow { bytes, .. } = s { *bytes } else { 0.0 }).sum::<f64>()
+            + self.precalculated_bytes
+    }
+
+    /// Makes flow step `s` a pause of `seconds`: the time the flow took
+    /// when it was simulated beforehand, as background a run's decisions do
+    /// not change (a scenario's precalculated apps). Its dependants still
+    /// wait for it; its bytes stay in [`TaskDag::bytes`]. A step that is
+    /// not a flow is left as it is (returns false).
+    pub fn precalculate(&mut self, s: StepId, seconds: f64) -> bool {
+        let Some(Step::Flow { bytes, .. }) = self.steps.get(s) else { return false };
+        self.precalculated_bytes += *bytes;
+        self.steps[s] = Step::Delay { seconds: seconds.max(0.0) };
+        true
     }
 }
 

@@ -33,6 +33,9 @@ over the flows, tasks and blocks that start after ``scenario.warmup``:
   network and device seconds on the critical path of the finished tasks of a kind (the tasks
   table's ``network_s`` and ``io_s``; a chunk read's network latency and its disk time), on the
   flow engine;
+- ``tct_bytes_weighted_mean_s``: the finished tasks' mean time weighted by their bytes (the
+  tasks table's ``bytes``, precalculated flows included): Sinbad's job communication times
+  weighted by their sizes (section 7.2);
 - ``tct_min_s`` (Baraat Table 3's "Min") and ``queued_mean_s`` (the mean wait in a client's
   queue, the tasks table's ``queued_s``) over finished tasks;
 - ``tct_mean_s``, ``tct_p50_s``, ``tct_p95_s``, ``tct_p99_s`` over finished tasks, and the
@@ -92,7 +95,7 @@ from netheat.experiments.registry import (
     ScenarioKind,
     register_kind,
 )
-from netheat.metrics import mean, quantiles
+from netheat.metrics import mean, quantiles, weighted_mean
 from netheat.scenario import TABLES as SCENARIO_TABLES
 from netheat.scenario import Scenario, ScenarioResult
 from netheat.scenario_report import hot_tor_share, tor_balance
@@ -259,6 +262,7 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     values.update(_tails("tct", tct, (0.95, 0.99)))
     done = ~np.isnan(tct)
     values["tct_min_s"] = float(np.min(tct[done])) if done.any() else float("nan")
+    values["tct_bytes_weighted_mean_s"] = weighted_mean(tct[done], _times(tasks.column("bytes"))[done])
     if "queued_s" in tasks.column_names:
         values["queued_mean_s"] = mean(_times(tasks.column("queued_s"))[done])
     floor = _times(tasks.column("floor_s"))[~np.isnan(tct)]
@@ -443,6 +447,13 @@ SCOPE = MetricScope(
             "mean wait of the finished tasks in their client's queue (an aggregation app's client-queue)",
         ),
         MetricKind("tct_mean_s", "s", "mean task completion time of the finished tasks (every kind)"),
+        MetricKind(
+            "tct_bytes_weighted_mean_s",
+            "s",
+            "mean task completion time of the finished tasks weighted by their bytes (the tasks "
+            "table's bytes, precalculated flows included; Sinbad's job communication times "
+            "weighted by their sizes, section 7.2)",
+        ),
         MetricKind("tct_p50_s", "s", "median task completion time of the finished tasks (every kind)"),
         MetricKind(
             "tct_p95_s", "s", "95th percentile task completion time of the finished tasks (every kind)"

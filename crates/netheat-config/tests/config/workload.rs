@@ -300,6 +300,9 @@ fn file_writes_of_a_mean_number_of_blocks_are_geometric() {
     assert!(key.ends_with("mean-file-blocks") && reason.contains(">= 1"), "{key}: {reason}");
     let (_, key, reason) = fails(&text.replace("replicas = 2", "replicas = 2\nfile-size = \"1GiB\""));
     assert!(key.ends_with("mean-file-blocks") && reason.contains("not both"), "{key}: {reason}");
+    // Only a coflow app's shuffles can be precalculated.
+    let (_, key, reason) = fails(&text.replace("replicas = 2", "replicas = 2\nprecalculated = true"));
+    assert!(key == "app[0].precalculated" && reason.contains("not used"), "{key}: {reason}");
 }
 
 /// Every block request of `dag` and the file bytes behind it: per writer
@@ -354,6 +357,10 @@ fn coflow_jobs_write_their_output_after_their_shuffle() {
     let text = "[[app]]\nkind = \"coflow\"\ntasks = 40\noutput-ratio = 0.5\nblock = \"64MiB\"\n";
     let w = load_workload_str(text, "w.toml", Path::new("."), &topo, 1, &data).expect("mr jobs");
     assert_eq!(w.tasks.len(), 40);
+    assert!(w.precalculated_apps.is_empty());
+    let pre = load_workload_str(&format!("{text}precalculated = true\n"), "w.toml", Path::new("."), &topo, 1, &data)
+        .expect("mr jobs, shuffles precalculated");
+    assert_eq!((pre.precalculated_apps.as_slice(), pre.tasks.len()), (&[0][..], 40));
     let trace = netheat_data::load_coflows(&data, "coflow-fb2010").unwrap();
     let trace_bytes: f64 = trace.coflows[..40]
         .iter()

@@ -138,3 +138,96 @@ fn the_cached_background_is_the_computed_one() {
     assert!(e.contains("background-step"), "{e}");
     assert!(precalculate(&slow, &rows, 1.0, 1, 4, &mut |_, _| true).is_ok());
 }
+
+#[test]
+fn a_precalculated_apps_flows_become_pauses_of_their_time_alone() {
+    // A task of a precalculated app (Sinbad's simulation: a job whose
+    // shuffle is background, section 7.2): 20 Gbit from host 0 to host 2 at
+    // 0 s, then 10 Gbit from host 2 to host 3. The run's own flow: the 15
+    // Gbit from host 1 to host 3.
+    // Precalculated, the first flow runs alone at 10 Gbit/s and takes 2 s:
+    // in the run it is a pause of 2 s, and its load leaves 5 Gbit/s on the
+    // rack 0 uplink in steps 0 and 1. So the run's flow carries 10 Gbit by
+    // 2 s; then it shares host 3's link with the task's second flow at 5
+    // each: its last 5 Gbit end at 3 s. The second flow has 5 Gbit left at
+    // 3 s, then 10 Gbit/s: it ends at 3.5 s, the task too.
+    // As an ordinary task, the first flow shares the uplink with the run's
+    // flow at 5 each: the run's flow ends at 3 s, the first flow's last 5
+    // Gbit at 3.5 s, and the second flow, alone, at 4.5 s.
+    fn task_run(precalculated: bool) -> ScenarioResult {
+        // The scenario without its background traffic table.
+        let text = scenario(false, "");
+        let (a, b) = (text.find("[[workload.traffic]]").unwrap(), text.rfind("[[workload.traffic]]").unwrap());
+        let text = format!("{}{}", &text[..a], &text[b..]);
+        let sc = Scenario::from_text(&text, "s.toml", &std::env::temp_dir());
+        let mut parts = sc.parts(&DataDir::explicit("/nonexistent")).unwrap();
+        let mut dag = netheat_workloads::TaskDag::new("mr-job");
+        let first = dag.flow(0, 2, 2.5e9, &[]);
+        dag.flow(2, 3, 1.25e9, &[first]);
+        parts.workload.tasks.push((0.0, 0, dag));
+        if precalculated {
+            parts.workload.precalculated_apps.push(0);
+        }
+        sc.run_parts(parts, &mut |_, _| true).unwrap()
+    }
+    let r = task_run(true);
+    let fg = r.flows.iter().find(|f| f.src == 1).unwrap();
+    assert!((fg.finish_s - 3.0).abs() < 1e-9, "{:?}", r.flows);
+    assert_eq!(r.tasks.len(), 1);
+    let t = &r.tasks[0];
+    assert!((t.finish_s - 3.5).abs() < 1e-9, "{t:?}");
+    // The task's bytes count the precalculated flow; the flows table has
+    // only the flows the run carried.
+    assert_eq!((t.bytes, t.flows, r.flows.len()), (3.75e9, 1, 2));
+    assert_eq!(r.stats["background_flows"], 1.0);
+    assert_eq!(r.stats["background_bytes"], 2.5e9);
+    let plain = task_run(false);
+    let fg = plain.flows.iter().find(|f| f.src == 1).unwrap();
+    assert!((fg.finish_s - 3.0).abs() < 1e-9, "{:?}", plain.flows);
+    assert!((plain.tasks[0].finish_s - 4.5).abs() < 1e-9, "{:?}", plain.tasks);
+}
+
+#[test]
+fn a_precalculated_coflow_app_is_background_its_jobs_wait_for() {
+    // The first 20 shuffles of the Facebook 2010 trace as MapReduce jobs
+    // writing a tenth of what their reducers receive: precalculated, every
+    // shuffle flow is background (and no flow of the run), the writes
+    // still run, and the jobs' bytes are those of the plain run.
+    let data = DataDir::resolve(None);
+    if !data.exists() {
+        eprintln!("note: data directory {} absent; skipping real-data test", data.path.display());
+        return;
+    }
+    let text = |pre: bool, extra: &str| {
+        format!(
+            "[topology]\nkind = \"two-tier\"\nracks = 150\nhosts-per-rack = 2\nhost-link = \"1Gbps\"\noversubscription = 2\n\
+             [hosts]\nstorage = [{{ kind = \"hdd\", count = 1, capacity = \"4TB\", write = \"50MB/s\" }}]\n\
+             [workload]\n[[workload.app]]\nkind = \"coflow\"\ntasks = 20\noutput-ratio = 0.1\nprecalculated = {pre}\n\
+             [storage]\npolicy = \"uniform\"\n{extra}"
+        )
+    };
+    let go = |t: &str| Scenario::from_text(t, "s.toml", &std::env::temp_dir()).run(&data, &mut |_, _| true);
+    let parts = Scenario::from_text(&text(true, ""), "s.toml", &std::env::temp_dir()).parts(&data).unwrap();
+    let shuffle_flows: usize = parts
+        .workload
+        .tasks
+        .iter()
+        .map(|t| {
+            (0..t.2.steps.len())
+                .filter(|&s| t.2.deps(s).is_empty() && matches!(t.2.steps[s], netheat_workloads::Step::Flow { .. }))
+                .count()
+        })
+        .sum();
+    let pre = go(&text(true, "")).unwrap();
+    let plain = go(&text(false, "")).unwrap();
+    assert_eq!(pre.stats["background_flows"], shuffle_flows as f64);
+    assert_eq!(pre.flows.len() + shuffle_flows, plain.flows.len());
+    assert!(pre.flows.iter().all(|f| f.task_id >= 0));
+    let bytes = |r: &ScenarioResult| r.tasks.iter().map(|t| t.bytes).sum::<f64>();
+    assert!((bytes(&pre) - bytes(&plain)).abs() <= 1e-9 * bytes(&plain), "{} vs {}", bytes(&pre), bytes(&plain));
+    assert!(pre.tasks.iter().all(|t| t.finish_s.is_finite()));
+    // Where precalculation means nothing, the error names the app's key.
+    let packet = text(true, "[scenario]\nengine = \"packet\"\n").replace("[storage]\npolicy = \"uniform\"\n", "");
+    let e = go(&packet).unwrap_err().to_string();
+    assert!(e.contains("workload.app.0.precalculated") && e.contains("flow"), "{e}");
+}
