@@ -452,7 +452,9 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   at a `load` of the aggregators' links (`front-end`: of their racks'
   uplinks if smaller); two-stage tasks have `mid-aggregators`, each a
   random host of its rack or, with `mid-host = "first"`, the rack's first
-  host; `client-queue = true` makes each aggregator serve
+  host; senders compute an exponential time of mean `compute` before they
+  answer (two-stage mid-levels: of `mid-compute`, default `compute`);
+  `client-queue = true` makes each aggregator serve
   one task at a time and queue the others (the tasks table's `queued_s`);
   `kind = "incast"` is trains of `incasts` incasts about `period` apart,
   `fanin` senders in other racks each sending one message (a task) of the

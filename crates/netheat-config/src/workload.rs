@@ -305,7 +305,9 @@ pub struct AppTable {
     pub response: Option<Bytes>,
     /// `partition-aggregate`: fraction of the response sent, in [0, 1].
     pub selectivity: Option<f64>,
-    /// `partition-aggregate`, `data-parallel`: compute time.
+    /// `partition-aggregate`, `data-parallel`: compute time. `aggregation`:
+    /// the mean of each sender's exponential compute time before it answers
+    /// (default 0).
     pub compute: Option<Duration>,
     /// `partition-aggregate` (2 stages): mid-level aggregators.
     pub mid_aggregators: Option<i64>,
@@ -316,6 +318,9 @@ pub struct AppTable {
     /// mid-level tasks; ours).
     pub mid_host: Option<String>,
     /// `partition-aggregate` (2 stages): mid-level compute time.
+    /// `aggregation` (two-stage): a mid-level aggregator's mean compute time
+    /// before it forwards (default `compute`; `"0s"`: only the workers
+    /// compute, as Baraat's Figure 11 has it).
     pub mid_compute: Option<Duration>,
     /// `partition-aggregate` (2 stages): mid-level response size.
     pub mid_response: Option<Bytes>,
@@ -1134,6 +1139,7 @@ impl Wcx<'_> {
             "aggregators",
             "workers",
             "compute",
+            "mid-compute",
             "batch",
             "dataset",
             "task-size",
@@ -1165,6 +1171,9 @@ impl Wcx<'_> {
         }
         if a.mid_aggregators.is_some() && structure != Structure::TwoStage {
             return Err(self.at(&format!("{p}.mid-aggregators"), "is used by structure = \"two-stage\" only"));
+        }
+        if a.mid_compute.is_some() && structure != Structure::TwoStage {
+            return Err(self.at(&format!("{p}.mid-compute"), "is used by structure = \"two-stage\" only"));
         }
         let mid_host = MidHost::parse(a.mid_host.as_deref().unwrap_or("random"))
             .map_err(|e| self.at(&format!("{p}.mid-host"), reason(e)))?;
@@ -1198,6 +1207,7 @@ impl Wcx<'_> {
             batch: a.batch.unwrap_or(false),
             flow_cv: a.flow_cv.unwrap_or(0.0),
             compute_s: a.compute.map_or(0.0, |d| d.0),
+            mid_compute_s: a.mid_compute.map(|d| d.0),
             placement,
             hosts_per_rack: hpr,
             selectivity: a.selectivity.unwrap_or(0.03),
@@ -1215,7 +1225,7 @@ impl Wcx<'_> {
         let flows = tasks as f64 * flows_per_task;
         let what = format!("`{p}`: {} tasks of {} flows", format_count(tasks as f64), format_count(flows_per_task));
         // Every flow is a step, and so is a compute delay before one.
-        let steps = flows * if spec.compute_s > 0.0 { 2.0 } else { 1.0 };
+        let steps = flows * if spec.compute_s > 0.0 || spec.mid_compute_s.is_some_and(|m| m > 0.0) { 2.0 } else { 1.0 };
         self.fits(
             &format!("{p}.tasks"),
             what,

@@ -163,6 +163,13 @@ fn bad_inputs_name_the_key_and_reason() {
             "not used by kind",
         ),
         ("[[app]]\nkind = \"aggregation\"\nmid-host = \"first\"\n".into(), "app[0].mid-host", "two-stage"),
+        ("[[app]]\nkind = \"aggregation\"\nmid-compute = \"1ms\"\n".into(), "app[0].mid-compute", "two-stage"),
+        (
+            "[[app]]\nkind = \"aggregation\"\nstructure = \"two-stage\"\nmid-aggregators = 2\nmid-compute = \"-1ms\"\n"
+                .into(),
+            "app[0].mid-compute",
+            "",
+        ),
         (
             "[[app]]\nkind = \"aggregation\"\nstructure = \"two-stage\"\nmid-host = \"last\"\n".into(),
             "app[0].mid-host",

@@ -143,6 +143,7 @@ pub fn run(p: BaraatParams, _: &TopologyOverrides, seed: u64, env: &PointEnv) ->
         seed,
         flow_cv: p.flow_cv,
         compute_s: p.compute,
+        mid_compute_s: None,
         placement,
         hosts_per_rack: p.hosts_per_rack,
         selectivity: p.selectivity,

@@ -237,6 +237,11 @@ pub struct AggregationSpec {
     /// aggregator of a two-stage task once it has its inputs, starts its
     /// flow after an independent exponential time of this mean (0: at once).
     pub compute_s: f64,
+    /// A mid-level aggregator's mean compute time instead of `compute_s`
+    /// (`None`: the same; `Some(0.0)`: workers compute, mid-levels forward
+    /// at once, as Baraat's Figure 11 models computation "for worker
+    /// machines"). Workers' times are the same draws either way.
+    pub mid_compute_s: Option<f64>,
     /// Where the workers are ([`Placement`]).
     pub placement: Placement,
     /// Hosts per rack of the topology (hosts are numbered rack by rack);
@@ -287,6 +292,7 @@ impl AggregationSpec {
             batch: false,
             flow_cv: 0.0,
             compute_s: 0.0,
+            mid_compute_s: None,
             placement: Placement::Rack,
             hosts_per_rack: 40,
             selectivity: 0.03,
@@ -376,6 +382,10 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
     }
     if !(spec.compute_s.is_finite() && spec.compute_s >= 0.0) {
         return Err(GenError::param("compute", format!("{} s must be >= 0", spec.compute_s)));
+    }
+    let mid_compute_s = spec.mid_compute_s.unwrap_or(spec.compute_s);
+    if !(mid_compute_s.is_finite() && mid_compute_s >= 0.0) {
+        return Err(GenError::param("mid-compute", format!("{mid_compute_s} s must be >= 0")));
     }
     if !(spec.selectivity.is_finite() && spec.selectivity > 0.0) {
         return Err(GenError::param("selectivity", format!("{} must be > 0", spec.selectivity)));
@@ -542,10 +552,22 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
         }
         // Senders compute before they answer. A stream of its own, so tasks
         // with and without compute time are the same.
+        // One unit exponential per flow, times its sender's mean (a
+        // mid-level's flow is the one others feed): `mean * unit` is the
+        // bits of an exponential of that mean drawn from the same number.
         let mut delays = Vec::new();
-        if spec.compute_s > 0.0 {
-            let compute = SizeDist::Exponential { mean: spec.compute_s };
-            delays = flows.iter().map(|_| compute.sample(&mut compute_rng)).collect();
+        if spec.compute_s > 0.0 || mid_compute_s > 0.0 {
+            let unit = SizeDist::Exponential { mean: 1.0 };
+            let mut fed = vec![false; flows.len()];
+            for f in &flows {
+                if let Some(up) = f.3 {
+                    fed[up as usize] = true;
+                }
+            }
+            delays = fed
+                .iter()
+                .map(|&mid| unit.sample(&mut compute_rng) * if mid { mid_compute_s } else { spec.compute_s })
+                .collect();
         }
         agg_bytes += flows.iter().filter(|f| f.1 == agg).map(|f| f.2).sum::<f64>();
         let mut dag = build_dag(&flows, &delays);
@@ -609,6 +631,64 @@ mod tests {
         // Without compute time no delay steps: the mid-level's flow waits on
         // both inputs directly.
         assert_eq!(build_dag(&flows, &[]).dep_lists().collect::<Vec<_>>(), [none, none, &[0, 1]]);
+    }
+
+    /// `mid_compute_s`: the workers' compute times are the same draws
+    /// whatever the mid-levels' mean; `Some(0.0)` leaves the mid-levels'
+    /// flows without a delay, and a mean of twice `compute_s` doubles each
+    /// mid-level's delay exactly (one unit exponential per flow, scaled).
+    #[test]
+    fn mid_level_compute_is_its_own_mean_over_the_same_draws() {
+        let spec = |mid: Option<f64>| AggregationSpec {
+            fanout: 3,
+            mids: 2,
+            aggregators: 1,
+            hosts_per_rack: 4,
+            compute_s: 0.01,
+            mid_compute_s: mid,
+            ..AggregationSpec::new(SizeLaw::Uniform, Structure::TwoStage, 50, 5)
+        };
+        // Per task: (the delay before each flow, whether others feed it).
+        let delays = |mid: Option<f64>| -> Vec<Vec<(f64, bool)>> {
+            generate(&spec(mid), 16, 1e9)
+                .unwrap()
+                .iter()
+                .map(|(_, d)| {
+                    let mut out = Vec::new();
+                    for (s, st) in d.steps.iter().enumerate() {
+                        if let Step::Flow { .. } = st {
+                            let before = d.deps(s).iter().find_map(|&p| match d.steps[p] {
+                                Step::Delay { seconds } => Some(seconds),
+                                _ => None,
+                            });
+                            let fed = d.deps(s).iter().any(|&p| matches!(d.steps[p], Step::Flow { .. }))
+                                || d.deps(s)
+                                    .iter()
+                                    .any(|&p| d.deps(p).iter().any(|&q| matches!(d.steps[q], Step::Flow { .. })));
+                            out.push((before.unwrap_or(0.0), fed));
+                        }
+                    }
+                    out
+                })
+                .collect()
+        };
+        let (same, workers_only, double) = (delays(None), delays(Some(0.0)), delays(Some(0.02)));
+        let mut mids = 0;
+        for ((a, b), c) in same.iter().zip(&workers_only).zip(&double) {
+            assert_eq!(a.len(), 2 * 4);
+            for ((&(x, mid), &(y, _)), &(z, _)) in a.iter().zip(b).zip(c) {
+                assert!(x > 0.0);
+                if mid {
+                    mids += 1;
+                    assert_eq!((y, z), (0.0, 2.0 * x));
+                } else {
+                    assert_eq!((y, z), (x, x));
+                }
+            }
+        }
+        assert_eq!(mids, 50 * 2);
+        let bad = AggregationSpec { mid_compute_s: Some(-1.0), ..spec(None) };
+        assert!(generate(&bad, 16, 1e9).unwrap_err().to_string().contains("mid-compute"));
     }
 
     /// Arrivals at the target load: rack placement on 4 racks of 4 hosts,
