@@ -452,7 +452,8 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   at a `load` of the aggregators' links (`front-end`: of their racks'
   uplinks if smaller); two-stage tasks have `mid-aggregators`, each a
   random host of its rack or, with `mid-host = "first"`, the rack's first
-  host; senders compute an exponential time of mean `compute` before they
+  host; `flow-size-range` sets the `uniform` law's range (default 2-50 KB);
+  senders compute an exponential time of mean `compute` before they
   answer (two-stage mid-levels: of `mid-compute`, default `compute`);
   `client-queue = true` makes each aggregator serve
   one task at a time and queue the others (the tasks table's `queued_s`);

@@ -324,3 +324,63 @@ def test_testbed_figures_from_the_quick_experiment(tmp_path: Path) -> None:
     names = [p.name for p, _ in baraat_figures(tmp_path / "run")]
     assert names == ["baraat_testbed_cdf.png", "baraat_batched.png"]
     assert all((tmp_path / "run" / n).stat().st_size > 1000 for n in names)
+
+
+def _serialized_by_class(sizes: np.ndarray, c_bytes: float) -> np.ndarray:
+    """Completion times of jobs of ``sizes`` (sorted) all started at 0 on one link of ``c_bytes``
+    bytes/s, served smallest class first, where a class is a 1% step of size (the engine's
+    ``size_class``), and by processor sharing within a class."""
+    cls = np.floor(np.log(sizes) / np.log(1.01))
+    out = np.empty_like(sizes)
+    t0 = 0.0
+    for c in np.unique(cls):
+        g = sizes[cls == c]
+        m = len(g)
+        j = np.arange(1, m + 1)
+        out[cls == c] = t0 + (np.cumsum(g) - g + (m - j + 1) * g) / c_bytes
+        t0 += g.sum() / c_bytes
+    return out
+
+
+def test_flows_per_task_experiment_gives_the_batch_answers_of_figure_3(tmp_path: Path) -> None:
+    # Baraat Sec. 2.2, Figure 3 (experiments/baraat-flows-per-task.toml): 40 tasks
+    # at once into one aggregator's 1 Gbps link. With one flow a task and sizes
+    # s_1 <= ... <= s_40 (read from the run's tasks table), fair share ends the k-th
+    # at (s_1 + ... + s_{k-1} + (41 - k) s_k) / C; SFF serves the smallest first (flows
+    # within 1% of each other share, the engine's size classes). STF does the same
+    # with whole tasks (here at 10 flows a task).
+    import polars as pl
+
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    exp = load_experiment(root / "baraat-flows-per-task.toml", quick=True)
+    run_experiment(exp, tmp_path / "run", workers=1, progress=False)
+    tasks = pl.read_parquet(tmp_path / "run" / "tasks.parquet")
+    c_bytes = 1e9 / 8
+
+    def run(variant: str, flows: int) -> pl.DataFrame:
+        sel = tasks.filter((pl.col("variant") == variant) & (pl.col("flows") == flows))
+        assert sel.height == 40
+        return sel.sort("bytes")
+
+    sff = run("sff", 1)
+    s = sff["bytes"].to_numpy().astype(float)
+    assert np.all((s >= 5e3) & (s <= 40e3))
+    np.testing.assert_allclose(sff["tct_s"].to_numpy(), _serialized_by_class(s, c_bytes), rtol=1e-9)
+    fs = run("fair-share", 1)
+    np.testing.assert_array_equal(fs["bytes"].to_numpy(), s)
+    k = np.arange(1, 41)
+    ps = (np.cumsum(s) - s + (41 - k) * s) / c_bytes
+    np.testing.assert_allclose(fs["tct_s"].to_numpy(), ps, rtol=1e-9)
+    # STF: each class of tasks (tasks within 1% of each other) ends when the link
+    # has carried its bytes and all smaller classes' (inside a class, flows share).
+    stf = run("stf", 10)
+    t = stf["bytes"].to_numpy().astype(float)
+    cls = np.floor(np.log(t) / np.log(1.01))
+    ends = [stf["tct_s"].to_numpy()[cls == c].max() for c in np.unique(cls)]
+    want_ends = [t[cls <= c].sum() / c_bytes for c in np.unique(cls)]
+    np.testing.assert_allclose(ends, want_ends, rtol=1e-9)
+    assert len(ends) > 20
+    m = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    want = 1 - _serialized_by_class(s, c_bytes).mean() / ps.mean()
+    assert m["sff_1flows_mean_reduction"]["ours"] == pytest.approx(want, rel=1e-9)
+    assert m["sff_1flows_mean_reduction"]["paper"] == pytest.approx(0.5)

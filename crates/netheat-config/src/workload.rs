@@ -529,6 +529,10 @@ pub struct AppTable {
     /// `aggregation` with `task-sizes = "fixed"`: the bytes of every task,
     /// split evenly over its flows (Baraat §5.1: 800 KB multi-gets).
     pub task_size: Option<Bytes>,
+    /// `aggregation` with `task-sizes = "uniform"`: the range of the flow
+    /// sizes, `[low, high]` (default `["2KB", "50KB"]`, Baraat §5.2; its §2
+    /// Figure 3 uses 5-40 KB).
+    pub flow_size_range: Option<Vec<Bytes>>,
     /// `aggregation`: each aggregator (client) serves one task at a time; a
     /// task arriving while its client is busy waits in the client's FIFO
     /// queue, and its time counts from its arrival, the wait included (the
@@ -1143,6 +1147,7 @@ impl Wcx<'_> {
             "batch",
             "dataset",
             "task-size",
+            "flow-size-range",
             "client-queue",
         ];
         self.only(p, "aggregation", set, &keys)?;
@@ -1172,6 +1177,14 @@ impl Wcx<'_> {
         if a.mid_aggregators.is_some() && structure != Structure::TwoStage {
             return Err(self.at(&format!("{p}.mid-aggregators"), "is used by structure = \"two-stage\" only"));
         }
+        let uniform_bytes = match a.flow_size_range.as_deref() {
+            None => (2e3, 50e3),
+            Some(_) if law != SizeLaw::Uniform => {
+                return Err(self.at(&format!("{p}.flow-size-range"), "is used by task-sizes = \"uniform\" only"))
+            }
+            Some([lo, hi]) if lo.0 > 0.0 && lo.0 <= hi.0 => (lo.0, hi.0),
+            Some(_) => return Err(self.at(&format!("{p}.flow-size-range"), "must be [low, high] with 0 < low <= high")),
+        };
         if a.mid_compute.is_some() && structure != Structure::TwoStage {
             return Err(self.at(&format!("{p}.mid-compute"), "is used by structure = \"two-stage\" only"));
         }
@@ -1208,6 +1221,7 @@ impl Wcx<'_> {
             flow_cv: a.flow_cv.unwrap_or(0.0),
             compute_s: a.compute.map_or(0.0, |d| d.0),
             mid_compute_s: a.mid_compute.map(|d| d.0),
+            uniform_bytes,
             placement,
             hosts_per_rack: hpr,
             selectivity: a.selectivity.unwrap_or(0.03),
@@ -1596,7 +1610,7 @@ impl Wcx<'_> {
             client_queue => "client-queue", fanin => "fanin",
             message_sizes => "message-sizes", incasts => "incasts", period => "period",
             mean_file_blocks => "mean-file-blocks", cpu_load => "cpu-load",
-            max_tasks_per_job => "max-tasks-per-job", max_cores_per_task => "max-cores-per-task",
+            flow_size_range => "flow-size-range", max_tasks_per_job => "max-tasks-per-job", max_cores_per_task => "max-cores-per-task",
             memory_per_core => "memory-per-core", task_mean => "task-mean",
             bandwidth_median_per_core => "bandwidth-median-per-core", bandwidth_sigma => "bandwidth-sigma",
             heavy_share => "heavy-share", heavy_factor => "heavy-factor", estimate_sigma => "estimate-sigma",

@@ -165,6 +165,21 @@ fn bad_inputs_name_the_key_and_reason() {
         ("[[app]]\nkind = \"aggregation\"\nmid-host = \"first\"\n".into(), "app[0].mid-host", "two-stage"),
         ("[[app]]\nkind = \"aggregation\"\nmid-compute = \"1ms\"\n".into(), "app[0].mid-compute", "two-stage"),
         (
+            "[[app]]\nkind = \"aggregation\"\nflow-size-range = [\"5KB\", \"40KB\"]\n".into(),
+            "app[0].flow-size-range",
+            "uniform",
+        ),
+        (
+            "[[app]]\nkind = \"aggregation\"\ntask-sizes = \"uniform\"\nflow-size-range = [\"40KB\", \"5KB\"]\n".into(),
+            "app[0].flow-size-range",
+            "low <= high",
+        ),
+        (
+            "[[app]]\nkind = \"aggregation\"\ntask-sizes = \"uniform\"\nflow-size-range = [\"5KB\"]\n".into(),
+            "app[0].flow-size-range",
+            "[low, high]",
+        ),
+        (
             "[[app]]\nkind = \"aggregation\"\nstructure = \"two-stage\"\nmid-aggregators = 2\nmid-compute = \"-1ms\"\n"
                 .into(),
             "app[0].mid-compute",

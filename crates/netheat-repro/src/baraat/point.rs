@@ -144,6 +144,7 @@ pub fn run(p: BaraatParams, _: &TopologyOverrides, seed: u64, env: &PointEnv) ->
         flow_cv: p.flow_cv,
         compute_s: p.compute,
         mid_compute_s: None,
+        uniform_bytes: (2e3, 50e3),
         placement,
         hosts_per_rack: p.hosts_per_rack,
         selectivity: p.selectivity,

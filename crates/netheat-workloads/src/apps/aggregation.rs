@@ -129,7 +129,8 @@ pub enum SizeLaw {
     /// Ours (the earlier stand-in for data analytics): Pareto task sizes
     /// (shape 1.1, minimum 5 KB per flow), capped at 1,000x the minimum.
     Pareto,
-    /// Every flow uniform in 2-50 KB.
+    /// Every flow uniform in [`AggregationSpec::uniform_bytes`] (default
+    /// 2-50 KB, §5.2).
     Uniform,
     /// Every task [`AggregationSpec::task_bytes`], split evenly over its
     /// flows (Baraat §5.1's testbed tasks: 800 KB multi-gets, 3 x 400 KB
@@ -152,8 +153,16 @@ impl SizeLaw {
         }
     }
     /// Bytes of each of the `n` flows of one task (`law`: the empirical
-    /// task sizes of `DataAnalytics`; `fixed`: the task size of `Fixed`).
-    fn flow_sizes<R: Rng>(self, n: usize, law: Option<&[f64]>, fixed: f64, rng: &mut R) -> Vec<f64> {
+    /// task sizes of `DataAnalytics`; `fixed`: the task size of `Fixed`;
+    /// `(lo, hi)`: the range of `Uniform`).
+    fn flow_sizes<R: Rng>(
+        self,
+        n: usize,
+        law: Option<&[f64]>,
+        fixed: f64,
+        (lo, hi): (f64, f64),
+        rng: &mut R,
+    ) -> Vec<f64> {
         match self {
             Self::Bing => {
                 let per = if rng.gen::<f64>() < 0.15 { 200e3 } else { 20e3 };
@@ -169,7 +178,7 @@ impl SizeLaw {
                 let per = (5e3 * u.powf(-1.0 / 1.1)).min(5e6);
                 vec![per.round(); n]
             }
-            Self::Uniform => (0..n).map(|_| rng.gen_range(2e3..=50e3f64).round()).collect(),
+            Self::Uniform => (0..n).map(|_| rng.gen_range(lo..=hi).round()).collect(),
             Self::Fixed => vec![(fixed / n as f64).round(); n],
         }
     }
@@ -228,6 +237,9 @@ pub struct AggregationSpec {
     pub workers: usize,
     /// Batch mode: all tasks arrive at time 0 (data-parallel batch).
     pub batch: bool,
+    /// The range of [`SizeLaw::Uniform`]'s flow sizes, bytes (default
+    /// 2-50 KB, §5.2; §2's Figure 3 uses 5-40 KB).
+    pub uniform_bytes: (f64, f64),
     /// Skew of the flows within a task: each flow's size is multiplied by
     /// an independent log-normal factor of mean 1 and this coefficient of
     /// variation (0: the size law alone; see [`FB2010_REDUCER_CV`]). Uneven
@@ -290,6 +302,7 @@ impl AggregationSpec {
             aggregators: 30,
             workers: 0,
             batch: false,
+            uniform_bytes: (2e3, 50e3),
             flow_cv: 0.0,
             compute_s: 0.0,
             mid_compute_s: None,
@@ -322,7 +335,7 @@ fn pick_hosts<R: Rng>(rng: &mut R, n_hosts: usize, pool: usize, k: usize, avoid:
 /// keeps the size law's random stream).
 fn task_flow_sizes<R: Rng>(spec: &AggregationSpec, skew: Option<&SizeDist>, rng: &mut R) -> Vec<f64> {
     let law = spec.task_sizes.as_ref().map(|v| v.as_slice());
-    let mut sizes = spec.kind.flow_sizes(spec.fanout, law, spec.task_bytes, rng);
+    let mut sizes = spec.kind.flow_sizes(spec.fanout, law, spec.task_bytes, spec.uniform_bytes, rng);
     if let Some(d) = skew {
         for b in &mut sizes {
             *b = (*b * d.sample(rng)).round().max(1.0);
@@ -382,6 +395,10 @@ pub fn generate(spec: &AggregationSpec, n_hosts: usize, host_bps: f64) -> Result
     }
     if !(spec.compute_s.is_finite() && spec.compute_s >= 0.0) {
         return Err(GenError::param("compute", format!("{} s must be >= 0", spec.compute_s)));
+    }
+    let (lo, hi) = spec.uniform_bytes;
+    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && lo <= hi) {
+        return Err(GenError::param("flow-size-range", format!("[{lo}, {hi}] bytes: need 0 < low <= high")));
     }
     let mid_compute_s = spec.mid_compute_s.unwrap_or(spec.compute_s);
     if !(mid_compute_s.is_finite() && mid_compute_s >= 0.0) {
@@ -689,6 +706,47 @@ mod tests {
         assert_eq!(mids, 50 * 2);
         let bad = AggregationSpec { mid_compute_s: Some(-1.0), ..spec(None) };
         assert!(generate(&bad, 16, 1e9).unwrap_err().to_string().contains("mid-compute"));
+    }
+
+    /// `uniform_bytes`: uniform flows in the range given (Figure 3's 5-40
+    /// KB): all within it, mean (5 + 40) / 2 = 22.5 KB within four
+    /// standard errors (the uniform's deviation is 35 / sqrt(12) KB); the
+    /// default range draws the same sizes as the literal 2-50 KB did.
+    #[test]
+    fn uniform_flows_take_the_range_given() {
+        let spec = |range: (f64, f64)| AggregationSpec {
+            fanout: 10,
+            aggregators: 1,
+            hosts_per_rack: 12,
+            batch: true,
+            uniform_bytes: range,
+            ..AggregationSpec::new(SizeLaw::Uniform, Structure::OneStage, 400, 9)
+        };
+        let sizes = |range| -> Vec<f64> {
+            generate(&spec(range), 12, 1e9)
+                .unwrap()
+                .iter()
+                .flat_map(|(_, d)| {
+                    d.steps.iter().map(|s| match s {
+                        Step::Flow { bytes, .. } => *bytes,
+                        other => panic!("expected a flow, got {other:?}"),
+                    })
+                })
+                .collect()
+        };
+        let v = sizes((5e3, 40e3));
+        assert_eq!(v.len(), 4000);
+        assert!(v.iter().all(|&b| (5e3..=40e3).contains(&b)));
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let se = 35e3 / 12f64.sqrt() / (v.len() as f64).sqrt();
+        assert!((mean - 22.5e3).abs() < 4.0 * se, "{mean}");
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut old = ChaCha8Rng::seed_from_u64(1);
+        let new = SizeLaw::Uniform.flow_sizes(50, None, 0.0, (2e3, 50e3), &mut rng);
+        let literal: Vec<f64> = (0..50).map(|_| old.gen_range(2e3..=50e3f64).round()).collect();
+        assert_eq!(new, literal);
+        let bad = AggregationSpec { uniform_bytes: (0.0, 1.0), ..spec((5e3, 40e3)) };
+        assert!(generate(&bad, 12, 1e9).unwrap_err().to_string().contains("flow-size-range"));
     }
 
     /// Arrivals at the target load: rack placement on 4 racks of 4 hosts,
