@@ -501,7 +501,7 @@ pub struct AppTable {
     /// `aggregation`: the task-size law: `bing` (85% of tasks 20 KB per
     /// flow, 15% ten times that; the default), `data-analytics` (the
     /// shuffle sizes of the coflow trace `dataset`, split evenly over the
-    /// flows), `uniform` (every flow 2-50 KB), `pareto` (shape 1.1, 5 KB
+    /// flows), `uniform` (every flow 2-50 KB, or `flow-size-range`), `pareto` (shape 1.1, 5 KB
     /// minimum per flow, capped at 1,000x) or `fixed` (every task
     /// `task-size`, split evenly over its flows).
     pub task_sizes: Option<String>,
