@@ -97,13 +97,19 @@ impl Background {
 /// A flow step of a task: `(index in the workload's tasks, step)`.
 pub type TaskStep = (usize, usize);
 
-/// The flows to precalculate: the `precalculated` traffic's, then, for the
-/// tasks of the `precalculated` apps, every flow step that waits on nothing
-/// (a shuffle's flows; not a block write's, which waits for its request),
-/// starting when its task does. All sorted by start (stable), ids `0..n`;
-/// `steps[i]` is the task step of row `i` (`None`: a traffic flow).
-pub fn precalculated_rows(w: &Workload) -> (Vec<FlowRow>, Vec<Option<TaskStep>>) {
-    let mut rows: Vec<(FlowRow, Option<TaskStep>)> = w.background.iter().map(|r| (r.clone(), None)).collect();
+/// The flows to precalculate: the `precalculated` traffic's (taken out of
+/// the workload: the run needs only their load), then, for the tasks of the
+/// `precalculated` apps, every flow step that waits on nothing (a shuffle's
+/// flows; not a block write's, which waits for its request), starting when
+/// its task does. All sorted by start (stable), ids `0..n`; `steps[i]` is
+/// the task step of row `i` (`None`: a traffic flow).
+pub fn precalculated_rows(w: &mut Workload) -> (Vec<FlowRow>, Vec<Option<TaskStep>>) {
+    let traffic = std::mem::take(&mut w.background);
+    if w.precalculated_apps.is_empty() {
+        let n = traffic.len();
+        return (traffic, vec![None; n]);
+    }
+    let mut rows: Vec<(FlowRow, Option<TaskStep>)> = traffic.into_iter().map(|r| (r, None)).collect();
     for (t, (start_s, table, dag)) in w.tasks.iter().enumerate() {
         if !w.precalculated_apps.contains(table) {
             continue;

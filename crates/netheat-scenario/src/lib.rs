@@ -428,11 +428,9 @@ impl Scenario {
         let out = match s.scenario.engine {
             EngineKind::Flow => {
                 let window_s = s.scenario.window.map_or(1.0, |d| d.0);
-                let total =
-                    workload.flows.len() as u64 + workload.tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
                 // The precalculated traffic's flows, then the precalculated
                 // apps' flows that wait on nothing (with their task and step).
-                let (rows, steps) = background::precalculated_rows(&workload);
+                let (rows, steps) = background::precalculated_rows(&mut workload);
                 let background = if rows.is_empty() {
                     None
                 } else {
@@ -444,6 +442,10 @@ impl Scenario {
                     background::make_pauses(&mut workload.tasks, &rows, &steps, &bg);
                     Some(bg)
                 };
+                drop((rows, steps));
+                // The flows the run carries (the precalculated ones are pauses now).
+                let total =
+                    workload.flows.len() as u64 + workload.tasks.iter().map(|t| t.2.num_flows() as u64).sum::<u64>();
                 let disks = storage::disk_links(topo, &workload.tasks).iter().flatten().count() as u64;
                 let plan = budget::with_flow_bytes(s.flow_bytes(), || -> Result<RunBudget, ScenarioError> {
                     RunBudget::with_device_links(topo, disks, total, budget::memory_budget()?)
