@@ -262,14 +262,14 @@ def point_values(res: ScenarioResult) -> dict[str, float]:
     values.update(_tails("tct", tct, (0.95, 0.99)))
     done = ~np.isnan(tct)
     values["tct_min_s"] = float(np.min(tct[done])) if done.any() else float("nan")
-    values["tct_bytes_weighted_mean_s"] = weighted_mean(tct[done], _times(tasks.column("bytes"))[done])
+    sizes = _times(tasks.column("bytes"))
+    values["tct_bytes_weighted_mean_s"] = weighted_mean(tct[done], sizes[done])
     if "queued_s" in tasks.column_names:
         values["queued_mean_s"] = mean(_times(tasks.column("queued_s"))[done])
     floor = _times(tasks.column("floor_s"))[~np.isnan(tct)]
     floor_p99 = quantiles(floor, (0.99,))[0] if floor.size and not np.isnan(floor).any() else float("nan")
     values["tct_p99_floor"] = floor_p99 / values["tct_p99_s"]
     kinds = np.asarray(tasks.column("kind").to_pylist(), dtype=object)
-    sizes = _times(tasks.column("bytes"))
     network = _times(tasks.column("network_s"))
     io = _times(tasks.column("io_s"))
     for kind in sorted(set(kinds.tolist())):
