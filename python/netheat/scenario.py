@@ -508,8 +508,9 @@ tasks that write blocks (`file-write`, `write-job`, a `coflow` with
 `output-ratio`) or chunks (`chunk-store`), a placement policy without `compute-job` tasks or a
 `cluster` app, a `cluster` app without `[placement]` or
 `scenario.duration` or with a flow scheduler other than `fair-share`, and
-`scheduling.policy = "spc"` with `adaptive`, `detour` or `subways-ecmp`
-routing, a storage or placement policy or capacity `[[events]]`.
+`scheduling.policy = "spc"` or `"rcp"` with `adaptive`, `detour` or
+`subways-ecmp` routing, a storage or placement policy or capacity
+`[[events]]`.
 
 `scheduling.policy = "spc"` runs the tasks through Baraat's Smart Priority
 Class protocol (SIGCOMM'14 §4.3, Algorithms 1 and 2) instead of the flow
@@ -518,7 +519,13 @@ paths drawn when the run starts, with the same tasks as `fifo-lm` and the
 same tables (`links` from the bytes each flow sent per round). Compare it
 with the idealized scheduler it approximates:
 `netheat run examples/scenarios/baraat-spc.toml --out runs/spc` and
-`--set scheduling.policy=fifo-lm`.
+`--set scheduling.policy=fifo-lm`. `scheduling.class-size` maps several
+consecutive tasks onto one class and `class-unit = "flow"` gives every flow
+its own (§5.3's task aggregation and per-flow serialization);
+`scheduling.policy = "rcp"` is the same protocol with every flow in one
+class, per-flow fair share at the protocol's rounds: the paper's FS
+baseline in its testbed and ns-2 runs (`experiments/baraat-task-size.toml`,
+`baraat-tiny-flows.toml`, `baraat-task-aggregation.toml`).
 
 The packet engine runs application tasks as the flow engine does (a step
 starts when what it waits for has finished: a memcache response when its

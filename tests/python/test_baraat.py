@@ -384,3 +384,67 @@ def test_flows_per_task_experiment_gives_the_batch_answers_of_figure_3(tmp_path:
     want = 1 - _serialized_by_class(s, c_bytes).mean() / ps.mean()
     assert m["sff_1flows_mean_reduction"]["ours"] == pytest.approx(want, rel=1e-9)
     assert m["sff_1flows_mean_reduction"]["paper"] == pytest.approx(0.5)
+
+
+def test_protocol_micro_benchmarks_give_the_hand_answers_and_the_papers_shapes(tmp_path: Path) -> None:
+    # Baraat Sec. 5.3 in the protocol's 100 us rounds (experiments/baraat-task-size.toml,
+    # baraat-tiny-flows.toml, baraat-task-aggregation.toml; quick: one seed). Hand answers at
+    # 1 Gbps for n tasks of S bytes at once into one client, T = 8 S / C: `rcp` (every flow in one
+    # class) ends all of them at RTT + n T, the flow engine's fair share at n T, idealized FIFO
+    # task k at k T; `spc` with all n tasks in one class is `rcp`. The paper's shapes: SPC's gain
+    # over RCP grows with the task size (Figure 12) and the flows a task (Figure 13), and is
+    # largest at 8 tasks a class (Figure 14).
+    import polars as pl
+
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    runs = {}
+    for name in ("baraat-task-size", "baraat-tiny-flows", "baraat-task-aggregation"):
+        exp = load_experiment(root / f"{name}.toml", quick=True)
+        run_experiment(exp, tmp_path / name, workers=1, progress=False)
+        tasks = pl.read_parquet(tmp_path / name / "tasks.parquet")
+        m = json.loads((tmp_path / name / "summary.json").read_text())["metrics"]
+        runs[name] = (tasks, {k: v["ours"] for k, v in m.items()})
+    rtt, c = 100e-6, 1e9
+
+    def means(tasks: pl.DataFrame, variant: str) -> dict[float, tuple[int, float]]:
+        g = tasks.filter(pl.col("variant") == variant).group_by("bytes").agg(pl.len(), pl.col("tct_s").mean())
+        return {b: (n, t) for b, n, t in g.iter_rows()}
+
+    tasks, m = runs["baraat-task-size"]
+    sizes = [13.5e3, 45e3, 135e3, 400e3, 1.2e6]
+    for variant, want in (
+        ("rcp", lambda t: rtt + 8 * t),
+        ("fair-share", lambda t: 8 * t),
+        ("fifo-lm", lambda t: 4.5 * t),
+    ):
+        got = means(tasks, variant)
+        # A task's bytes are whole bytes a flow: 400 KB is 3 x 133,333 B.
+        assert sorted(got) == pytest.approx(sizes, abs=3)
+        for s, (n, mean) in got.items():
+            assert n == 8 and mean == pytest.approx(want(8 * s / c), rel=1e-9), (variant, s)
+    gains = [m[f"fig12_{k}_mean_reduction"] for k in ("13_5kb", "45kb", "135kb", "400kb", "1_2mb")]
+    assert gains == sorted(gains) and gains[0] < 0.05 and gains[-1] < 0.4375
+    assert m["ours_fig12_1_2mb_ideal_reduction"] == pytest.approx(1 - 4.5 / 8, rel=1e-12)
+
+    tasks, m = runs["baraat-tiny-flows"]
+    got = means(tasks, "rcp")
+    for n_flows in (3, 5, 10, 20, 40):
+        n, mean = got[n_flows * 4.5e3]
+        assert n == 8 and mean == pytest.approx(rtt + 8 * n_flows * 36e-6, rel=1e-9)
+    gains = [m[f"fig13_{k}flows_mean_reduction"] for k in (3, 5, 10, 20, 40)]
+    assert gains == sorted(gains)
+    # Three flows of 4.5 KB are Figure 12's 13.5 KB task: the same protocol answer.
+    assert gains[0] == pytest.approx(runs["baraat-task-size"][1]["fig12_13_5kb_mean_reduction"], rel=1e-9)
+    # Figure 16: a class per flow is slower than a class per task.
+    assert m["fig16_flow_over_task_classes_mean"] > 1 and m["fig16_flow_over_task_classes_makespan"] > 1
+
+    tasks, m = runs["baraat-task-aggregation"]
+    rcp = tasks.filter(pl.col("variant") == "rcp")
+    assert rcp.height == 40
+    np.testing.assert_allclose(rcp["tct_s"].to_numpy(), rtt + 40 * 108e-6, rtol=1e-9)
+    one = tasks.filter(pl.col("variant") == "spc-40").sort("task_id")["tct_s"].to_numpy()
+    np.testing.assert_array_equal(one, rcp.sort("task_id")["tct_s"].to_numpy())
+    assert m["fig14_40tasks_mean_reduction"] == 0.0
+    by_k = {k: m[f"fig14_{k}tasks_mean_reduction"] for k in (1, 2, 4, 8, 16)}
+    assert max(by_k, key=lambda k: by_k[k]) == 8
+    assert m["ours_fig14_ideal_reduction"] == pytest.approx(1 - 20.5 / 40, rel=1e-12)

@@ -246,7 +246,8 @@ def test_keys_and_docs_come_from_the_rust_schema() -> None:
         "scenario.engine",
     } <= keys
     choices = dict((k, v) for k, v, _ in key_table())
-    assert choices["scheduling.policy"] == "fair-share | sff | stf | fifo | fifo-lm | spc"
+    assert choices["scheduling.policy"] == "fair-share | sff | stf | fifo | fifo-lm | spc | rcp"
+    assert choices["scheduling.class-unit"] == "task | flow"
     assert {"scheduling.rtt", "scheduling.delta"} <= keys
     # The committed docs are the generated ones.
     assert (ROOT / "docs" / "scenarios.md").read_text() == docs_markdown()

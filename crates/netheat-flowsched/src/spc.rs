@@ -134,6 +134,17 @@ pub struct SpcOptions {
     pub threshold: f64,
     /// Load balancers issuing task ids.
     pub lbs: usize,
+    /// What the protocol gives a priority class: each task (Baraat), or
+    /// each flow (per-flow serialization, §5.3's Figure 16 comparison).
+    pub class_unit: ClassUnit,
+    /// How many consecutive units (in FIFO order) share one class, >= 1:
+    /// Baraat §5.3 maps several tiny tasks onto one task id to amortize the
+    /// cost of switching between classes (Figure 14). A switch port sees
+    /// the shared id only, so its counters (flows, bytes reserved, heavy)
+    /// are per class. `u64::MAX`: every flow in one class, per-flow fair
+    /// share at the protocol's rounds (the paper's FS baseline, an RCP
+    /// whose sources learn their exact fair rate, §5.1 footnote 4).
+    pub class_size: u64,
     /// Record every flow's actual rate each round (for small examples).
     pub trace: bool,
     /// Recompute only what changed (ports whose requests or allocations
@@ -145,8 +156,29 @@ pub struct SpcOptions {
 
 impl Default for SpcOptions {
     fn default() -> Self {
-        Self { rtt_s: 100e-6, delta_frac: 0.02, threshold: f64::INFINITY, lbs: 1, trace: false, skip_steady: true }
+        Self {
+            rtt_s: 100e-6,
+            delta_frac: 0.02,
+            threshold: f64::INFINITY,
+            lbs: 1,
+            class_unit: ClassUnit::Task,
+            class_size: 1,
+            trace: false,
+            skip_steady: true,
+        }
     }
+}
+
+/// The unit the SPC protocol gives a priority class ([`SpcOptions::class_unit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClassUnit {
+    /// A task: its flows share their class max-min (Baraat's intra-task
+    /// fair sharing, §3.3).
+    #[default]
+    Task,
+    /// A flow: one flow at a time at a bottleneck, in (task id, flow)
+    /// order (the per-flow serialization Baraat §5.3 compares against).
+    Flow,
 }
 
 /// Output of an SPC run.
@@ -254,11 +286,13 @@ struct Entry {
 }
 
 /// A port's counters for one task (§4.3.2): flow count, bytes reserved
-/// (kept as `base + rate_b · (rounds since)`) and the heavy flag.
+/// (kept as `base + rate_b · (rounds since)`) and the heavy flag; with
+/// shared classes, the counters of a class.
 #[derive(Debug, Clone, Copy)]
 struct TaskCtr {
     key: u64,
-    ti: u32,
+    /// A class unit of the class (its key is `keys[unit]`).
+    unit: u32,
     n: u32,
     heavy: bool,
     base: f64,
@@ -288,6 +322,8 @@ impl TaskCtr {
 #[derive(Debug, Clone)]
 struct FlowSt {
     task: u32,
+    /// Its class unit: its task, or itself ([`ClassUnit`]).
+    unit: u32,
     nic: f64,
     /// Bytes left at the start of round `since`.
     left: f64,
@@ -418,6 +454,8 @@ struct Sim<'a> {
     opts: &'a SpcOptions,
     rtt: f64,
     ids: Vec<u64>,
+    /// Per class unit, its class key (the id a port sees).
+    keys: Vec<u64>,
     links: Vec<u32>,
     flows: Vec<FlowSt>,
     answers: Vec<Answer>,
@@ -545,6 +583,9 @@ fn simulate(
     if opts.delta_frac.is_nan() || opts.delta_frac < 0.0 {
         return Err(FlowschedError::param("delta", "must be >= 0"));
     }
+    if opts.class_size == 0 {
+        return Err(FlowschedError::param("class_size", "must be >= 1"));
+    }
     let mut links: Vec<u32> = Vec::new();
     let mut flows: Vec<FlowSt> = Vec::new();
     let mut task_flows: Vec<(u32, u32)> = Vec::with_capacity(tasks.len());
@@ -555,8 +596,13 @@ fn simulate(
                 return Err(FlowschedError::param("path", format!("link {l} does not exist")));
             }
             let nic = f.path.first().map_or(f64::INFINITY, |&l| caps[l as usize]);
+            let unit = match opts.class_unit {
+                ClassUnit::Task => ti as u32,
+                ClassUnit::Flow => flows.len() as u32,
+            };
             flows.push(FlowSt {
                 task: ti as u32,
+                unit,
                 nic,
                 left: f.bytes,
                 since: 0,
@@ -579,11 +625,14 @@ fn simulate(
     for &k in &succ {
         pending[k as usize] += 1;
     }
+    let ids = assign_ids(tasks.len(), opts.lbs);
+    let keys = class_keys(&ids, &task_flows, opts);
     let mut sim = Sim {
         tasks,
         opts,
         rtt: opts.rtt_s,
-        ids: assign_ids(tasks.len(), opts.lbs),
+        ids,
+        keys,
         answers: vec![Answer::default(); links.len()],
         links,
         flows,
@@ -619,6 +668,40 @@ fn simulate(
         .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: finish[i] })
         .collect();
     Ok((out, rec))
+}
+
+/// Each class unit's key: its rank in FIFO order (tasks by id, a task's
+/// flows in order) over `class_size` (so consecutive units share a class).
+/// With one unit a task and classes of one, the task's id.
+fn class_keys(ids: &[u64], task_flows: &[(u32, u32)], opts: &SpcOptions) -> Vec<u64> {
+    let k = opts.class_size.max(1);
+    match opts.class_unit {
+        ClassUnit::Task if k == 1 => ids.to_vec(),
+        ClassUnit::Task => {
+            let mut order: Vec<usize> = (0..ids.len()).collect();
+            order.sort_by_key(|&t| ids[t]);
+            let mut keys = vec![0; ids.len()];
+            for (rank, t) in order.into_iter().enumerate() {
+                keys[t] = rank as u64 / k;
+            }
+            keys
+        }
+        ClassUnit::Flow => {
+            let mut order: Vec<usize> = (0..ids.len()).collect();
+            order.sort_by_key(|&t| ids[t]);
+            let n = task_flows.last().map_or(0, |&(_, b)| b as usize);
+            let mut keys = vec![0; n];
+            let mut rank = 0u64;
+            for t in order {
+                let (a, b) = task_flows[t];
+                for fi in a..b {
+                    keys[fi as usize] = rank / k;
+                    rank += 1;
+                }
+            }
+            keys
+        }
+    }
 }
 
 impl Sim<'_> {
@@ -691,8 +774,8 @@ impl Sim<'_> {
                 self.start_flow(fi, q);
             }
             // 3. Tasks whose bytes reserved at a port crossed the threshold.
-            for &(l, ti, r) in &heavies {
-                self.check_heavy(l, ti, r, q);
+            for &(l, unit, r) in &heavies {
+                self.check_heavy(l, unit, r, q);
             }
             if every {
                 for l in 0..self.lflows.len() {
@@ -824,8 +907,8 @@ impl Sim<'_> {
         f.demand = f.nic.min(f.left * 8.0 / rtt);
         f.pos = self.active.len() as u32;
         self.active.push(fi);
-        let (off, len, ti) = (f.path_off, f.path_len, f.task);
-        let key = self.ids[ti as usize];
+        let (off, len, unit) = (f.path_off, f.path_len, f.unit);
+        let key = self.keys[unit as usize];
         for h in 0..len {
             let slot = off + h;
             let l = self.links[slot as usize] as usize;
@@ -841,7 +924,7 @@ impl Sim<'_> {
             } else {
                 lt.insert(
                     at,
-                    TaskCtr { key, ti, n: 1, heavy: false, base: 0.0, rate_b: 0.0, since: q, ev_at: u64::MAX },
+                    TaskCtr { key, unit, n: 1, heavy: false, base: 0.0, rate_b: 0.0, since: q, ev_at: u64::MAX },
                 );
             }
             self.dirty(l as u32, q);
@@ -916,13 +999,13 @@ impl Sim<'_> {
         f.rate = 0.0;
         f.left = 0.0;
         f.ev_at = u64::MAX;
-        let (off, len, ti, pos) = (f.path_off, f.path_len, f.task, f.pos as usize);
+        let (off, len, unit, pos) = (f.path_off, f.path_len, f.unit, f.pos as usize);
         self.active.swap_remove(pos);
         if pos < self.active.len() {
             let moved = self.active[pos];
             self.flows[moved as usize].pos = pos as u32;
         }
-        let key = self.ids[ti as usize];
+        let key = self.keys[unit as usize];
         for h in 0..len {
             let slot = off + h;
             let l = self.links[slot as usize] as usize;
@@ -973,9 +1056,10 @@ impl Sim<'_> {
         }
     }
 
-    /// Heavy check of task `ti` at port `l` (due in round `r`) in round `q`.
-    fn check_heavy(&mut self, l: u32, ti: u32, r: u64, q: u64) {
-        let key = self.ids[ti as usize];
+    /// Heavy check of the class of unit `unit` at port `l` (due in round
+    /// `r`) in round `q`.
+    fn check_heavy(&mut self, l: u32, unit: u32, r: u64, q: u64) {
+        let key = self.keys[unit as usize];
         let thr = self.opts.threshold;
         let lt = &mut self.ltasks[l as usize];
         let at = lt.partition_point(|c| c.key < key);
@@ -987,7 +1071,7 @@ impl Sim<'_> {
         } else if c.rate_b > 0.0 {
             let next = c.heavy_check_at(thr).max(q + 1);
             c.ev_at = next;
-            self.events.push(next, EV_HEAVY, l, ti);
+            self.events.push(next, EV_HEAVY, l, unit);
         }
     }
 
@@ -1072,7 +1156,7 @@ impl Sim<'_> {
                     let at = c.heavy_check_at(thr).max(q + 1);
                     if at < c.ev_at {
                         c.ev_at = at;
-                        self.events.push(at, EV_HEAVY, l as u32, c.ti);
+                        self.events.push(at, EV_HEAVY, l as u32, c.unit);
                     }
                 }
             }

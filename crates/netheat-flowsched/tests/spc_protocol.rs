@@ -7,7 +7,7 @@
 //! rate sends 12,500 bytes a round; `delta` is 2% of the NIC rate (20 Mbps).
 
 use netheat_flowsched::{
-    policy_by_tag, run_ideal, run_spc, run_spc_dag, IdealOptions, SpcOptions, Task, TaskFlow, Windows,
+    policy_by_tag, run_ideal, run_spc, run_spc_dag, ClassUnit, IdealOptions, SpcOptions, Task, TaskFlow, Windows,
 };
 
 const C: f64 = 1e9;
@@ -25,7 +25,7 @@ fn task(at: f64, flows: Vec<TaskFlow>) -> Task {
 }
 
 fn traced() -> SpcOptions {
-    SpcOptions { rtt_s: RTT, delta_frac: 0.02, threshold: f64::INFINITY, lbs: 1, trace: true, skip_steady: true }
+    SpcOptions { rtt_s: RTT, delta_frac: 0.02, threshold: f64::INFINITY, trace: true, ..SpcOptions::default() }
 }
 
 fn near(got: f64, want: f64) -> bool {
@@ -281,4 +281,70 @@ fn a_run_past_the_round_cap_costs_only_the_rounds_that_change() {
     // Over 2 x 10^8 rounds of simulated time, almost all of them skipped.
     assert!(r.rounds > 200_000_000, "{}", r.rounds);
     assert!(r.rounds - r.skipped < 1_000, "{} rounds, {} skipped", r.rounds, r.skipped);
+}
+
+/// Baraat §5.3, Figure 14: several tasks mapped onto one class share it
+/// max-min, as a port sees only the class's id. Four tasks of one 1 MB flow
+/// on one link, all at 0.
+///
+/// Two tasks a class: T0 and T1 get C/2 each from round 1 and send their
+/// 1 MB in 160 rounds, ending with round 160 at 16.1 ms. T2 and T3, held at
+/// a demand of delta, get it in round 160's pass (250 B each in round 161)
+/// and C/2 from round 162: their last 999,750 B take 15.996 ms, so they end
+/// at 32.196 ms. One class for everything (`u64::MAX`, the paper's RCP
+/// baseline): every flow at C/4 from round 1, all four end at 32.1 ms.
+/// One task a class (FIFO): T0 ends at 8.1 ms. In round 80's pass T1, T2
+/// and T3 all get their demand, delta (250 B each in round 81); in round 81
+/// all three ask the full rate, T1 gets what the other two still hold
+/// back, C - 2 delta (12,000 B in round 82), and the full rate from round
+/// 83: its last 987,750 B end at 8.3 + 7.902 = 16.202 ms.
+#[test]
+fn tasks_sharing_a_class_share_it_max_min() {
+    let tasks: Vec<Task> = (0..4).map(|_| task(0.0, vec![flow(&[0], MB)])).collect();
+    let tct = |class_size: u64| -> Vec<f64> {
+        let o = SpcOptions { class_size, trace: false, ..traced() };
+        run_spc(&[C], &tasks, &o).unwrap().tasks.iter().map(|t| t.tct_s()).collect()
+    };
+    let two = tct(2);
+    let want = [0.0161, 0.0161, 0.032196, 0.032196];
+    assert!(two.iter().zip(want).all(|(&g, w)| near(g, w)), "{two:?}");
+    let all = tct(u64::MAX);
+    assert!(all.iter().all(|&g| near(g, 0.0321)), "{all:?}");
+    let fifo = tct(1);
+    assert!(near(fifo[0], 0.0081) && near(fifo[1], 0.016202), "{fifo:?}");
+    // Classes of four tasks: the same as one class.
+    assert_eq!(tct(4), all);
+    // The task ids reported stay the tasks' own.
+    let o = SpcOptions { class_size: 2, trace: false, ..traced() };
+    let ids: Vec<u64> = run_spc(&[C], &tasks, &o).unwrap().tasks.iter().map(|t| t.id).collect();
+    assert_eq!(ids, vec![0, 1, 2, 3]);
+    assert!(run_spc(&[C], &tasks, &SpcOptions { class_size: 0, ..o }).is_err());
+}
+
+/// Baraat §5.3, Figure 16: per-flow serialization against the task's flows
+/// sharing. One task of two 1 MB flows on one link. As one class (the
+/// task), both flows get C/2 from round 1 and end at 16.1 ms. A class per
+/// flow: the first flow alone ends with round 80 at 8.1 ms; the second,
+/// held at delta, gets it in round 80's pass (250 B in round 81) and sends
+/// its last 999,750 B from round 82 (8.2 ms) at C: the task ends at
+/// 16.198 ms, about a round of switching later.
+/// Two flows a class puts them back in one class.
+#[test]
+fn a_class_per_flow_serializes_a_tasks_flows() {
+    let tasks = vec![task(0.0, vec![flow(&[0], MB), flow(&[0], MB)])];
+    let run = |class_unit: ClassUnit, class_size: u64| {
+        let o = SpcOptions { class_unit, class_size, ..traced() };
+        run_spc(&[C], &tasks, &o).unwrap()
+    };
+    let shared = run(ClassUnit::Task, 1);
+    assert!(near(shared.tasks[0].tct_s(), 0.0161), "{:?}", shared.tasks);
+    assert_eq!(shared.trace[0].1, vec![C / 2.0, C / 2.0]);
+    let serial = run(ClassUnit::Flow, 1);
+    assert!(near(serial.tasks[0].tct_s(), 0.016198), "{:?}", serial.tasks);
+    assert_eq!(serial.trace[0].1, vec![C, 0.0]);
+    assert_eq!(serial.trace[79].1[1], 0.0);
+    assert!(near(serial.trace[80].1[1], 0.02 * C), "{:?}", serial.trace[80]);
+    assert_eq!(serial.trace[81].1[1], C);
+    let paired = run(ClassUnit::Flow, 2);
+    assert_eq!(paired.tasks[0].finish_s, shared.tasks[0].finish_s);
 }

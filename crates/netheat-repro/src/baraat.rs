@@ -120,14 +120,7 @@ pub fn run_point(p: &PointSpec) -> Result<PointResult, FlowschedError> {
         if p.policy != "fifo-lm" {
             return Err(FlowschedError::param("policy", "the SPC protocol implements `fifo-lm` only"));
         }
-        let o = SpcOptions {
-            rtt_s: p.rtt_s,
-            delta_frac: p.delta_frac,
-            threshold,
-            lbs: p.lbs,
-            trace: false,
-            skip_steady: true,
-        };
+        let o = SpcOptions { rtt_s: p.rtt_s, delta_frac: p.delta_frac, threshold, lbs: p.lbs, ..SpcOptions::default() };
         (run_spc(&caps, &tasks, &o)?.tasks, None)
     } else {
         let sched = policy_by_tag(&p.policy, threshold)?;

@@ -266,7 +266,9 @@ pub struct SchedulingSection {
     /// rate and each switch port answers from per-task counters; a
     /// round-based simulator on ECMP paths fixed when the run starts, so
     /// it takes no `adaptive`/`detour` routing, storage or placement policy
-    /// and no `[[events]]`).
+    /// and no `[[events]]`) or `rcp` (the same protocol with every flow in
+    /// one class: per-flow fair share at the protocol's rounds, the
+    /// paper's FS baseline of its testbed and ns-2 runs, §5.1 footnote 4).
     /// A task is an application task of the workload, or a flow of an
     /// open-loop generator (flows of a replayed trace that share a
     /// `task_id` form one task).
@@ -291,17 +293,28 @@ pub struct SchedulingSection {
     /// experiment's runner).
     #[schemars(with = "Option<UnitString>")]
     pub poll_interval: Option<Duration>,
-    /// `spc`: the protocol's round, one RTT: every round each flow's sender
+    /// `spc`, `rcp`: the protocol's round, one RTT: every round each flow's sender
     /// sends a scheduling request and sends during the next round at the
     /// rate its path's ports answered (Baraat §4.3.1). The default is the
     /// 100 us RTT of the paper's ns-2 micro-benchmarks (§5.3).
     #[schemars(with = "Option<UnitString>")]
     pub rtt: Option<Duration>,
-    /// `spc`: Algorithm 1's `delta`, the headroom a sender held back at a
+    /// `spc`, `rcp`: Algorithm 1's `delta`, the headroom a sender held back at a
     /// bottleneck adds to the smallest nominal rate of its path in its next
     /// demand, as a fraction of its NIC rate (§4.3.1 calls it "a small
     /// value" without a number; netheat-flowsched's `SpcOptions` default).
     pub delta: Option<f64>,
+    /// `spc`: what gets a priority class: `task` (Baraat: a task's flows
+    /// share its class max-min) or `flow` (one flow at a time at a
+    /// bottleneck, in FIFO order: the per-flow serialization Baraat §5.3
+    /// compares intra-task fair sharing with, Figure 16).
+    pub class_unit: Option<ClassUnit>,
+    /// `spc`: how many consecutive tasks (or flows, with `class-unit =
+    /// "flow"`) in FIFO order share one class, at least 1. Baraat §5.3
+    /// maps several tiny tasks onto one task id so the cost of switching
+    /// between classes is paid once per group (Figure 14); a port sees
+    /// only the shared id, so its counters and heavy flag are per class.
+    pub class_size: Option<u64>,
     /// Load balancers issuing task ids round-robin (FIFO order is per
     /// balancer, Baraat §3.2).
     #[serde(default = "default_lbs")]
@@ -333,6 +346,22 @@ pub enum SchedulingPolicy {
     FifoLm,
     /// FIFO-LM through Baraat's SPC protocol.
     Spc,
+    /// Per-flow fair share through the same protocol, every flow in one
+    /// class: sources learn their exact max-min rate each round, the
+    /// "optimized RCP" Baraat compares against in its testbed and ns-2
+    /// runs (§5.1, footnote 4), with the protocol's round costs.
+    Rcp,
+}
+
+/// `scheduling.class-unit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClassUnit {
+    /// A task's flows share its class.
+    #[default]
+    Task,
+    /// Every flow has its own class.
+    Flow,
 }
 
 impl SchedulingPolicy {
@@ -346,12 +375,19 @@ impl SchedulingPolicy {
             Self::Fifo => "fifo",
             Self::FifoLm => "fifo-lm",
             Self::Spc => "spc",
+            Self::Rcp => "rcp",
         }
     }
 
     /// Whether the policy uses a heavy threshold (`fifo-lm`, `spc`).
     pub fn heavy(self) -> bool {
         matches!(self, Self::FifoLm | Self::Spc)
+    }
+
+    /// Whether the policy runs the SPC protocol simulator (`spc`, `rcp`)
+    /// rather than the flow engine.
+    pub fn protocol(self) -> bool {
+        matches!(self, Self::Spc | Self::Rcp)
     }
 }
 
@@ -421,11 +457,27 @@ impl SchedulingSection {
     /// threshold; a bad value is `(key, reason)`.
     pub fn spc_options(&self, heavy_bytes: f64) -> Result<netheat_flowsched::SpcOptions, (&'static str, &'static str)> {
         let d = netheat_flowsched::SpcOptions::default();
+        if self.policy != SchedulingPolicy::Spc {
+            if self.class_unit.is_some() {
+                return Err(("scheduling.class-unit", "is a setting of `policy = \"spc\"` only"));
+            }
+            if self.class_size.is_some() {
+                return Err(("scheduling.class-size", "is a setting of `policy = \"spc\"` only"));
+            }
+        }
+        if self.class_size == Some(0) {
+            return Err(("scheduling.class-size", "must be at least 1"));
+        }
         let o = netheat_flowsched::SpcOptions {
             rtt_s: self.rtt.map_or(d.rtt_s, |x| x.0),
             delta_frac: self.delta.unwrap_or(d.delta_frac),
             threshold: heavy_bytes,
             lbs: self.load_balancers,
+            class_unit: match self.class_unit.unwrap_or_default() {
+                ClassUnit::Task => netheat_flowsched::ClassUnit::Task,
+                ClassUnit::Flow => netheat_flowsched::ClassUnit::Flow,
+            },
+            class_size: if self.policy == SchedulingPolicy::Rcp { u64::MAX } else { self.class_size.unwrap_or(1) },
             ..d
         };
         if !(o.rtt_s.is_finite() && o.rtt_s > 0.0) {
@@ -821,7 +873,7 @@ impl Sections {
     /// ([`netheat_core::budget::BYTES_PER_UNKEPT_FLOW`]); the packet engine
     /// and the SPC protocol simulator keep every flow's state to the end.
     pub fn flow_bytes(&self) -> u64 {
-        let spc = self.scheduling.as_ref().is_some_and(|s| s.policy == SchedulingPolicy::Spc);
+        let spc = self.scheduling.as_ref().is_some_and(|s| s.policy.protocol());
         if self.scenario.engine == EngineKind::Flow && !spc && !self.scenario.records(RecordedTable::Flows) {
             netheat_core::budget::BYTES_PER_UNKEPT_FLOW
         } else {
@@ -882,6 +934,8 @@ fn policy_defaults() -> Vec<(&'static str, &'static str, serde_json::Value)> {
         ("SchedulingSection", "poll-interval", seconds(netheat_flowsched::IdealOptions::default().poll_s)),
         ("SchedulingSection", "rtt", seconds(spc.rtt_s)),
         ("SchedulingSection", "delta", spc.delta_frac.into()),
+        ("SchedulingSection", "class-unit", "task".into()),
+        ("SchedulingSection", "class-size", spc.class_size.into()),
         ("StorageSection", "report-interval", seconds(st.delta_s)),
         ("StorageSection", "ewma-weight", st.alpha.into()),
         ("StorageSection", "small-block", format!("{}MB", st.threshold_bytes / 1e6).into()),

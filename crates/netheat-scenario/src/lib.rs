@@ -161,10 +161,10 @@ impl Scenario {
                     ));
                 }
                 if let Some(sc) = &s.scheduling {
-                    if sc.policy == SchedulingPolicy::Spc {
+                    if sc.policy.protocol() {
                         return Err(at(
                             "scheduling.policy",
-                            "`spc` runs Baraat's SPC protocol in its own round-based simulator of fluid rates, with `scenario.engine = \"flow\"`; the packet engine has no SPC switches".into(),
+                            format!("`{}` runs Baraat's SPC protocol in its own round-based simulator of fluid rates, with `scenario.engine = \"flow\"`; the packet engine has no SPC switches", sc.policy.tag()),
                         ));
                     }
                     if sc.policy != SchedulingPolicy::FairShare {
@@ -240,11 +240,11 @@ impl Scenario {
             }
         }
         if let Some(t) = p.workload.tasks.iter().find(|t| t.2.queue.is_some()) {
-            let spc = s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc);
+            let spc = s.scheduling.as_ref().is_some_and(|x| x.policy.protocol());
             let why = if engine == EngineKind::Packet {
                 Some("needs `scenario.engine = \"flow\"`: the packet engine starts every task on arrival")
             } else if spc {
-                Some("cannot run with `scheduling.policy = \"spc\"`: the SPC protocol simulator starts every task on arrival")
+                Some("cannot run with `scheduling.policy = \"spc\"` or `\"rcp\"`: the SPC protocol simulator starts every task on arrival")
             } else {
                 None
             };
@@ -252,7 +252,7 @@ impl Scenario {
                 return Err(at(&format!("workload.app[{}].client-queue", t.1), why.into()));
             }
         }
-        if s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc) {
+        if s.scheduling.as_ref().is_some_and(|x| x.policy.protocol()) {
             self.check_spc(p)?;
         }
         if s.storage.is_some()
@@ -300,8 +300,8 @@ impl Scenario {
             };
             let why = if engine == EngineKind::Packet {
                 Some("precalculated traffic is taken off the links' capacity on `scenario.engine = \"flow\"`; the packet engine queues every packet it carries")
-            } else if s.scheduling.as_ref().is_some_and(|x| x.policy == SchedulingPolicy::Spc) {
-                Some("precalculated traffic cannot run with `scheduling.policy = \"spc\"`: the SPC protocol simulator's link capacities are fixed")
+            } else if s.scheduling.as_ref().is_some_and(|x| x.policy.protocol()) {
+                Some("precalculated traffic cannot run with `scheduling.policy = \"spc\"` or `\"rcp\"`: the SPC protocol simulator's link capacities are fixed")
             } else if !p.topology.events().is_empty() {
                 Some("precalculated traffic cannot run with capacity `[[events]]` of the datacenter yet: its load is taken off the links' nominal capacity")
             } else {
@@ -366,36 +366,37 @@ impl Scenario {
         Ok(())
     }
 
-    /// What `scheduling.policy = "spc"` cannot run with: the SPC protocol
+    /// What `scheduling.policy = "spc"` (or `"rcp"`) cannot run with: the SPC protocol
     /// simulator takes every flow's path and every link's capacity once,
     /// before the run, and runs the tasks' steps as they are.
     fn check_spc(&self, p: &Parts) -> Result<(), ScenarioError> {
         let s = &p.sections;
         let at = |reason: String| ScenarioError::Config(self.doc.at("scheduling.policy", reason));
+        let tag = s.scheduling.as_ref().map_or("spc", |x| x.policy.tag());
         if let Some(r) = s.routing.as_ref().filter(|r| r.policy != RoutingPolicy::Ecmp) {
             return Err(at(format!(
-                "`spc` cannot run with `routing.policy = \"{}\"`: the SPC protocol simulator keeps each flow on the ECMP path drawn when it starts and cannot re-route running flows",
+                "`{tag}` cannot run with `routing.policy = \"{}\"`: the SPC protocol simulator keeps each flow on the ECMP path drawn when it starts and cannot re-route running flows",
                 r.policy.tag()
             )));
         }
         if s.storage.is_some() {
-            return Err(at(
-                "`spc` cannot run with `storage.policy`: storage policies place a block's replicas when its pipeline starts, with the network as it is then, and the SPC protocol simulator takes every task's flows before the run".into(),
+            return Err(at(format!(
+                "`{tag}` cannot run with `storage.policy`: storage policies place a block's replicas when its pipeline starts, with the network as it is then, and the SPC protocol simulator takes every task's flows before the run"),
             ));
         }
         if s.placement.is_some() {
-            return Err(at(
-                "`spc` cannot run with `placement.policy`: placement policies choose hosts when a job starts and migrate running tasks, and the SPC protocol simulator takes every task's flows before the run".into(),
+            return Err(at(format!(
+                "`{tag}` cannot run with `placement.policy`: placement policies choose hosts when a job starts and migrate running tasks, and the SPC protocol simulator takes every task's flows before the run"),
             ));
         }
         if !p.topology.events().is_empty() {
-            return Err(at(
-                "`spc` cannot run with capacity `[[events]]` of the datacenter: the SPC protocol simulator's link capacities are fixed".into(),
+            return Err(at(format!(
+                "`{tag}` cannot run with capacity `[[events]]` of the datacenter: the SPC protocol simulator's link capacities are fixed"),
             ));
         }
         if s.scenario.dense != DenseSetting::Auto {
-            return Err(at(
-                "`spc` cannot run with `scenario.dense`: the SPC protocol simulator computes its rates per round, without the flow engine's dense mode".into(),
+            return Err(at(format!(
+                "`{tag}` cannot run with `scenario.dense`: the SPC protocol simulator computes its rates per round, without the flow engine's dense mode"),
             ));
         }
         Ok(())
@@ -493,10 +494,14 @@ impl Scenario {
                         ));
                     }
                 }
-                if let Some(x) = sc.as_ref().filter(|x| x.policy == SchedulingPolicy::Spc) {
-                    let opts = x
-                        .spc_options(heavy_bytes)
-                        .map_err(|(key, reason)| ScenarioError::Config(self.doc.at(key, reason)))?;
+                // The protocol's keys are checked whatever the policy (and
+                // refused where they would do nothing).
+                let spc_opts = sc
+                    .as_ref()
+                    .map(|x| x.spc_options(heavy_bytes))
+                    .transpose()
+                    .map_err(|(key, reason)| ScenarioError::Config(self.doc.at(key, reason)))?;
+                if let Some(opts) = spc_opts.filter(|_| scheduling.protocol()) {
                     let run = spc::SpcRun {
                         topo,
                         flows: &workload.flows,

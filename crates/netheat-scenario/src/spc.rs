@@ -1,6 +1,8 @@
 //! A scenario under `scheduling.policy = "spc"`: its tasks through Baraat's
 //! Smart Priority Class protocol (SIGCOMM'14 §4.3, Algorithms 1 and 2), the
-//! round-based simulator of netheat-flowsched ([`run_spc_dag`]).
+//! round-based simulator of netheat-flowsched ([`run_spc_dag`]). Under
+//! `"rcp"` the same protocol puts every flow in one class: per-flow fair
+//! share at the protocol's rounds, the paper's FS baseline (§5.1).
 //!
 //! The tasks are those of `fifo-lm` on the flow engine: application tasks
 //! of the workload, and open-loop flows as one-flow tasks (flows of a trace
@@ -34,7 +36,7 @@
 
 use netheat_core::Routing;
 use netheat_flowsched::policy::id_class;
-use netheat_flowsched::{run_spc_dag, FlowschedError, SpcOptions, Task, TaskFlow, Windows};
+use netheat_flowsched::{run_spc_dag, ClassUnit, FlowschedError, SpcOptions, Task, TaskFlow, Windows};
 use netheat_topology::Topology;
 use netheat_workloads::{FlowRow, RunBudget, Step, TaskDag};
 
@@ -300,8 +302,15 @@ pub fn run_spc_scenario(
     out.stat("spc_skipped_rounds", res.skipped as f64);
     out.stat("spc_link_passes", res.link_passes as f64);
     out.stat("spc_sender_updates", res.sender_updates as f64);
+    let classes = match (r.opts.class_unit, r.opts.class_size) {
+        (_, u64::MAX) => "every flow in one class (per-flow fair share at the protocol's rounds)".to_string(),
+        (ClassUnit::Task, 1) => "a class per task".to_string(),
+        (ClassUnit::Task, k) => format!("a class per {k} consecutive tasks"),
+        (ClassUnit::Flow, 1) => "a class per flow".to_string(),
+        (ClassUnit::Flow, k) => format!("a class per {k} consecutive flows"),
+    };
     out.notes.push(format!(
-        "scheduling: the SPC protocol in rounds of {} us (Baraat §4.3), not the flow engine; flows of application tasks numbered in task and step order",
+        "scheduling: the SPC protocol in rounds of {} us (Baraat §4.3), not the flow engine, {classes}; flows of application tasks numbered in task and step order",
         (r.opts.rtt_s * 1e9).round() / 1e3
     ));
     if !progress(total, total) {

@@ -200,7 +200,7 @@ def search_figures(run_dir: Path) -> list[tuple[Path, str]]:
     ]
 
 
-BARAAT_POLICIES = ("fair-share", "sff", "stf", "fifo", "fifo-lm", "spc")
+BARAAT_POLICIES = ("fair-share", "sff", "stf", "fifo", "fifo-lm", "spc", "rcp")
 """The one-stage policy variants of ``experiments/baraat.toml`` (same tasks per workload and seed)."""
 
 
@@ -558,6 +558,7 @@ def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
             )
         )
     out += _testbed_figures(tasks, run_dir)
+    out += protocol_round_figures(run_dir)
     two = tasks.filter(pl.col("app") == "two-stage")
     if not two.is_empty():
         out.append(
@@ -600,7 +601,9 @@ def _testbed_figures(tasks: pl.DataFrame, run_dir: Path) -> list[tuple[Path, str
             )
         )
     batched = tasks.filter((pl.col("workload") == "fixed") & pl.col("batch"))
-    if not batched.is_empty():
+    # Figure 6's form is for one task size (its N concurrent 1.2 MB reads); runs over several
+    # sizes (experiments/baraat-task-size.toml) are drawn by protocol_round_figures.
+    if not batched.is_empty() and batched["bytes"].n_unique() == 1:
         per = (
             batched.group_by("policy", "point_hash", "seed")
             .agg(pl.len().alias("n"), pl.col("tct_s").mean().alias("mean_s"))
@@ -628,6 +631,114 @@ def _testbed_figures(tasks: pl.DataFrame, run_dir: Path) -> list[tuple[Path, str
                 "Concurrent 3 x 400 KB reads in one rack (Figure 6's form): mean request time per "
                 "number of requests and policy. Hand answers: fair share N x 9.6 ms, FIFO-LM "
                 "(N + 1) / 2 x 9.6 ms.",
+            )
+        )
+    return out
+
+
+PROTOCOL_KEYS = ("scheduling.policy", "scheduling.class-size", "scheduling.class-unit")
+"""The keys that tell a protocol run's variants apart; points equal in every other key are paired."""
+
+
+def protocol_pairs(run_dir: Path) -> pl.DataFrame:
+    """Every ``spc`` point with its ``rcp`` partner (same seed and every other parameter): the
+    point's mean task time and task size, its class size and unit, and the partner's mean time
+    (Baraat §5.3's micro-benchmarks: ``experiments/baraat-task-size.toml``,
+    ``baraat-tiny-flows.toml``, ``baraat-task-aggregation.toml``)."""
+    path = run_dir / "tasks.parquet"
+    if not path.exists():
+        return pl.DataFrame()
+    rows = []
+    for meta in sorted((run_dir / "points").glob("*/point.json")):
+        m = json.loads(meta.read_text())
+        p = m.get("params", {})
+        if m.get("kind") != "scenario" or p.get("scheduling.policy") not in ("spc", "rcp"):
+            continue
+        rest = {k: v for k, v in p.items() if k not in PROTOCOL_KEYS}
+        rows.append(
+            {
+                "point_hash": meta.parent.name,
+                "key": json.dumps(rest, sort_keys=True, default=str),
+                "policy": p["scheduling.policy"],
+                "class_size": int(p.get("scheduling.class-size", 1)),
+                "class_unit": str(p.get("scheduling.class-unit", "task")),
+                "tasks": int(p.get(APP + "tasks", 0)),
+            }
+        )
+    if not rows:
+        return pl.DataFrame()
+    info = pl.DataFrame(rows)
+    tasks = pl.read_parquet(path, columns=["point_hash", "seed", "bytes", "tct_s"]).with_columns(
+        pl.col("point_hash").cast(pl.Utf8)
+    )
+    per = (
+        tasks.join(info, on="point_hash")
+        .group_by("point_hash", "key", "seed", "policy", "class_size", "class_unit", "tasks")
+        .agg(pl.col("tct_s").mean().alias("mean_s"), pl.col("bytes").mean().alias("task_bytes"))
+    )
+    rcp = per.filter(pl.col("policy") == "rcp").select("key", "seed", pl.col("mean_s").alias("rcp_s"))
+    return per.filter(pl.col("policy") == "spc").join(rcp, on=["key", "seed"])
+
+
+def protocol_round_figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """Baraat §5.3 in the paper's forms: the SPC protocol's gain over fair share at the same
+    rounds (``rcp``) against the task size (Figures 12 and 13) and against the tasks a class
+    shares (Figure 14)."""
+    pairs = protocol_pairs(run_dir)
+    if pairs.is_empty():
+        return []
+    pairs = pairs.with_columns((1 - pl.col("mean_s") / pl.col("rcp_s")).alias("reduction"))
+    out: list[tuple[Path, str]] = []
+    by_size = (
+        pairs.filter((pl.col("class_size") == 1) & (pl.col("class_unit") == "task"))
+        .group_by("tasks", "task_bytes")
+        .agg(pl.col("reduction").mean())
+        .sort("tasks", "task_bytes")
+    )
+    if by_size.height > 1:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for n in sorted(set(by_size["tasks"].to_list())):
+            r = by_size.filter(pl.col("tasks") == n)
+            ax.plot(
+                r["task_bytes"].to_numpy() / 1e3,
+                100 * r["reduction"].to_numpy(),
+                marker="o",
+                label=f"{n} tasks at once",
+            )
+        ax.set_xscale("log")
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xlabel("task size (KB)")
+        ax.set_ylabel("reduction of mean task time (%)")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        out.append(
+            (
+                _save(fig, run_dir / "baraat_protocol_by_size.png"),
+                "The SPC protocol (Baraat) against per-flow fair share at the same rounds (rcp, the "
+                "paper's optimized RCP) by task size, the paper's Figures 12 and 13 form: "
+                "1 - mean(SPC) / mean(RCP), mean over seeds.",
+            )
+        )
+    by_class = (
+        pairs.filter(pl.col("class_unit") == "task").group_by("class_size").agg(pl.col("reduction").mean())
+    )
+    if by_class.height > 1:
+        by_class = by_class.sort("class_size")
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.plot(by_class["class_size"].to_numpy(), 100 * by_class["reduction"].to_numpy(), marker="o")
+        ax.set_xscale("log", base=2)
+        sizes = by_class["class_size"].to_list()
+        ax.set_xticks(sizes, [str(c) for c in sizes])
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xlabel("tasks a class")
+        ax.set_ylabel("reduction of mean task time (%)")
+        ax.grid(alpha=0.3)
+        out.append(
+            (
+                _save(fig, run_dir / "baraat_protocol_by_class_size.png"),
+                "The SPC protocol with several tasks mapped onto one class against per-flow fair "
+                "share at the same rounds (rcp), the paper's Figure 14 form: 1 - mean(SPC) / "
+                "mean(RCP) per number of tasks a class, mean over seeds.",
             )
         )
     return out

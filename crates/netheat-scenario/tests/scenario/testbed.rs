@@ -137,3 +137,56 @@ tasks = 10"#;
     let two = testbed(base, "fifo-lm").replace(r#"structure = "storage""#, r#"structure = "two-stage""#);
     assert!(err(&two).contains("placement"));
 }
+
+/// Baraat §5.3's setting (Figure 12, the testbed's batched requests in
+/// rounds of 100 us): 8 requests at once, each 3 x 50 KB from the client's
+/// three rack mates. Under `rcp` (every flow in one class) the 24 flows get
+/// the client link's C/24 from round 1, and each 50 KB takes 96 rounds at
+/// it: every request ends at 0.1 + 9.6 = 9.7 ms. `spc` with the eight
+/// tasks in one class, or with a class per 24 flows, is that same one
+/// class; with a class per task it serves the requests in turn, so its
+/// mean is below fair share's.
+#[test]
+fn rcp_is_one_class_of_the_protocol_and_class_size_groups_tasks() {
+    let app = r#"task-size = "150KB"
+placement = "rack"
+aggregators = 1
+fanout = 3
+batch = true
+tasks = 8"#;
+    let with = |policy: &str, extra: &str| {
+        let text =
+            testbed(app, policy).replace("heavy-percentile = 0.8", &format!("heavy-threshold = \"1TB\"\n{extra}"));
+        run(&text).unwrap()
+    };
+    let times =
+        |r: &netheat_scenario::ScenarioResult| -> Vec<f64> { r.tasks.iter().map(|t| t.finish_s - t.start_s).collect() };
+    let rcp = with("rcp", "");
+    assert_eq!(rcp.tasks.len(), 8);
+    for t in times(&rcp) {
+        assert!((t - 9.7e-3).abs() < 1e-9, "{t}");
+    }
+    assert!(rcp.notes.iter().any(|n| n.contains("every flow in one class")), "{:?}", rcp.notes);
+    assert_eq!(times(&with("spc", "class-size = 8")), times(&rcp));
+    assert_eq!(times(&with("spc", "class-unit = \"flow\"\nclass-size = 24")), times(&rcp));
+    let spc = with("spc", "");
+    let mean_spc = mean(times(&spc).into_iter());
+    // In turn: the first request ends after its first round and 1.2 ms.
+    let first = times(&spc).into_iter().fold(f64::INFINITY, f64::min);
+    assert!((first - 1.3e-3).abs() < 1e-9, "{first}");
+    assert!(mean_spc < 0.7 * 9.7e-3 && mean_spc > 4.5 * 1.2e-3, "{mean_spc}");
+    // The protocol's keys belong to `spc`.
+    for (policy, extra, key) in [
+        ("fair-share", "class-size = 2", "scheduling.class-size"),
+        ("rcp", "class-size = 2", "scheduling.class-size"),
+        ("fifo-lm", "class-unit = \"flow\"", "scheduling.class-unit"),
+        ("spc", "class-size = 0", "scheduling.class-size"),
+    ] {
+        let text = testbed(app, policy).replace("heavy-percentile = 0.8", extra);
+        let e = err(&text);
+        assert!(e.contains(key), "{policy} {extra}: {e}");
+    }
+    let queued = testbed(&app.replace("batch = true", "client-queue = true"), "rcp");
+    let e = err(&queued);
+    assert!(e.contains("client-queue") && e.contains("rcp"), "{e}");
+}
