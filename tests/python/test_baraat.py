@@ -427,6 +427,11 @@ def test_protocol_micro_benchmarks_give_the_hand_answers_and_the_papers_shapes(t
     assert m["ours_fig12_1_2mb_ideal_reduction"] == pytest.approx(1 - 4.5 / 8, rel=1e-12)
 
     tasks, m = runs["baraat-tiny-flows"]
+    # The protocol's note, the same for every rcp point, is listed once with the count.
+    notes = json.loads((tmp_path / "baraat-tiny-flows" / "summary.json").read_text())["notes"]
+    one_class = [n for n in notes if "every flow in one class" in n]
+    assert len(one_class) == 1 and "and 5 other point(s):" in one_class[0], notes
+    assert len(notes) == len(set(notes))
     got = means(tasks, "rcp")
     for n_flows in (3, 5, 10, 20, 40):
         n, mean = got[n_flows * 4.5e3]

@@ -225,7 +225,18 @@ def compute_summary(exp: Experiment, res: RunResult, version: str, revision: str
             "ci95": None if ci is None else list(ci),
         }
     unique = {p.hash for p in res.points}
-    notes = [f"{p.describe()}: {n}" for p in res.points for n in res.notes.get(p.hash, [])]
+    # A note several points share (a protocol's, a fallback's) is listed once, with its first
+    # point and how many others gave it.
+    by_text: dict[str, list[str]] = {}
+    for p in res.points:
+        for n in res.notes.get(p.hash, []):
+            where = by_text.setdefault(n, [])
+            if p.describe() not in where:
+                where.append(p.describe())
+    notes = [
+        f"{where[0]}{f' and {len(where) - 1} other point(s)' if len(where) > 1 else ''}: {n}"
+        for n, where in by_text.items()
+    ]
     return {
         "experiment": exp.name,
         "metrics": out,
@@ -238,7 +249,7 @@ def compute_summary(exp: Experiment, res: RunResult, version: str, revision: str
         "netheat_version": version,
         "git_revision": revision,
         "quick": exp.quick,
-        "notes": list(dict.fromkeys(notes)),
+        "notes": notes,
     }
 
 
