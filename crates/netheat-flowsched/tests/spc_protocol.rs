@@ -348,3 +348,26 @@ fn a_class_per_flow_serializes_a_tasks_flows() {
     let paired = run(ClassUnit::Flow, 2);
     assert_eq!(paired.tasks[0].finish_s, shared.tasks[0].finish_s);
 }
+
+/// A shared class keeps one set of counters at a port: its tasks' bytes
+/// reserved add up toward the heavy threshold. Three tasks of one 0.6 MB
+/// flow on one link, threshold 1 MB. One task a class: no task ever
+/// reserves more than 0.6 MB, so T2 gets more than a probe's `delta` only
+/// once T0 and T1 are done (9.6 ms of their data after the first round).
+/// Two tasks a class: T0 and T1 together reserve C x RTT = 12,500 B a round
+/// from round 0, so their class passes 1 MB after 80 rounds (8 ms), turns
+/// heavy and shares with T2's class: T2 gets its share (C / 3) before T0
+/// and T1 end.
+#[test]
+fn a_shared_class_counts_its_tasks_bytes_toward_the_threshold() {
+    let tasks: Vec<Task> = (0..3).map(|_| task(0.0, vec![flow(&[0], 0.6 * MB)])).collect();
+    let first_rate = |class_size: u64| -> usize {
+        let o = SpcOptions { class_size, threshold: MB, ..traced() };
+        let r = run_spc(&[C], &tasks, &o).unwrap();
+        r.trace.iter().position(|(_, rates)| rates[2] > 0.1 * C).unwrap()
+    };
+    let per_task = first_rate(1);
+    assert!(per_task >= 96, "T2 sends from round {per_task}");
+    let shared = first_rate(2);
+    assert!((80..=82).contains(&shared), "T2 sends from round {shared}");
+}

@@ -493,6 +493,15 @@ def _cdf_per_variant(
     return _save(fig, path)
 
 
+def _reduction_axes(ax: Any, xlabel: str, base: int = 10) -> None:
+    """A Baraat gain plot's axes: a log x axis, a zero line, the reduction of the mean task time."""
+    ax.set_xscale("log", base=base)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("reduction of mean task time (%)")
+    ax.grid(alpha=0.3)
+
+
 def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
     """Baraat in the paper's forms: task-time CDFs per policy (Figure 7), gains by task size (Figure 12)."""
     tasks = _baraat_tasks(run_dir)
@@ -543,12 +552,8 @@ def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
             g = gain_by_size(p["bytes"].to_numpy(), p["tct_s"].to_numpy(), p["lm_s"].to_numpy())
             red = g["reduction"].to_numpy()
             ax.plot(g["bytes"].to_numpy() / 1e3, 100 * red, marker="o", label=w)
-        ax.set_xscale("log")
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_xlabel("task size (KB, median of the bin)")
-        ax.set_ylabel("reduction of mean task time (%)")
+        _reduction_axes(ax, "task size (KB, median of the bin)")
         ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
         out.append(
             (
                 _save(fig, run_dir / "baraat_gain_by_size.png"),
@@ -705,12 +710,8 @@ def protocol_round_figures(run_dir: Path) -> list[tuple[Path, str]]:
                 marker="o",
                 label=f"{n} tasks at once",
             )
-        ax.set_xscale("log")
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_xlabel("task size (KB)")
-        ax.set_ylabel("reduction of mean task time (%)")
+        _reduction_axes(ax, "task size (KB)")
         ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
         out.append(
             (
                 _save(fig, run_dir / "baraat_protocol_by_size.png"),
@@ -726,13 +727,9 @@ def protocol_round_figures(run_dir: Path) -> list[tuple[Path, str]]:
         by_class = by_class.sort("class_size")
         fig, ax = plt.subplots(figsize=(7, 4))
         ax.plot(by_class["class_size"].to_numpy(), 100 * by_class["reduction"].to_numpy(), marker="o")
-        ax.set_xscale("log", base=2)
+        _reduction_axes(ax, "tasks a class", base=2)
         sizes = by_class["class_size"].to_list()
         ax.set_xticks(sizes, [str(c) for c in sizes])
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_xlabel("tasks a class")
-        ax.set_ylabel("reduction of mean task time (%)")
-        ax.grid(alpha=0.3)
         out.append(
             (
                 _save(fig, run_dir / "baraat_protocol_by_class_size.png"),
