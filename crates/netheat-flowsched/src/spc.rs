@@ -134,6 +134,10 @@ pub struct SpcOptions {
     pub threshold: f64,
     /// Load balancers issuing task ids.
     pub lbs: usize,
+    /// Task ids given by the caller, one per task in input order (counters
+    /// of its own, e.g. one per client); `None`: the `lbs` counters take
+    /// the tasks in turn.
+    pub ids: Option<Vec<u64>>,
     /// What the protocol gives a priority class: each task (Baraat), or
     /// each flow (per-flow serialization, §5.3's Figure 16 comparison).
     pub class_unit: ClassUnit,
@@ -161,6 +165,7 @@ impl Default for SpcOptions {
             delta_frac: 0.02,
             threshold: f64::INFINITY,
             lbs: 1,
+            ids: None,
             class_unit: ClassUnit::Task,
             class_size: 1,
             trace: false,
@@ -586,6 +591,9 @@ fn simulate(
     if opts.class_size == 0 {
         return Err(FlowschedError::param("class_size", "must be >= 1"));
     }
+    if let Some(ids) = opts.ids.as_ref().filter(|ids| ids.len() != tasks.len()) {
+        return Err(FlowschedError::param("ids", format!("{} ids for {} tasks", ids.len(), tasks.len())));
+    }
     let mut links: Vec<u32> = Vec::new();
     let mut flows: Vec<FlowSt> = Vec::new();
     let mut task_flows: Vec<(u32, u32)> = Vec::with_capacity(tasks.len());
@@ -625,7 +633,7 @@ fn simulate(
     for &k in &succ {
         pending[k as usize] += 1;
     }
-    let ids = assign_ids(tasks.len(), opts.lbs);
+    let ids = opts.ids.clone().unwrap_or_else(|| assign_ids(tasks.len(), opts.lbs));
     let keys = class_keys(&ids, &task_flows, opts);
     let mut sim = Sim {
         tasks,

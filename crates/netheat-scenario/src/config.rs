@@ -319,6 +319,26 @@ pub struct SchedulingSection {
     /// balancer, Baraat §3.2).
     #[serde(default = "default_lbs")]
     pub load_balancers: usize,
+    /// Who issues task ids, the FIFO order (Baraat §4.1: counters that
+    /// start apart and step by their number): `load-balancers` (the
+    /// `load-balancers` counters take the tasks in turn, in start order) or
+    /// `client` (every client numbers its own tasks: a task's client is
+    /// the queue it waits in, else the host its last flow reaches, as each
+    /// of Baraat's Memcached clients keeps a counter, §5.1; FIFO across
+    /// clients is then approximate).
+    #[serde(default)]
+    pub task_ids: TaskIds,
+}
+
+/// `scheduling.task-ids`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskIds {
+    /// `load-balancers` counters, in turn.
+    #[default]
+    LoadBalancers,
+    /// A counter per client.
+    Client,
 }
 
 fn default_heavy_percentile() -> f64 {

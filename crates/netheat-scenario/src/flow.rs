@@ -69,6 +69,9 @@ pub struct FlowRun<'a> {
     pub poll_s: f64,
     /// Load balancers issuing task ids.
     pub lbs: usize,
+    /// Whether each client (a task's queue, else the host its last flow
+    /// reaches) keeps its own id counter instead (`lbs` unused).
+    pub client_counters: bool,
     /// Utilization window, seconds.
     pub window_s: f64,
     /// Stop time, seconds.
@@ -116,6 +119,7 @@ impl<'a> FlowRun<'a> {
             heavy_bytes: f64::INFINITY,
             poll_s: netheat_flowsched::IdealOptions::default().poll_s,
             lbs: 1,
+            client_counters: false,
             window_s,
             until_s: None,
             seed,
@@ -180,6 +184,8 @@ pub struct Decisions<'n, 't> {
     heavy_bytes: f64,
     next_lb: usize,
     lbs: usize,
+    /// With a counter per client: each client's counter.
+    client_lb: Option<HashMap<u64, usize>>,
     /// Tasks in the runner, started, and started but not finished.
     total_tasks: usize,
     started: usize,
@@ -497,7 +503,10 @@ impl FlowHooks for Decisions<'_, '_> {
             }
         }
         self.place_blocks(ctx.now(), task_id, dag, ready);
-        let lb = self.next_lb % self.lbs.max(1);
+        let lb = match (&self.client_lb, task_client(dag)) {
+            (Some(m), Some(c)) => m.get(&c).copied().unwrap_or(0),
+            _ => self.next_lb % self.lbs.max(1),
+        };
         self.next_lb += 1;
         self.started += 1;
         self.running += 1;
@@ -1021,6 +1030,14 @@ pub fn run_flow(
     }
     let n_open_tasks = open_tasks.len();
     let r_app_flows: u64 = r.tasks.iter().map(|t| t.2.num_flows() as u64).sum();
+    let client_lb = r.client_counters.then(|| {
+        // Open-loop tasks, then application tasks, by start: the SPC run's order.
+        let mut starts: Vec<(f64, Option<u64>)> =
+            open_loop_tasks(r.flows).iter().map(|t| (t.start_s, task_client(&t.dag))).collect();
+        starts.extend(r.tasks.iter().map(|t| (t.0, task_client(&t.2))));
+        client_counters(starts)
+    });
+    let lbs = client_lb.as_ref().map_or(r.lbs, |m| m.len().max(1));
     for (start, table, dag) in r.tasks {
         app_tables.push(table);
         runner.add_task(start, dag);
@@ -1068,7 +1085,7 @@ pub fn run_flow(
         cut_off: BTreeSet::new(),
         tracks_flows: sched.reclassifies(),
         sched,
-        ids: TaskIdAllocator::new(r.lbs),
+        ids: TaskIdAllocator::new(lbs),
         tasks: IdMap::default(),
         by_sched: IdMap::default(),
         changes: Vec::new(),
@@ -1076,7 +1093,8 @@ pub fn run_flow(
         host_in_bps: host_in_bps(topo),
         heavy_bytes: r.heavy_bytes,
         next_lb: 0,
-        lbs: r.lbs,
+        lbs,
+        client_lb,
         total_tasks: runner.num_tasks(),
         started: 0,
         running: 0,
@@ -1281,6 +1299,32 @@ pub fn run_flow(
 /// Position of `step` among the flow steps of task `ti`.
 fn runner_flow_ordinal(runner: &DagRunner, ti: usize, step: usize) -> usize {
     runner.dag(ti).steps[..step].iter().filter(|s| matches!(s, netheat_workloads::Step::Flow { .. })).count()
+}
+
+/// The client of a task, for a counter per client (Baraat §5.1: each
+/// Memcached client numbers its own requests): its queue (the client that
+/// serves it), else the host its last flow step reaches (an aggregator).
+pub(crate) fn task_client(dag: &TaskDag) -> Option<u64> {
+    dag.queue.or_else(|| {
+        dag.steps.iter().rev().find_map(|s| match *s {
+            netheat_workloads::Step::Flow { dst, .. } => Some(u64::from(dst)),
+            _ => None,
+        })
+    })
+}
+
+/// Each client's counter, numbered in the order of the clients' first
+/// tasks (`(start, client)` per task, sorted here by start, ties in the
+/// order given): counter `k` of `K` issues `k, k + K, k + 2K, ...`
+/// (Baraat §4.1, netheat-flowsched's `TaskIdAllocator`).
+pub(crate) fn client_counters(mut starts: Vec<(f64, Option<u64>)>) -> HashMap<u64, usize> {
+    starts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut m = HashMap::new();
+    for c in starts.into_iter().filter_map(|t| t.1) {
+        let k = m.len();
+        m.entry(c).or_insert(k);
+    }
+    m
 }
 
 #[cfg(test)]

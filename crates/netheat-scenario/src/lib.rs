@@ -506,6 +506,7 @@ impl Scenario {
                         topo,
                         flows: &workload.flows,
                         tasks: workload.tasks,
+                        client_counters: sc.as_ref().is_some_and(|x| x.task_ids == config::TaskIds::Client),
                         opts,
                         window_s,
                         links: Recorded::of(&s.scenario).links,
@@ -529,6 +530,7 @@ impl Scenario {
                         .and_then(|x| x.poll_interval)
                         .map_or(netheat_flowsched::IdealOptions::default().poll_s, |d| d.0),
                     lbs: sc.as_ref().map_or(1, |x| x.load_balancers),
+                    client_counters: sc.as_ref().is_some_and(|x| x.task_ids == config::TaskIds::Client),
                     window_s,
                     until_s: s.scenario.duration.map(|d| d.0),
                     seed,

@@ -36,11 +36,11 @@
 
 use netheat_core::Routing;
 use netheat_flowsched::policy::id_class;
-use netheat_flowsched::{run_spc_dag, ClassUnit, FlowschedError, SpcOptions, Task, TaskFlow, Windows};
+use netheat_flowsched::{run_spc_dag, ClassUnit, FlowschedError, SpcOptions, Task, TaskFlow, TaskIdAllocator, Windows};
 use netheat_topology::Topology;
 use netheat_workloads::{FlowRow, RunBudget, Step, TaskDag};
 
-use crate::flow::open_loop_tasks;
+use crate::flow::{client_counters, open_loop_tasks, task_client};
 use crate::result::{FlowOut, ScenarioResult, TaskOut};
 use crate::ScenarioError;
 
@@ -54,6 +54,9 @@ pub struct SpcRun<'a> {
     pub tasks: Vec<(f64, usize, TaskDag)>,
     /// The protocol's options (threshold and load balancers resolved).
     pub opts: SpcOptions,
+    /// Whether each client keeps its own id counter (`scheduling.task-ids
+    /// = "client"`; `opts.lbs` unused).
+    pub client_counters: bool,
     /// Utilization window, seconds.
     pub window_s: f64,
     /// Whether the `links` table is kept (`scenario.record`): without it
@@ -201,7 +204,16 @@ pub fn run_spc_scenario(
         steps.push(s);
     }
     let windows = r.links.then_some(Windows { window_s: r.window_s, max_windows: r.plan.max_windows });
-    let (res, rec) = match run_spc_dag(&caps, &tasks, &feeds, &r.opts, windows) {
+    let mut opts = r.opts;
+    if r.client_counters {
+        // The flow engine's counters: a client's tasks in start order.
+        let client: Vec<Option<u64>> = all.iter().map(|p| task_client(&p.dag)).collect();
+        let lb_of = client_counters(all.iter().zip(&client).map(|(p, &c)| (p.start_s, c)).collect());
+        let mut alloc = TaskIdAllocator::new(lb_of.len().max(1));
+        opts.ids =
+            Some(client.iter().map(|c| alloc.next(c.and_then(|c| lb_of.get(&c).copied()).unwrap_or(0))).collect());
+    }
+    let (res, rec) = match run_spc_dag(&caps, &tasks, &feeds, &opts, windows) {
         Err(FlowschedError::WindowsExceeded { t_s, window_s, .. }) => {
             // The flow engine's message: how far the run got, what fits.
             let why = r.plan.check_reached(t_s, window_s).err().unwrap_or_else(|| {
@@ -295,14 +307,14 @@ pub fn run_spc_scenario(
     out.stat("detours", 0.0);
     out.stat("class_changes", 0.0);
     out.stat("reroutes", 0.0);
-    out.stat("heavy_threshold_bytes", r.opts.threshold);
-    out.stat("spc_rtt_s", r.opts.rtt_s);
-    out.stat("spc_delta", r.opts.delta_frac);
+    out.stat("heavy_threshold_bytes", opts.threshold);
+    out.stat("spc_rtt_s", opts.rtt_s);
+    out.stat("spc_delta", opts.delta_frac);
     out.stat("spc_rounds", res.rounds as f64);
     out.stat("spc_skipped_rounds", res.skipped as f64);
     out.stat("spc_link_passes", res.link_passes as f64);
     out.stat("spc_sender_updates", res.sender_updates as f64);
-    let classes = match (r.opts.class_unit, r.opts.class_size) {
+    let classes = match (opts.class_unit, opts.class_size) {
         (_, u64::MAX) => "every flow in one class (per-flow fair share at the protocol's rounds)".to_string(),
         (ClassUnit::Task, 1) => "a class per task".to_string(),
         (ClassUnit::Task, k) => format!("a class per {k} consecutive tasks"),
@@ -311,7 +323,7 @@ pub fn run_spc_scenario(
     };
     out.notes.push(format!(
         "scheduling: the SPC protocol in rounds of {} us (Baraat §4.3), not the flow engine, {classes}; flows of application tasks numbered in task and step order",
-        (r.opts.rtt_s * 1e9).round() / 1e3
+        (opts.rtt_s * 1e9).round() / 1e3
     ));
     if !progress(total, total) {
         return Err(ScenarioError::Interrupted);

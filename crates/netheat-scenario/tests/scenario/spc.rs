@@ -237,3 +237,35 @@ fn spc_keeps_link_windows_only_when_recorded_and_within_the_budget() {
     let (windows, finish) = with("[]").unwrap();
     assert_eq!((windows, finish), (0, free.tasks[0].finish_s));
 }
+
+/// `scheduling.task-ids`: three 1 GB tasks from host 0 over its 1 GB/s
+/// link, t0 and t1 (at 0 and 0.1 s) to client 2, t2 (at 0.2 s) to client
+/// 3. One counter takes them in start order: ids 0, 1, 2, so FIFO ends them
+/// at 1, 2 and 3 s (times 1.0, 1.9 and 2.8 s). A counter per client (Baraat
+/// §4.1, §5.1's Memcached clients): client 2 numbers its tasks 0 and 2,
+/// client 3 its task 1, so t2 goes before t1: t2 ends at 2 s (1.8 s), t1 at
+/// 3 s (2.9 s). The SPC protocol gives the same order within its rounds.
+#[test]
+fn a_counter_per_client_orders_tasks_by_each_clients_count() {
+    let flows = "src,dst,bytes,start_s,task_id\n0,2,1000000000,0,0\n0,2,1000000000,0.1,1\n0,3,1000000000,0.2,2\n";
+    let times = |policy: &str, ids: &str| -> Vec<f64> {
+        let text = two_racks(
+            flows,
+            &format!("[scheduling]\npolicy = \"{policy}\"\nheavy-threshold = \"1TB\"\ntask-ids = \"{ids}\""),
+        );
+        let r = run(&text).unwrap();
+        let mut t: Vec<(i64, f64)> = r.flows.iter().map(|f| (f.task_id, f.finish_s - f.start_s)).collect();
+        t.sort_by_key(|x| x.0);
+        t.into_iter().map(|x| x.1).collect()
+    };
+    let close = |got: &[f64], want: &[f64], tol: f64| got.iter().zip(want).all(|(g, w)| (g - w).abs() <= tol);
+    let one = times("fifo-lm", "load-balancers");
+    assert!(close(&one, &[1.0, 1.9, 2.8], 1e-9), "{one:?}");
+    let per_client = times("fifo-lm", "client");
+    assert!(close(&per_client, &[1.0, 2.9, 1.8], 1e-9), "{per_client:?}");
+    // SPC: a round or two of the protocol's costs per hand-over.
+    let spc = times("spc", "client");
+    assert!(close(&spc, &[1.0, 2.9, 1.8], 1e-3), "{spc:?}");
+    let spc_one = times("spc", "load-balancers");
+    assert!(close(&spc_one, &[1.0, 1.9, 2.8], 1e-3), "{spc_one:?}");
+}
