@@ -44,7 +44,14 @@
 //!   of the ARs that port granted its flows, times the RTT) are its size
 //!   proxy; above the heavy threshold the task is heavy there, and a run of
 //!   heavy tasks shares one class with the next task at the port (limited
-//!   multiplexing). Task ids come from the load balancers' counters (§4.1).
+//!   multiplexing). Task ids come from the load balancers' counters (§4.1)
+//!   or from the caller ([`SpcOptions::ids`], e.g. a counter per client).
+//! * **Classes (§5.3).** A class is a task by default; several consecutive
+//!   tasks may share one ([`SpcOptions::class_size`], the paper's task
+//!   aggregation), every flow may have its own ([`ClassUnit::Flow`], the
+//!   per-flow serialization it compares with), and with every flow in one
+//!   class the protocol is per-flow fair share at its rounds (the paper's
+//!   optimized RCP baseline).
 //!
 //! # What is simplified
 //!

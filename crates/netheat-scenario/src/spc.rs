@@ -23,7 +23,9 @@
 //! routing are refused, and so are the storage and placement policies
 //! (they rewrite steps when they start, with the network as it is then)
 //! and capacity `[[events]]` (the protocol's link capacities are fixed).
-//! Task ids come from `load-balancers` counters in task start order.
+//! Task ids come from `load-balancers` counters in task start order, or
+//! from a counter per client (`scheduling.task-ids = "client"`), as on the
+//! flow engine.
 //!
 //! Tables: `flows` (open-loop flows keep their ids; flows of application
 //! tasks are numbered after them in task and step order; `priority` is the
