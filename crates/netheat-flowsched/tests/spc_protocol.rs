@@ -371,3 +371,47 @@ fn a_shared_class_counts_its_tasks_bytes_toward_the_threshold() {
     let shared = first_rate(2);
     assert!((80..=82).contains(&shared), "T2 sends from round {shared}");
 }
+
+/// Baraat §5.3, Figure 15: preemption and work conservation, with the
+/// paper's priorities (task ids given, as counters per client give them:
+/// the later a task here, the higher its priority). Link A (0) and link B
+/// (1); every task has two flows over the same links: T3 (id 3) on B from
+/// 0, T2 (id 2) on A and B from 5 ms, T1 (id 1) on A from 10 ms.
+///
+/// * T3 alone: C/2 a flow.
+/// * T2's first request (round 50) finds B held by T3: AR 0, and T3,
+///   answered after it, is preempted; T2 gets C/2 a flow in round 51's
+///   answer and sends from 5.2 ms: it reclaims the link two RTTs after it
+///   arrives (the paper measures about 200 us, two RTTs).
+/// * T1 does the same to T2 on A (round 100; sends from 10.2 ms). T2, with
+///   nothing on A, lowers its demand to delta, and in round 101 T3, held at
+///   delta too, gets it on B; in round 102 T3 asks its full rate and gets
+///   what T2's two deltas leave, 0.48 C a flow: T1 and T3 progress side by
+///   side (work conservation up to delta).
+#[test]
+fn figure_15_preemption_and_work_conservation() {
+    let pair = |at: f64, path: &[u32], bytes: f64| task(at, vec![flow(path, bytes), flow(path, bytes)]);
+    let tasks = vec![pair(0.0, &[1], 20.0 * MB), pair(0.005, &[0, 1], 5.0 * MB), pair(0.010, &[0], MB)];
+    let o = SpcOptions { ids: Some(vec![3, 2, 1]), ..traced() };
+    let r = run_spc(&[C, C], &tasks, &o).unwrap();
+    let rates = |k: usize| r.trace[k].1.clone();
+    let half = C / 2.0;
+    let d = 0.02 * C;
+    let same = |got: Vec<f64>, want: [f64; 6]| got.iter().zip(want).all(|(&g, w)| near(g, w));
+    // Flows: T3's 0-1, T2's 2-3, T1's 4-5.
+    assert!(same(rates(0), [half, half, 0.0, 0.0, 0.0, 0.0]), "{:?}", rates(0));
+    assert!(same(rates(49), [half, half, 0.0, 0.0, 0.0, 0.0]), "{:?}", rates(49));
+    assert!(same(rates(50), [0.0; 6]), "{:?}", rates(50));
+    assert!(same(rates(51), [0.0, 0.0, half, half, 0.0, 0.0]), "{:?}", rates(51));
+    assert!(same(rates(99), [0.0, 0.0, half, half, 0.0, 0.0]), "{:?}", rates(99));
+    assert!(same(rates(100), [0.0; 6]), "{:?}", rates(100));
+    assert!(same(rates(101), [d, d, 0.0, 0.0, half, half]), "{:?}", rates(101));
+    assert!(same(rates(102), [0.48 * C, 0.48 * C, 0.0, 0.0, half, half]), "{:?}", rates(102));
+    // T1 ends first, then T2, then T3; ids are the given ones.
+    let fin: Vec<f64> = r.tasks.iter().map(|t| t.finish_s).collect();
+    assert!(fin[2] < fin[1] && fin[1] < fin[0], "{fin:?}");
+    assert_eq!(r.tasks.iter().map(|t| t.id).collect::<Vec<_>>(), vec![3, 2, 1]);
+    // T1: sends 2 MB from 10.2 ms at C: ends at 26.2 ms.
+    assert!(near(fin[2], 0.0262), "{fin:?}");
+    assert!(run_spc(&[C, C], &tasks, &SpcOptions { ids: Some(vec![1, 2]), ..traced() }).is_err());
+}
