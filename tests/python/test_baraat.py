@@ -453,3 +453,14 @@ def test_protocol_micro_benchmarks_give_the_hand_answers_and_the_papers_shapes(t
     by_k = {k: m[f"fig14_{k}tasks_mean_reduction"] for k in (1, 2, 4, 8, 16)}
     assert max(by_k, key=lambda k: by_k[k]) == 8
     assert m["ours_fig14_ideal_reduction"] == pytest.approx(1 - 20.5 / 40, rel=1e-12)
+    # The paper's forms: SPC's gain by task size (Figures 12-13) and by tasks a class (Figure 14).
+    from netheat.experiments.plots import baraat_figures
+
+    for name, want in (
+        ("baraat-task-size", ["baraat_protocol_by_size.png"]),
+        ("baraat-tiny-flows", ["baraat_protocol_by_size.png"]),
+        ("baraat-task-aggregation", ["baraat_protocol_by_class_size.png"]),
+    ):
+        figs = baraat_figures(tmp_path / name)
+        assert [p.name for p, _ in figs] == want, name
+        assert all(p.stat().st_size > 1000 for p, _ in figs)
