@@ -493,8 +493,11 @@ def _cdf_per_variant(
     return _save(fig, path)
 
 
-def _reduction_axes(ax: Any, xlabel: str, base: int = 10) -> None:
-    """A Baraat gain plot's axes: a log x axis, a zero line, the reduction of the mean task time."""
+def _reduction_axes(ax: Any, xlabel: str, base: int = 10, legend: bool = True) -> None:
+    """A Baraat gain plot's axes: a log x axis, a zero line, the reduction of the mean task time
+    and, with ``legend``, the lines' labels."""
+    if legend:
+        ax.legend(fontsize=8)
     ax.set_xscale("log", base=base)
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel(xlabel)
@@ -553,7 +556,6 @@ def baraat_figures(run_dir: Path) -> list[tuple[Path, str]]:
             red = g["reduction"].to_numpy()
             ax.plot(g["bytes"].to_numpy() / 1e3, 100 * red, marker="o", label=w)
         _reduction_axes(ax, "task size (KB, median of the bin)")
-        ax.legend(fontsize=8)
         out.append(
             (
                 _save(fig, run_dir / "baraat_gain_by_size.png"),
@@ -711,7 +713,6 @@ def protocol_round_figures(run_dir: Path) -> list[tuple[Path, str]]:
                 label=f"{n} tasks at once",
             )
         _reduction_axes(ax, "task size (KB)")
-        ax.legend(fontsize=8)
         out.append(
             (
                 _save(fig, run_dir / "baraat_protocol_by_size.png"),
@@ -727,7 +728,7 @@ def protocol_round_figures(run_dir: Path) -> list[tuple[Path, str]]:
         by_class = by_class.sort("class_size")
         fig, ax = plt.subplots(figsize=(7, 4))
         ax.plot(by_class["class_size"].to_numpy(), 100 * by_class["reduction"].to_numpy(), marker="o")
-        _reduction_axes(ax, "tasks a class", base=2)
+        _reduction_axes(ax, "tasks a class", base=2, legend=False)
         sizes = by_class["class_size"].to_list()
         ax.set_xticks(sizes, [str(c) for c in sizes])
         out.append(
