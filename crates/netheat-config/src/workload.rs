@@ -537,7 +537,8 @@ pub struct AppTable {
     /// task arriving while its client is busy waits in the client's FIFO
     /// queue, and its time counts from its arrival, the wait included (the
     /// tasks table's `queued_s`; Baraat §5.1's Memcached clients). Flow
-    /// engine, not `spc` (default false).
+    /// engine and the SPC simulator (`spc`, `rcp`), not the packet engine
+    /// (default false).
     pub client_queue: Option<bool>,
     /// `incast`: senders per incast, each in another rack than the receiver
     /// (default 16).

@@ -127,7 +127,7 @@ use crate::ideal::{assign_ids, TaskResult};
 use crate::task::{check_tasks, Task};
 use crate::FlowschedError;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// Options of an SPC run.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,6 +145,12 @@ pub struct SpcOptions {
     /// of its own, e.g. one per client); `None`: the `lbs` counters take
     /// the tasks in turn.
     pub ids: Option<Vec<u64>>,
+    /// Per task in input order, the queue it waits in (`None`: none): the
+    /// tasks of one queue run one at a time in input order, a task that
+    /// arrives while another of its queue runs starting when that one ends
+    /// (a client serving one request at a time, Baraat §5.1); its time
+    /// still counts from its arrival. `None`: every task starts on arrival.
+    pub queues: Option<Vec<Option<u64>>>,
     /// What the protocol gives a priority class: each task (Baraat), or
     /// each flow (per-flow serialization, §5.3's Figure 16 comparison).
     pub class_unit: ClassUnit,
@@ -173,6 +179,7 @@ impl Default for SpcOptions {
             threshold: f64::INFINITY,
             lbs: 1,
             ids: None,
+            queues: None,
             class_unit: ClassUnit::Task,
             class_size: 1,
             trace: false,
@@ -236,6 +243,9 @@ pub struct SpcRecord {
     /// Width of the windows of `link_bytes`, seconds (`None`: no windows
     /// kept).
     pub window_s: Option<f64>,
+    /// Per task, when it began: its arrival, or with queues the end of the
+    /// task it waited for.
+    pub task_began_s: Vec<f64>,
     /// Per link, the bytes it carried in each window (`link_bytes[l][w]`:
     /// window `[w, w + 1) * window_s`; a link's vector ends with the last
     /// window it carried bytes in); empty without `window_s`. A flow's
@@ -495,6 +505,10 @@ struct Sim<'a> {
     left_flows: Vec<u32>,
     finish: Vec<f64>,
     remaining: usize,
+    /// Per queue: whether one of its tasks runs, the tasks waiting, and
+    /// when its last task ended (a task arriving within the round in which
+    /// that happened, but before it, still waits for it).
+    queued: HashMap<u64, (bool, VecDeque<u32>, f64)>,
     res: SpcResult,
     /// Flow times and link bytes, when recorded.
     rec: Option<SpcRecord>,
@@ -570,6 +584,7 @@ pub fn run_spc_dag(
     let rec = SpcRecord {
         flow_start_s: vec![f64::NAN; n],
         flow_finish_s: vec![f64::NAN; n],
+        task_began_s: vec![f64::NAN; tasks.len()],
         window_s: windows.map(|w| w.window_s),
         link_bytes: if windows.is_some() { vec![Vec::new(); caps.len()] } else { Vec::new() },
         max_windows: windows.map_or(u32::MAX, |w| w.max_windows),
@@ -600,6 +615,9 @@ fn simulate(
     }
     if let Some(ids) = opts.ids.as_ref().filter(|ids| ids.len() != tasks.len()) {
         return Err(FlowschedError::param("ids", format!("{} ids for {} tasks", ids.len(), tasks.len())));
+    }
+    if let Some(q) = opts.queues.as_ref().filter(|q| q.len() != tasks.len()) {
+        return Err(FlowschedError::param("queues", format!("{} queues for {} tasks", q.len(), tasks.len())));
     }
     let mut links: Vec<u32> = Vec::new();
     let mut flows: Vec<FlowSt> = Vec::new();
@@ -672,6 +690,7 @@ fn simulate(
         buf: Vec::new(),
         finish: vec![f64::NAN; tasks.len()],
         remaining: tasks.len(),
+        queued: HashMap::new(),
         res: SpcResult::default(),
         rec,
     };
@@ -755,21 +774,21 @@ impl Sim<'_> {
             }
             // 2. Tasks arriving during [t0, t1) release the flows that
             //    nothing feeds; empty tasks finish on arrival.
+            //    A task whose queue is busy waits for it.
             while next_task < self.tasks.len() && self.tasks[next_task].arrival_s < t1 {
-                let (a, b) = self.task_flows[next_task];
-                if a == b {
-                    self.finish[next_task] = self.tasks[next_task].arrival_s;
-                    self.remaining -= 1;
-                }
-                for fi in a..b {
-                    if self.pending[fi as usize] == 0 {
-                        let t = &self.tasks[next_task];
-                        let start = t.arrival_s + t.flows[(fi - a) as usize].delay_s;
-                        // Start times are >= 0, so their bit patterns sort as they do.
-                        self.waiting.push(Reverse((start.to_bits(), fi)));
-                    }
-                }
+                let ti = next_task;
                 next_task += 1;
+                let mut at = self.tasks[ti].arrival_s;
+                if let Some(k) = self.queue_of(ti) {
+                    let e = self.queued.entry(k).or_default();
+                    if e.0 {
+                        e.1.push_back(ti as u32);
+                        continue;
+                    }
+                    e.0 = true;
+                    at = at.max(e.2);
+                }
+                self.release(ti, at);
             }
             // Flows starting during [t0, t1) send their first SRQ now; an
             // empty one completes as it starts.
@@ -1068,6 +1087,48 @@ impl Sim<'_> {
         self.finish[ti] = if self.finish[ti].is_nan() { t } else { self.finish[ti].max(t) };
         if self.left_flows[ti] == 0 {
             self.remaining -= 1;
+            self.task_done(ti, t);
+        }
+    }
+
+    /// The queue task `ti` waits in, if any.
+    fn queue_of(&self, ti: usize) -> Option<u64> {
+        self.opts.queues.as_ref().and_then(|q| q[ti])
+    }
+
+    /// Task `ti` begins at `t`: its flows that wait on nothing start after
+    /// their delays; a task without flows ends at once.
+    fn release(&mut self, ti: usize, t: f64) {
+        if let Some(rec) = self.rec.as_mut() {
+            rec.task_began_s[ti] = t;
+        }
+        let (a, b) = self.task_flows[ti];
+        if a == b {
+            self.finish[ti] = t;
+            self.remaining -= 1;
+            self.task_done(ti, t);
+            return;
+        }
+        for fi in a..b {
+            if self.pending[fi as usize] == 0 {
+                let start = t + self.tasks[ti].flows[(fi - a) as usize].delay_s;
+                // Start times are >= 0, so their bit patterns sort as they do.
+                self.waiting.push(Reverse((start.to_bits(), fi)));
+            }
+        }
+    }
+
+    /// Task `ti` ended at `t`: the next task of its queue begins.
+    fn task_done(&mut self, ti: usize, t: f64) {
+        let Some(k) = self.queue_of(ti) else { return };
+        let next = self.queued.get_mut(&k).and_then(|e| {
+            let n = e.1.pop_front();
+            e.0 = n.is_some();
+            e.2 = t;
+            n
+        });
+        if let Some(n) = next {
+            self.release(n as usize, t);
         }
     }
 

@@ -415,3 +415,29 @@ fn figure_15_preemption_and_work_conservation() {
     assert!(near(fin[2], 0.0262), "{fin:?}");
     assert!(run_spc(&[C, C], &tasks, &SpcOptions { ids: Some(vec![1, 2]), ..traced() }).is_err());
 }
+
+/// Queues (`SpcOptions::queues`, Baraat §5.1's clients serving one request
+/// at a time): T0 (1 MB on link 0) at 0 and T1 (1 MB on link 1) at 1 ms,
+/// on links of their own. Without a queue T1 sends its first SRQ in round
+/// 10 and its 80 rounds from round 11: it ends at 9.1 ms (8.1 ms after it
+/// arrived). In one queue it waits for T0, which ends at 8.1 ms: it begins
+/// then, sends from round 82 and ends at 16.2 ms, 15.2 ms after arriving.
+#[test]
+fn a_queued_task_begins_when_the_one_before_it_ends() {
+    let tasks = vec![task(0.0, vec![flow(&[0], MB)]), task(0.001, vec![flow(&[1], MB)])];
+    let feeds = vec![vec![vec![]], vec![vec![]]];
+    let o = SpcOptions { trace: false, ..traced() };
+    let (free, rec) = run_spc_dag(&[C, C], &tasks, &feeds, &o, None).unwrap();
+    assert!(near(free.tasks[1].tct_s(), 0.0081), "{:?}", free.tasks);
+    assert_eq!(rec.task_began_s, vec![0.0, 0.001]);
+    let q = SpcOptions { queues: Some(vec![Some(7), Some(7)]), ..o.clone() };
+    let (queued, rec) = run_spc_dag(&[C, C], &tasks, &feeds, &q, None).unwrap();
+    assert!(near(queued.tasks[0].tct_s(), 0.0081), "{:?}", queued.tasks);
+    assert!(near(queued.tasks[1].tct_s(), 0.0152), "{:?}", queued.tasks);
+    assert!(near(rec.task_began_s[1], 0.0081), "{:?}", rec.task_began_s);
+    // Queues of their own: as without.
+    let own = SpcOptions { queues: Some(vec![Some(1), Some(2)]), ..o.clone() };
+    let (sep, _) = run_spc_dag(&[C, C], &tasks, &feeds, &own, None).unwrap();
+    assert_eq!(sep.tasks[1].finish_s, free.tasks[1].finish_s);
+    assert!(run_spc(&[C, C], &tasks, &SpcOptions { queues: Some(vec![None]), ..o }).is_err());
+}

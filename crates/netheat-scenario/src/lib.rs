@@ -240,11 +240,8 @@ impl Scenario {
             }
         }
         if let Some(t) = p.workload.tasks.iter().find(|t| t.2.queue.is_some()) {
-            let spc = s.scheduling.as_ref().is_some_and(|x| x.policy.protocol());
             let why = if engine == EngineKind::Packet {
                 Some("needs `scenario.engine = \"flow\"`: the packet engine starts every task on arrival")
-            } else if spc {
-                Some("cannot run with `scheduling.policy = \"spc\"` or `\"rcp\"`: the SPC protocol simulator starts every task on arrival")
             } else {
                 None
             };

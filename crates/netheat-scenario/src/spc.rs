@@ -207,6 +207,10 @@ pub fn run_spc_scenario(
     }
     let windows = r.links.then_some(Windows { window_s: r.window_s, max_windows: r.plan.max_windows });
     let mut opts = r.opts;
+    if all.iter().any(|p| p.dag.queue.is_some()) {
+        // Clients that serve one task at a time (`client-queue`).
+        opts.queues = Some(all.iter().map(|p| p.dag.queue).collect());
+    }
     if r.client_counters {
         // The flow engine's counters: a client's tasks in start order.
         let client: Vec<Option<u64>> = all.iter().map(|p| task_client(&p.dag)).collect();
@@ -230,7 +234,7 @@ pub fn run_spc_scenario(
 
     let mut flows = Vec::new();
     let mut out_tasks = Vec::new();
-    for ((p, s), tr) in all.iter().zip(&steps).zip(&res.tasks) {
+    for (i, ((p, s), tr)) in all.iter().zip(&steps).zip(&res.tasks).enumerate() {
         let task_id = match p.trace {
             Some(t) => t as i64,
             None if p.index < n_open => -1,
@@ -267,7 +271,7 @@ pub fn run_spc_scenario(
                 floor_s: f64::NAN,
                 network_s: f64::NAN,
                 io_s: f64::NAN,
-                queued_s: 0.0,
+                queued_s: rec.task_began_s[i] - p.start_s,
             });
         }
     }
