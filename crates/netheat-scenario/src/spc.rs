@@ -25,7 +25,8 @@
 //! and capacity `[[events]]` (the protocol's link capacities are fixed).
 //! Task ids come from `load-balancers` counters in task start order, or
 //! from a counter per client (`scheduling.task-ids = "client"`), as on the
-//! flow engine.
+//! flow engine; a task in a client's queue (`client-queue`) begins when the
+//! client's previous task ends, and the tasks table's `queued_s` is its wait.
 //!
 //! Tables: `flows` (open-loop flows keep their ids; flows of application
 //! tasks are numbered after them in task and step order; `priority` is the
