@@ -29,6 +29,33 @@ heavy-percentile = 0.8
     )
 }
 
+/// Figure 6's form: 8 requests at once, each `task_size` from the client's
+/// three rack mates.
+fn batched_reads(task_size: &str) -> String {
+    format!(
+        r#"task-size = "{task_size}"
+placement = "rack"
+aggregators = 1
+fanout = 3
+batch = true
+tasks = 8"#
+    )
+}
+
+/// Table 3's form: 4 front-end clients, 800 KB multi-gets from 4 servers at
+/// 50% of the front-end downlink, `tasks` requests.
+fn memcached(queue: bool, tasks: usize) -> String {
+    format!(
+        r#"task-size = "800KB"
+placement = "front-end"
+aggregators = 4
+fanout = 4
+load = 0.5
+client-queue = {queue}
+tasks = {tasks}"#
+    )
+}
+
 fn mean(v: impl Iterator<Item = f64>) -> f64 {
     let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     s / n as f64
@@ -40,12 +67,7 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
 /// 9.6 i ms, a mean of 4.5 x 9.6 = 43.2 ms.
 #[test]
 fn batched_requests_finish_together_under_fair_share_and_in_turn_under_fifo_lm() {
-    let app = r#"task-size = "1.2MB"
-placement = "rack"
-aggregators = 1
-fanout = 3
-batch = true
-tasks = 8"#;
+    let app = &batched_reads("1.2MB");
     let fs = run(&testbed(app, "fair-share")).unwrap();
     assert_eq!(fs.tasks.len(), 8);
     for t in &fs.tasks {
@@ -76,17 +98,7 @@ tasks = 8"#;
 ///   the two.
 #[test]
 fn client_queues_and_the_front_end_link_follow_queueing_theory() {
-    let app = |queue: bool| {
-        format!(
-            r#"task-size = "800KB"
-placement = "front-end"
-aggregators = 4
-fanout = 4
-load = 0.5
-client-queue = {queue}
-tasks = 20000"#
-        )
-    };
+    let app = |queue: bool| memcached(queue, 20000);
     let tct = |r: &netheat_scenario::ScenarioResult| mean(r.tasks.iter().map(|t| t.finish_s - t.start_s));
     let fifo = run(&testbed(&app(true), "fifo-lm")).unwrap();
     assert!(fifo.tasks.iter().all(|t| t.finish_s.is_finite()));
@@ -146,12 +158,7 @@ tasks = 10"#;
 /// mean is below fair share's.
 #[test]
 fn rcp_is_one_class_of_the_protocol_and_class_size_groups_tasks() {
-    let app = r#"task-size = "150KB"
-placement = "rack"
-aggregators = 1
-fanout = 3
-batch = true
-tasks = 8"#;
+    let app = &batched_reads("150KB");
     let with = |policy: &str, extra: &str| {
         let text =
             testbed(app, policy).replace("heavy-percentile = 0.8", &format!("heavy-threshold = \"1TB\"\n{extra}"));
@@ -196,13 +203,7 @@ tasks = 8"#;
 /// run of the same requests is within 4% of 9.6 ms (the test above).
 #[test]
 fn client_queues_run_through_the_protocol() {
-    let app = r#"task-size = "800KB"
-placement = "front-end"
-aggregators = 4
-fanout = 4
-load = 0.5
-client-queue = true
-tasks = 2000"#;
+    let app = &memcached(true, 2000);
     for policy in ["spc", "rcp"] {
         let r = run(&testbed(app, policy).replace("heavy-percentile = 0.8", "heavy-threshold = \"1TB\"")).unwrap();
         assert_eq!(r.tasks.len(), 2000);
