@@ -709,11 +709,13 @@ fn simulate(
 /// With one unit a task and classes of one, the task's id.
 fn class_keys(ids: &[u64], task_flows: &[(u32, u32)], opts: &SpcOptions) -> Vec<u64> {
     let k = opts.class_size.max(1);
+    if opts.class_unit == ClassUnit::Task && k == 1 {
+        return ids.to_vec();
+    }
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by_key(|&t| ids[t]);
     match opts.class_unit {
-        ClassUnit::Task if k == 1 => ids.to_vec(),
         ClassUnit::Task => {
-            let mut order: Vec<usize> = (0..ids.len()).collect();
-            order.sort_by_key(|&t| ids[t]);
             let mut keys = vec![0; ids.len()];
             for (rank, t) in order.into_iter().enumerate() {
                 keys[t] = rank as u64 / k;
@@ -721,8 +723,6 @@ fn class_keys(ids: &[u64], task_flows: &[(u32, u32)], opts: &SpcOptions) -> Vec<
             keys
         }
         ClassUnit::Flow => {
-            let mut order: Vec<usize> = (0..ids.len()).collect();
-            order.sort_by_key(|&t| ids[t]);
             let n = task_flows.last().map_or(0, |&(_, b)| b as usize);
             let mut keys = vec![0; n];
             let mut rank = 0u64;

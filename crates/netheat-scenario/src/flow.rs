@@ -1005,8 +1005,14 @@ pub fn run_flow(
     for e in topo.events() {
         sim.schedule_capacity(e.time_s, e.link, e.capacity_bps)?;
     }
+    // Each task's start and client, for a counter per client: open-loop
+    // tasks, then application tasks (the SPC run's order).
+    let mut clients: Vec<(f64, Option<u64>)> = Vec::new();
     if dynamic {
         for t in open_loop_tasks(r.flows) {
+            if r.client_counters {
+                clients.push((t.start_s, task_client(&t.dag)));
+            }
             open_tasks.push((t.task_id, t.flow_ids));
             runner.add_task(t.start_s, t.dag);
         }
@@ -1031,11 +1037,8 @@ pub fn run_flow(
     let n_open_tasks = open_tasks.len();
     let r_app_flows: u64 = r.tasks.iter().map(|t| t.2.num_flows() as u64).sum();
     let client_lb = r.client_counters.then(|| {
-        // Open-loop tasks, then application tasks, by start: the SPC run's order.
-        let mut starts: Vec<(f64, Option<u64>)> =
-            open_loop_tasks(r.flows).iter().map(|t| (t.start_s, task_client(&t.dag))).collect();
-        starts.extend(r.tasks.iter().map(|t| (t.0, task_client(&t.2))));
-        client_counters(starts)
+        clients.extend(r.tasks.iter().map(|t| (t.0, task_client(&t.2))));
+        client_counters(clients)
     });
     let lbs = client_lb.as_ref().map_or(r.lbs, |m| m.len().max(1));
     for (start, table, dag) in r.tasks {
