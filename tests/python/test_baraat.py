@@ -429,7 +429,7 @@ def test_protocol_micro_benchmarks_give_the_hand_answers_and_the_papers_shapes(t
     tasks, m = runs["baraat-tiny-flows"]
     # The protocol's note, the same for every rcp point, is listed once with the count.
     notes = json.loads((tmp_path / "baraat-tiny-flows" / "summary.json").read_text())["notes"]
-    one_class = [n for n in notes if "every flow in one class" in n]
+    one_class = [n for n in notes if "every flow in one class" in n and "no virtual capacity" in n]
     assert len(one_class) == 1 and "and 5 other point(s):" in one_class[0], notes
     assert len(notes) == len(set(notes))
     got = means(tasks, "rcp")
@@ -442,6 +442,15 @@ def test_protocol_micro_benchmarks_give_the_hand_answers_and_the_papers_shapes(t
     assert gains[0] == pytest.approx(runs["baraat-task-size"][1]["fig12_13_5kb_mean_reduction"], rel=1e-9)
     # Figure 16: a class per flow is slower than a class per task.
     assert m["fig16_flow_over_task_classes_mean"] > 1 and m["fig16_flow_over_task_classes_makespan"] > 1
+    # With virtual capacity (`*-vc`) a port may hand out more than C for a while, but the
+    # client link still carries n T of work after the first round, so RCP's last task ends no
+    # earlier than without it; and 3 flows of 4.5 KB are still Figure 12's 13.5 KB task.
+    last = tasks.filter(pl.col("variant") == "rcp-vc").group_by("bytes").agg(pl.col("tct_s").max())
+    for b, t in last.iter_rows():
+        assert t >= rtt + 8 * b * 8 / c - 1e-12, (b, t)
+    assert m["vc_fig13_3flows_mean_reduction"] == pytest.approx(
+        runs["baraat-task-size"][1]["vc_fig12_13_5kb_mean_reduction"], rel=1e-9
+    )
 
     tasks, m = runs["baraat-task-aggregation"]
     rcp = tasks.filter(pl.col("variant") == "rcp")
@@ -450,6 +459,11 @@ def test_protocol_micro_benchmarks_give_the_hand_answers_and_the_papers_shapes(t
     one = tasks.filter(pl.col("variant") == "spc-40").sort("task_id")["tct_s"].to_numpy()
     np.testing.assert_array_equal(one, rcp.sort("task_id")["tct_s"].to_numpy())
     assert m["fig14_40tasks_mean_reduction"] == 0.0
+    # One class of 40 is RCP with virtual capacity too.
+    one_vc = tasks.filter(pl.col("variant") == "spc-40-vc").sort("task_id")["tct_s"].to_numpy()
+    rcp_vc = tasks.filter(pl.col("variant") == "rcp-vc").sort("task_id")["tct_s"].to_numpy()
+    np.testing.assert_array_equal(one_vc, rcp_vc)
+    assert m["vc_fig14_40tasks_mean_reduction"] == 0.0
     by_k = {k: m[f"fig14_{k}tasks_mean_reduction"] for k in (1, 2, 4, 8, 16)}
     assert max(by_k, key=lambda k: by_k[k]) == 8
     assert m["ours_fig14_ideal_reduction"] == pytest.approx(1 - 20.5 / 40, rel=1e-12)

@@ -57,11 +57,28 @@
 //!
 //! * Fluid, loss-free transmission at the granted rates; no queues, so no
 //!   reliability layer and no packet-level effects (§4.4).
-//! * **Virtual capacity** (§4.3.2, after RCP [12] and [25]) is not
-//!   modelled: it corrects over- and under-allocation seen as queueing or
-//!   idle capacity. Here AR never exceeds C - Allocation, so no queue
-//!   forms, and the capacity left idle by `delta` headroom or by the rounds
-//!   of preemption stays idle (conservative).
+//! * **Virtual capacity** (§4.3.2, after RCP [12] and D3 [25]), when
+//!   [`SpcOptions::virtual_capacity`] is set: a port hands out its
+//!   virtual capacity Cv instead of C in Algorithm 2 (ClassAvlBW and
+//!   C - Allocation). Every round, before it answers, a port whose flows'
+//!   rates or demands changed (or whose controller has not settled)
+//!   measures its input y over the round (its flows' rates, and what flows
+//!   that ended in it sent) and its queue at the round's end, a fluid queue
+//!   that grows by (y - C) x RTT and never goes below zero, and steers Cv as
+//!   [`VirtualCapacity`] says. A flow's last byte then waits what the queues
+//!   of its path hold when it is sent (FIFO), so its completion, and the
+//!   flows it releases, move by that wait; a port's input is its senders'
+//!   rates (an upstream queue does not reshape it). Without it, AR never
+//!   exceeds C - Allocation, so no queue forms, and the capacity left idle
+//!   by `delta` headroom or by the rounds of preemption stays idle.
+//!   Measured (see the tests): in Figure 15's trace it gives the lowest
+//!   task what the blocked task's held deltas leave, at least C (1 - 1/128)
+//!   against 0.96 C; after an idle round of preemption it over-hands by up
+//!   to the demands' sum, a queue the next rounds drain. With RCP's gains at
+//!   one update a round it can also settle into a cycle that does not end
+//!   while the flows run: a task whose two flows share one link while one
+//!   of them also crosses a link with a lower task cycled every 5 rounds
+//!   (the lower task between 0 and 0.67 C), so it is off by default.
 //! * All SRQs of a round reach a port at once and are answered in priority
 //!   order (task id, then flow); a real port sees them interleaved, so the
 //!   one-RTT preemption lag here is the short end of the paper's 1-2 RTTs.
@@ -162,6 +179,10 @@ pub struct SpcOptions {
     /// share at the protocol's rounds (the paper's FS baseline, an RCP
     /// whose sources learn their exact fair rate, §5.1 footnote 4).
     pub class_size: u64,
+    /// Virtual capacity (§4.3.2): each port steers the capacity it hands
+    /// out from its utilization and queue, as RCP steers its rate (see the
+    /// module docs). `None`: every port hands out exactly its capacity.
+    pub virtual_capacity: Option<VirtualCapacity>,
     /// Record every flow's actual rate each round (for small examples).
     pub trace: bool,
     /// Recompute only what changed (ports whose requests or allocations
@@ -182,9 +203,38 @@ impl Default for SpcOptions {
             queues: None,
             class_unit: ClassUnit::Task,
             class_size: 1,
+            virtual_capacity: None,
             trace: false,
             skip_steady: true,
         }
+    }
+}
+
+/// The gains of a port's virtual-capacity controller (Baraat §4.3.2 adjusts
+/// the capacity a port allocates "depending on link utilization and
+/// queuing", after RCP [12] and D3 [25]). Every round a port with capacity
+/// `C`, input rate `y` over the round and queue `q` (bits) at its end sets
+/// its virtual capacity to `Cv + alpha (C - y) - beta q / RTT`, within
+/// `[0, max(C, D)]` where `D` is the sum of its flows' demands (a port
+/// offers no more than is asked). It holds `Cv` while the queue is empty and
+/// `|C - y|` is at most `C / 128`, one unit of the SRQ header's rate
+/// encoding at the link's rate (Baraat §4.4: 1 Gbps is 128 units).
+///
+/// Baraat gives no gains; these are RCP's, fixed before any run: its
+/// authors' ns-2 router (`rcp.cc`, Zhang and Dukkipati) takes `alpha` and
+/// `beta` from its scripts, which set 0.4 and 1, and RCP's update divides
+/// both terms by the same control interval and RTT as here (one round).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VirtualCapacity {
+    /// Gain on the rate mismatch `C - y`.
+    pub alpha: f64,
+    /// Gain on the queue drained per round.
+    pub beta: f64,
+}
+
+impl Default for VirtualCapacity {
+    fn default() -> Self {
+        Self { alpha: 0.4, beta: 1.0 }
     }
 }
 
@@ -217,6 +267,13 @@ pub struct SpcResult {
     pub link_passes: u64,
     /// Sender updates done (one sender reading its answers of one round).
     pub sender_updates: u64,
+    /// With virtual capacity: controller updates done (one port, one
+    /// round).
+    pub vc_updates: u64,
+    /// With virtual capacity: the largest queue any port held at the end
+    /// of a round, bytes (a port's input may exceed its capacity while its
+    /// virtual capacity is above it).
+    pub max_queue_bytes: f64,
 }
 
 /// The per-link utilization windows a recorded run keeps
@@ -250,7 +307,8 @@ pub struct SpcRecord {
     /// window `[w, w + 1) * window_s`; a link's vector ends with the last
     /// window it carried bytes in); empty without `window_s`. A flow's
     /// bytes at a rate held from one round to another are spread evenly
-    /// over that time.
+    /// over that time. Bytes count when sent, so with virtual capacity a
+    /// window may hold more than the link carries while a queue builds.
     pub link_bytes: Vec<Vec<f64>>,
     /// Windows that may be kept.
     max_windows: u32,
@@ -493,6 +551,20 @@ struct Sim<'a> {
     lnonzero: Vec<u32>,
     /// Round a port is queued for (`u64::MAX`: none).
     lqueued: Vec<u64>,
+    /// Virtual capacity (§4.3.2): per port, the capacity it hands out
+    /// (bits/s), its queue (bytes, at the end of the last round it was
+    /// updated), the summed rates of its flows in the current round and the
+    /// rate-equivalent of what flows removed this round sent in it, and the
+    /// summed demands of its flows.
+    vcap: Vec<f64>,
+    lq: Vec<f64>,
+    ly: Vec<f64>,
+    lpart: Vec<f64>,
+    ld: Vec<f64>,
+    /// Ports whose controller runs this round, and the round each was
+    /// queued for (`u64::MAX`: none).
+    vc_list: Vec<u32>,
+    vc_in: Vec<bool>,
     dirty_now: Vec<u32>,
     dirty_next: Vec<u32>,
     evals_now: Vec<u32>,
@@ -680,6 +752,13 @@ fn simulate(
         lalloc: vec![0.0; n_links],
         lnonzero: vec![0; n_links],
         lqueued: vec![u64::MAX; n_links],
+        vcap: caps.to_vec(),
+        lq: vec![0.0; n_links],
+        ly: vec![0.0; n_links],
+        lpart: vec![0.0; n_links],
+        ld: vec![0.0; n_links],
+        vc_list: Vec::new(),
+        vc_in: vec![false; n_links],
         dirty_now: Vec::new(),
         dirty_next: Vec::new(),
         evals_now: Vec::new(),
@@ -822,6 +901,18 @@ impl Sim<'_> {
                     self.mark_now(fi);
                 }
             }
+            // 3b. Ports steer their virtual capacity from the round's input
+            //     and queue (§4.3.2).
+            if self.opts.virtual_capacity.is_some() {
+                if every {
+                    for l in 0..self.lflows.len() {
+                        if !self.lflows[l].is_empty() {
+                            self.vc_watch(l as u32);
+                        }
+                    }
+                }
+                self.steer(q);
+            }
             // 4. Ports answer their SRQs (Algorithm 2).
             let dirty = std::mem::take(&mut self.dirty_now);
             for &l in &dirty {
@@ -866,7 +957,12 @@ impl Sim<'_> {
                 f.mark = true;
             }
             let mut nq = q + 1;
-            if !every && self.dirty_now.is_empty() && self.evals_now.is_empty() && self.remaining > 0 {
+            if !every
+                && self.dirty_now.is_empty()
+                && self.evals_now.is_empty()
+                && self.vc_list.is_empty()
+                && self.remaining > 0
+            {
                 // Nothing to recompute: jump to the next event, arrival or
                 // start (one round early against rounding; that round
                 // finds nothing to do).
@@ -915,6 +1011,62 @@ impl Sim<'_> {
         }
     }
 
+    /// Port `l`'s controller runs at the next virtual-capacity step.
+    fn vc_watch(&mut self, l: u32) {
+        if self.opts.virtual_capacity.is_some() && !self.vc_in[l as usize] {
+            self.vc_in[l as usize] = true;
+            self.vc_list.push(l);
+        }
+    }
+
+    /// The virtual-capacity step of round `q` (§4.3.2, gains in
+    /// [`VirtualCapacity`]): every watched port measures its input over the
+    /// round and its queue at the round's end, and steers the capacity its
+    /// pass of this round hands out. A port stays watched while its queue
+    /// holds bytes or its virtual capacity moved; otherwise a change of its
+    /// flows' rates or demands watches it again.
+    fn steer(&mut self, q: u64) {
+        let Some(vc) = self.opts.virtual_capacity else { return };
+        let rtt = self.rtt;
+        let mut list = std::mem::take(&mut self.vc_list);
+        list.sort_unstable();
+        for &l in &list {
+            let l = l as usize;
+            self.vc_in[l] = false;
+            let c = self.caps[l];
+            let y = (self.ly[l] + self.lpart[l]).max(0.0);
+            self.lpart[l] = 0.0;
+            let queue = (self.lq[l] + (y - c) * rtt / 8.0).max(0.0);
+            // Queues below a byte are float noise of the rate sums.
+            let queue = if queue < 1.0 { 0.0 } else { queue };
+            self.lq[l] = queue;
+            self.res.max_queue_bytes = self.res.max_queue_bytes.max(queue);
+            let hi = c.max(self.ld[l].max(0.0));
+            let old = self.vcap[l];
+            let mut v = old;
+            // Held within one encoding unit of C, unless the port hands
+            // out less than C (a controller that undershot returns to C).
+            if queue > 0.0 || (c - y).abs() > c / 128.0 || old < c {
+                v += vc.alpha * (c - y) - vc.beta * queue * 8.0 / rtt;
+            }
+            let v = v.clamp(0.0, hi);
+            self.res.vc_updates += 1;
+            let moved = !same(v, old);
+            if moved {
+                self.vcap[l] = v;
+                self.dirty(l as u32, q);
+            }
+            if moved || queue > 0.0 {
+                self.vc_in[l] = true;
+                self.vc_list.push(l as u32);
+            }
+        }
+        list.clear();
+        if self.vc_list.is_empty() {
+            self.vc_list = list;
+        }
+    }
+
     fn mark_now(&mut self, fi: u32) {
         let f = &mut self.flows[fi as usize];
         if !f.mark {
@@ -941,7 +1093,7 @@ impl Sim<'_> {
         f.demand = f.nic.min(f.left * 8.0 / rtt);
         f.pos = self.active.len() as u32;
         self.active.push(fi);
-        let (off, len, unit) = (f.path_off, f.path_len, f.unit);
+        let (off, len, unit, demand) = (f.path_off, f.path_len, f.unit, f.demand);
         let key = self.keys[unit as usize];
         for h in 0..len {
             let slot = off + h;
@@ -961,6 +1113,8 @@ impl Sim<'_> {
                     TaskCtr { key, unit, n: 1, heavy: false, base: 0.0, rate_b: 0.0, since: q, ev_at: u64::MAX },
                 );
             }
+            self.ld[l] += demand;
+            self.vc_watch(l as u32);
             self.dirty(l as u32, q);
         }
         self.mark_now(fi);
@@ -983,8 +1137,18 @@ impl Sim<'_> {
                 let path = &self.links[f.path_off as usize..(f.path_off + f.path_len) as usize];
                 rec.credit(path, f.left, f.since as f64 * rtt, t_end);
             }
-            self.remove_flow(fi, q);
-            self.flow_finished(fi, t_end);
+            let sent = rem.max(0.0) * 8.0 / rtt;
+            // Its last byte leaves each port's queue after the bytes ahead
+            // of it (virtual capacity lets a port's input exceed C for a
+            // while, §4.3.2); without queues it arrives as it is sent.
+            let wait: f64 = if self.opts.virtual_capacity.is_some() {
+                let path = &self.links[f.path_off as usize..(f.path_off + f.path_len) as usize];
+                path.iter().map(|&l| self.lq[l as usize] * 8.0 / self.caps[l as usize]).sum()
+            } else {
+                0.0
+            };
+            self.remove_flow(fi, q, sent);
+            self.flow_finished(fi, t_end + wait);
             return;
         }
         if rem - b < f.demand * rtt / 8.0 {
@@ -1025,10 +1189,12 @@ impl Sim<'_> {
         }
     }
 
-    /// Flow `fi` leaves its ports (returning its allocation) in round `q`.
-    fn remove_flow(&mut self, fi: u32, q: u64) {
+    /// Flow `fi` leaves its ports (returning its allocation) in round `q`,
+    /// having sent `sent` bits/s on average over the round.
+    fn remove_flow(&mut self, fi: u32, q: u64, sent: f64) {
         let rtt = self.rtt;
         let f = &mut self.flows[fi as usize];
+        let (rate, demand) = (f.rate, f.demand);
         f.active = false;
         f.rate = 0.0;
         f.left = 0.0;
@@ -1048,6 +1214,15 @@ impl Sim<'_> {
             let lf = &mut self.lflows[l];
             let at = lf.partition_point(|x| *x < e);
             lf.remove(at);
+            self.ly[l] -= rate;
+            self.ld[l] -= demand;
+            if lf.is_empty() {
+                // No drift from the sums' rounding once a port is idle.
+                self.ly[l] = 0.0;
+                self.ld[l] = 0.0;
+            }
+            self.lpart[l] += sent;
+            self.vc_watch(l as u32);
             self.lalloc[l] = (self.lalloc[l] - a.ar).max(0.0);
             if a.nr > 0.0 || a.ar > 0.0 {
                 self.lnonzero[l] -= 1;
@@ -1156,7 +1331,8 @@ impl Sim<'_> {
     fn pass(&mut self, l: usize, q: u64) {
         let rtt = self.rtt;
         let thr = self.opts.threshold;
-        let cap = self.caps[l];
+        // The capacity the port hands out: its virtual capacity (§4.3.2).
+        let cap = self.vcap[l];
         let lf = &self.lflows[l];
         let lt = &mut self.ltasks[l];
         let flows = &mut self.flows;
@@ -1282,12 +1458,21 @@ impl Sim<'_> {
             rec.credit(path, f.left - left_after, f.since as f64 * rtt, (q + 1) as f64 * rtt);
         }
         let f = &mut self.flows[fi as usize];
+        let (dr, dd) = (rate - f.rate, d - f.demand);
         f.left = left_after;
         f.since = q + 1;
         f.rate = rate;
         let demand_changed = d != f.demand;
         f.demand = d;
         let (off, len) = (f.path_off, f.path_len);
+        if self.opts.virtual_capacity.is_some() {
+            for s in off..off + len {
+                let l = self.links[s as usize] as usize;
+                self.ly[l] += dr;
+                self.ld[l] += dd;
+                self.vc_watch(l as u32);
+            }
+        }
         let at = self.next_check(fi);
         if at != u64::MAX {
             self.schedule(fi, at);

@@ -280,7 +280,9 @@ fn check_every_simulator(caps: &[f64], tasks: &[Task], fifo: &[f64], fair_share:
         close(&tcts(caps, tasks, policy, 0.0), want, 1e-12);
         close(&ref_tcts(caps, tasks, policy, 0.0), want, 1e-12);
     }
-    let o = SpcOptions { threshold: 10.0 * MB, ..SpcOptions::default() };
+    // The protocol without virtual capacity: the hand rounds below (the
+    // controller has its own tests in spc_protocol.rs).
+    let o = SpcOptions { threshold: 10.0 * MB, virtual_capacity: None, ..SpcOptions::default() };
     let tct: Vec<f64> = run_spc(caps, tasks, &o).unwrap().tasks.iter().map(|t| t.tct_s()).collect();
     close(&tct, spc, 1e-9);
 }

@@ -7,7 +7,8 @@
 //! rate sends 12,500 bytes a round; `delta` is 2% of the NIC rate (20 Mbps).
 
 use netheat_flowsched::{
-    policy_by_tag, run_ideal, run_spc, run_spc_dag, ClassUnit, IdealOptions, SpcOptions, Task, TaskFlow, Windows,
+    policy_by_tag, run_ideal, run_spc, run_spc_dag, ClassUnit, IdealOptions, SpcOptions, Task, TaskFlow,
+    VirtualCapacity, Windows,
 };
 
 const C: f64 = 1e9;
@@ -24,8 +25,18 @@ fn task(at: f64, flows: Vec<TaskFlow>) -> Task {
     Task { arrival_s: at, bytes: flows.iter().map(|f| f.bytes).sum(), flows }
 }
 
+/// The protocol without virtual capacity: every port hands out exactly its
+/// capacity, so the hand-computed rounds below hold to the byte (the
+/// `virtual_capacity` tests at the end add the port's controller).
 fn traced() -> SpcOptions {
-    SpcOptions { rtt_s: RTT, delta_frac: 0.02, threshold: f64::INFINITY, trace: true, ..SpcOptions::default() }
+    SpcOptions {
+        rtt_s: RTT,
+        delta_frac: 0.02,
+        threshold: f64::INFINITY,
+        virtual_capacity: None,
+        trace: true,
+        ..SpcOptions::default()
+    }
 }
 
 fn near(got: f64, want: f64) -> bool {
@@ -440,4 +451,95 @@ fn a_queued_task_begins_when_the_one_before_it_ends() {
     let (sep, _) = run_spc_dag(&[C, C], &tasks, &feeds, &own, None).unwrap();
     assert_eq!(sep.tasks[1].finish_s, free.tasks[1].finish_s);
     assert!(run_spc(&[C, C], &tasks, &SpcOptions { queues: Some(vec![None]), ..o }).is_err());
+}
+
+/// The protocol with virtual capacity (§4.3.2, RCP's gains 0.4 / 1).
+fn with_vc() -> SpcOptions {
+    SpcOptions { virtual_capacity: Some(VirtualCapacity::default()), ..traced() }
+}
+
+/// The preemption of the first test, with virtual capacity. Round 40 is as
+/// before (A's AR 0, B preempted), so the port carries nothing in round 41:
+/// its controller raises C + 0.4 C, clamped to the demands' sum, A's C plus
+/// B's lowered delta: 1.02 C. A gets C and B its delta. In round 42 the
+/// input was 1.02 C: 250 B queue, and the capacity falls to 1.02 C - 0.4 x
+/// 0.02 C - 250 B / RTT (0.02 C) = 0.992 C; A, answered first, gets NR
+/// 0.992 C but AR 0.992 C - B's held 0.02 C = 0.972 C, B nothing. Round 43:
+/// input 0.972 C drains the queue, the capacity rises by 0.4 x 0.028 C to
+/// 1.0032 C: A C, B 0.0032 C. Round 44: 40 B queue; 1.0032 C - 0.00128 C -
+/// 0.0032 C = 0.99872 C, A 0.99552 C. Each cycle repeats with B's share
+/// times 0.16, so A's deficit sums to 0.028 / 0.84 = 1/30 of a round: it
+/// ends at 8.2 ms + 3.33 us.
+#[test]
+fn virtual_capacity_steers_a_port_from_its_input_and_queue() {
+    let late = TaskFlow { delay_s: 0.00405, ..flow(&[0], 0.5 * MB) };
+    let tasks = vec![task(0.0, vec![late]), task(0.0, vec![flow(&[0], MB)])];
+    let r = run_spc(&[C], &tasks, &with_vc()).unwrap();
+    let rates = |k: usize| r.trace[k].1.clone();
+    let same = |got: Vec<f64>, want: [f64; 2]| got.iter().zip(want).all(|(&g, w)| near(g, w));
+    assert_eq!(rates(40), vec![0.0, 0.0]);
+    assert!(same(rates(41), [C, 0.02 * C]), "{:?}", rates(41));
+    assert!(same(rates(42), [0.972 * C, 0.0]), "{:?}", rates(42));
+    assert!(same(rates(43), [C, 0.0032 * C]), "{:?}", rates(43));
+    assert!(same(rates(44), [0.99552 * C, 0.0]), "{:?}", rates(44));
+    assert!(near(r.max_queue_bytes, 250.0), "{}", r.max_queue_bytes);
+    assert!(near(r.tasks[0].tct_s(), 0.0082 + RTT / 30.0), "{:?}", r.tasks);
+    // Without it: no queue and the hand times of the first test.
+    let plain = run_spc(&[C], &tasks, &traced()).unwrap();
+    assert_eq!((plain.max_queue_bytes, plain.vc_updates), (0.0, 0));
+    assert!(near(plain.tasks[0].tct_s(), 0.0082));
+}
+
+/// Figure 15 with virtual capacity: once T1 runs on A, T2's two flows hold
+/// 2 delta on B that they cannot use (they get nothing on A). Without
+/// virtual capacity T3 gets the 0.96 C they leave; with it B raises its
+/// capacity until its input is within one encoding unit (C / 128) of C, so
+/// T3 gets at least C (1 - 1/128) - 0 = 0.9922 C once the port settles,
+/// and T1 (alone on A) keeps C.
+#[test]
+fn virtual_capacity_hands_out_what_flows_held_elsewhere_leave() {
+    let pair = |at: f64, path: &[u32], bytes: f64| task(at, vec![flow(path, bytes), flow(path, bytes)]);
+    let tasks = vec![pair(0.0, &[1], 20.0 * MB), pair(0.005, &[0, 1], 5.0 * MB), pair(0.010, &[0], MB)];
+    let o = SpcOptions { ids: Some(vec![3, 2, 1]), ..with_vc() };
+    let r = run_spc(&[C, C], &tasks, &o).unwrap();
+    let fin = r.tasks[2].finish_s;
+    // The rounds while T1 runs, after the hand-over's transients.
+    let settled: Vec<&Vec<f64>> =
+        r.trace.iter().filter(|(t, _)| *t > 0.0112 && *t < fin - 2.0 * RTT).map(|(_, v)| v).collect();
+    assert!(settled.len() > 100);
+    for v in settled {
+        assert!(v[0] + v[1] >= C * (1.0 - 1.0 / 128.0), "{v:?}");
+        assert!(v[4] + v[5] >= C * (1.0 - 1.0 / 128.0) && v[4] + v[5] <= C * 1.0001, "{v:?}");
+    }
+    let plain = run_spc(&[C, C], &tasks, &SpcOptions { ids: Some(vec![3, 2, 1]), ..traced() }).unwrap();
+    let v = &plain.trace[110].1;
+    assert!(near(v[0] + v[1], 0.96 * C), "{v:?}");
+    // Recomputing every port and sender each round gives the same outcome.
+    let every = run_spc(&[C, C], &tasks, &SpcOptions { skip_steady: false, ..o.clone() }).unwrap();
+    for (a, b) in r.tasks.iter().zip(&every.tasks) {
+        assert!(near(a.finish_s, b.finish_s), "{a:?} {b:?}");
+    }
+}
+
+/// Why virtual capacity is off by default: the second test's tasks (T1's X
+/// crosses links 0 and 1, its X2 link 1; T2's Y link 0) with it on. A queue
+/// on link 0 cuts its capacity, Y loses its share and lowers its demand to
+/// delta (Algorithm 1), link 0 runs under C and its capacity climbs, Y asks
+/// its NIC rate again and gets what the climb added: a queue again. With
+/// RCP's gains at one update a round this repeats every 5 rounds while the
+/// flows run (Y between about 0 and 0.67 C), so no round can be skipped.
+#[test]
+fn virtual_capacity_can_cycle_with_rcps_gains() {
+    let tasks = vec![task(0.0, vec![flow(&[0, 1], 10.0 * MB), flow(&[1], 10.0 * MB)]), task(0.0, vec![flow(&[0], MB)])];
+    let r = run_spc(&[C, C], &tasks, &with_vc()).unwrap();
+    let y: Vec<f64> = (100..150).map(|k| r.trace[k].1[2] / C).collect();
+    let (lo, hi) = y.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+    assert!(lo < 0.05 && hi > 0.6, "{y:?}");
+    for k in 100..145 {
+        let (a, b) = (&r.trace[k].1, &r.trace[k + 5].1);
+        assert!(a.iter().zip(b).all(|(x, z)| (x - z).abs() < 1e-3 * C), "round {k}: {a:?} {b:?}");
+    }
+    // Without it the same rounds are steady (the second test).
+    let plain = run_spc(&[C, C], &tasks, &traced()).unwrap();
+    assert_eq!(plain.trace[100].1, plain.trace[149].1);
 }

@@ -315,6 +315,16 @@ pub struct SchedulingSection {
     /// between classes is paid once per group (Figure 14); a port sees
     /// only the shared id, so its counters and heavy flag are per class.
     pub class_size: Option<u64>,
+    /// `spc`, `rcp`: virtual capacity (Baraat §4.3.2): every port steers the
+    /// capacity it hands out from its input and queue each round, with
+    /// RCP's gains (0.4 on the rate mismatch, 1 on the queue; the paper
+    /// gives none), so allocation held by flows bottlenecked elsewhere goes
+    /// to others and a port's input may exceed its capacity for a while (a
+    /// fluid queue whose wait a flow's last byte pays). Off by default:
+    /// with these gains the controller can cycle without settling where a
+    /// task's flows are bottlenecked on different links, and every round of
+    /// a cycle costs work (see netheat-flowsched's `VirtualCapacity`).
+    pub virtual_capacity: Option<bool>,
     /// Load balancers issuing task ids round-robin (FIFO order is per
     /// balancer, Baraat §3.2).
     #[serde(default = "default_lbs")]
@@ -488,6 +498,9 @@ impl SchedulingSection {
         if self.class_size == Some(0) {
             return Err(("scheduling.class-size", "must be at least 1"));
         }
+        if self.virtual_capacity.is_some() && !matches!(self.policy, SchedulingPolicy::Spc | SchedulingPolicy::Rcp) {
+            return Err(("scheduling.virtual-capacity", "is a setting of `policy = \"spc\"` or `\"rcp\"` only"));
+        }
         let o = netheat_flowsched::SpcOptions {
             rtt_s: self.rtt.map_or(d.rtt_s, |x| x.0),
             delta_frac: self.delta.unwrap_or(d.delta_frac),
@@ -498,6 +511,11 @@ impl SchedulingSection {
                 ClassUnit::Flow => netheat_flowsched::ClassUnit::Flow,
             },
             class_size: if self.policy == SchedulingPolicy::Rcp { u64::MAX } else { self.class_size.unwrap_or(1) },
+            virtual_capacity: match self.virtual_capacity {
+                Some(true) => Some(netheat_flowsched::VirtualCapacity::default()),
+                Some(false) => None,
+                None => d.virtual_capacity,
+            },
             ..d
         };
         if !(o.rtt_s.is_finite() && o.rtt_s > 0.0) {
@@ -956,6 +974,7 @@ fn policy_defaults() -> Vec<(&'static str, &'static str, serde_json::Value)> {
         ("SchedulingSection", "delta", spc.delta_frac.into()),
         ("SchedulingSection", "class-unit", "task".into()),
         ("SchedulingSection", "class-size", spc.class_size.into()),
+        ("SchedulingSection", "virtual-capacity", spc.virtual_capacity.is_some().into()),
         ("StorageSection", "report-interval", seconds(st.delta_s)),
         ("StorageSection", "ewma-weight", st.alpha.into()),
         ("StorageSection", "small-block", format!("{}MB", st.threshold_bytes / 1e6).into()),

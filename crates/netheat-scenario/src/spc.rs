@@ -317,6 +317,8 @@ pub fn run_spc_scenario(
     out.stat("heavy_threshold_bytes", opts.threshold);
     out.stat("spc_rtt_s", opts.rtt_s);
     out.stat("spc_delta", opts.delta_frac);
+    out.stat("spc_max_queue_bytes", res.max_queue_bytes);
+    out.stat("spc_vc_updates", res.vc_updates as f64);
     out.stat("spc_rounds", res.rounds as f64);
     out.stat("spc_skipped_rounds", res.skipped as f64);
     out.stat("spc_link_passes", res.link_passes as f64);
@@ -329,8 +331,12 @@ pub fn run_spc_scenario(
         (ClassUnit::Flow, k) => format!("a class per {k} consecutive flows"),
     };
     out.notes.push(format!(
-        "scheduling: the SPC protocol in rounds of {} us (Baraat §4.3), not the flow engine, {classes}; flows of application tasks numbered in task and step order",
-        (opts.rtt_s * 1e9).round() / 1e3
+        "scheduling: the SPC protocol in rounds of {} us (Baraat §4.3), not the flow engine, {classes}, {}; flows of application tasks numbered in task and step order",
+        (opts.rtt_s * 1e9).round() / 1e3,
+        match opts.virtual_capacity {
+            Some(vc) => format!("virtual capacity with gains {} / {} (§4.3.2)", vc.alpha, vc.beta),
+            None => "ports hand out their capacity (no virtual capacity)".to_string(),
+        }
     ));
     if !progress(total, total) {
         return Err(ScenarioError::Interrupted);

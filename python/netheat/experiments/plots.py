@@ -644,12 +644,14 @@ def _testbed_figures(tasks: pl.DataFrame, run_dir: Path) -> list[tuple[Path, str
 
 
 PROTOCOL_KEYS = ("scheduling.policy", "scheduling.class-size", "scheduling.class-unit")
-"""The keys that tell a protocol run's variants apart; points equal in every other key are paired."""
+"""The keys that tell a protocol run's variants apart; points equal in every other key are paired
+(so runs with virtual capacity pair with each other)."""
 
 
 def protocol_pairs(run_dir: Path) -> pl.DataFrame:
     """Every ``spc`` point with its ``rcp`` partner (same seed and every other parameter): the
-    point's mean task time and task size, its class size and unit, and the partner's mean time
+    point's mean task time and task size, its class size and unit, whether ports run virtual
+    capacity, and the partner's mean time
     (Baraat §5.3's micro-benchmarks: ``experiments/baraat-task-size.toml``,
     ``baraat-tiny-flows.toml``, ``baraat-task-aggregation.toml``)."""
     path = run_dir / "tasks.parquet"
@@ -669,6 +671,7 @@ def protocol_pairs(run_dir: Path) -> pl.DataFrame:
                 "policy": p["scheduling.policy"],
                 "class_size": int(p.get("scheduling.class-size", 1)),
                 "class_unit": str(p.get("scheduling.class-unit", "task")),
+                "vc": bool(p.get("scheduling.virtual-capacity", False)),
                 "tasks": int(p.get(APP + "tasks", 0)),
             }
         )
@@ -680,7 +683,7 @@ def protocol_pairs(run_dir: Path) -> pl.DataFrame:
     )
     per = (
         tasks.join(info, on="point_hash")
-        .group_by("point_hash", "key", "seed", "policy", "class_size", "class_unit", "tasks")
+        .group_by("point_hash", "key", "seed", "policy", "class_size", "class_unit", "vc", "tasks")
         .agg(pl.col("tct_s").mean().alias("mean_s"), pl.col("bytes").mean().alias("task_bytes"))
     )
     rcp = per.filter(pl.col("policy") == "rcp").select("key", "seed", pl.col("mean_s").alias("rcp_s"))
@@ -698,19 +701,20 @@ def protocol_round_figures(run_dir: Path) -> list[tuple[Path, str]]:
     out: list[tuple[Path, str]] = []
     by_size = (
         pairs.filter((pl.col("class_size") == 1) & (pl.col("class_unit") == "task"))
-        .group_by("tasks", "task_bytes")
+        .group_by("tasks", "vc", "task_bytes")
         .agg(pl.col("reduction").mean())
-        .sort("tasks", "task_bytes")
+        .sort("tasks", "vc", "task_bytes")
     )
-    if by_size.height > 1:
+    if by_size["task_bytes"].n_unique() > 1:
         fig, ax = plt.subplots(figsize=(7, 4))
-        for n in sorted(set(by_size["tasks"].to_list())):
-            r = by_size.filter(pl.col("tasks") == n)
+        for n, vc in by_size.select("tasks", "vc").unique().sort("tasks", "vc").iter_rows():
+            r = by_size.filter((pl.col("tasks") == n) & (pl.col("vc") == vc))
             ax.plot(
                 r["task_bytes"].to_numpy() / 1e3,
                 100 * r["reduction"].to_numpy(),
                 marker="o",
-                label=f"{n} tasks at once",
+                linestyle="--" if vc else "-",
+                label=f"{n} tasks at once" + (", virtual capacity" if vc else ""),
             )
         _reduction_axes(ax, "task size (KB)")
         out.append(
@@ -718,25 +722,37 @@ def protocol_round_figures(run_dir: Path) -> list[tuple[Path, str]]:
                 _save(fig, run_dir / "baraat_protocol_by_size.png"),
                 "The SPC protocol (Baraat) against per-flow fair share at the same rounds (rcp, the "
                 "paper's optimized RCP) by task size, the paper's Figures 12 and 13 form: "
-                "1 - mean(SPC) / mean(RCP), mean over seeds.",
+                "1 - mean(SPC) / mean(RCP), mean over seeds; dashed: with virtual capacity "
+                "(§4.3.2) in both protocols.",
             )
         )
     by_class = (
-        pairs.filter(pl.col("class_unit") == "task").group_by("class_size").agg(pl.col("reduction").mean())
+        pairs.filter(pl.col("class_unit") == "task")
+        .group_by("vc", "class_size")
+        .agg(pl.col("reduction").mean())
+        .sort("vc", "class_size")
     )
-    if by_class.height > 1:
-        by_class = by_class.sort("class_size")
+    if by_class["class_size"].n_unique() > 1:
         fig, ax = plt.subplots(figsize=(7, 4))
-        ax.plot(by_class["class_size"].to_numpy(), 100 * by_class["reduction"].to_numpy(), marker="o")
-        _reduction_axes(ax, "tasks a class", base=2, legend=False)
-        sizes = by_class["class_size"].to_list()
+        for vc in sorted(set(by_class["vc"].to_list())):
+            r = by_class.filter(pl.col("vc") == vc)
+            ax.plot(
+                r["class_size"].to_numpy(),
+                100 * r["reduction"].to_numpy(),
+                marker="o",
+                linestyle="--" if vc else "-",
+                label="virtual capacity" if vc else "ports hand out C",
+            )
+        _reduction_axes(ax, "tasks a class", base=2, legend=by_class["vc"].n_unique() > 1)
+        sizes = sorted(set(by_class["class_size"].to_list()))
         ax.set_xticks(sizes, [str(c) for c in sizes])
         out.append(
             (
                 _save(fig, run_dir / "baraat_protocol_by_class_size.png"),
                 "The SPC protocol with several tasks mapped onto one class against per-flow fair "
                 "share at the same rounds (rcp), the paper's Figure 14 form: 1 - mean(SPC) / "
-                "mean(RCP) per number of tasks a class, mean over seeds.",
+                "mean(RCP) per number of tasks a class, mean over seeds; dashed: with virtual "
+                "capacity (§4.3.2) in both protocols.",
             )
         )
     return out
