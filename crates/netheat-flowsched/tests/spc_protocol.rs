@@ -39,6 +39,21 @@ fn traced() -> SpcOptions {
     }
 }
 
+/// Task A (first in FIFO order), one 0.5 MB flow whose sender computes until
+/// 4.05 ms, and task B, one 1 MB flow from 0, both on link 0.
+fn late_preemptor() -> Vec<Task> {
+    let late = TaskFlow { delay_s: 0.00405, ..flow(&[0], 0.5 * MB) };
+    vec![task(0.0, vec![late]), task(0.0, vec![flow(&[0], MB)])]
+}
+
+/// Figure 15's three tasks of two flows (ids 3, 2, 1 given by the tests):
+/// T3 on link 1 from 0, T2 on links 0 and 1 from 5 ms, T1 on link 0 from
+/// 10 ms.
+fn figure_15_tasks() -> Vec<Task> {
+    let pair = |at: f64, path: &[u32], bytes: f64| task(at, vec![flow(path, bytes), flow(path, bytes)]);
+    vec![pair(0.0, &[1], 20.0 * MB), pair(0.005, &[0, 1], 5.0 * MB), pair(0.010, &[0], MB)]
+}
+
 fn near(got: f64, want: f64) -> bool {
     (got - want).abs() <= 1e-6 * want.abs().max(1.0)
 }
@@ -59,8 +74,7 @@ fn near(got: f64, want: f64) -> bool {
 /// remaining 499,750 B take 39.98 rounds from round 83: 12.298 ms.
 #[test]
 fn preemption_lags_one_round_behind_the_first_request() {
-    let late = TaskFlow { delay_s: 0.00405, ..flow(&[0], 0.5 * MB) };
-    let tasks = vec![task(0.0, vec![late]), task(0.0, vec![flow(&[0], MB)])];
+    let tasks = late_preemptor();
     let r = run_spc(&[C], &tasks, &traced()).unwrap();
     // trace[k]: the rates answered in round k, used during round k + 1.
     let rates = |k: usize| r.trace[k].1.clone();
@@ -401,8 +415,7 @@ fn a_shared_class_counts_its_tasks_bytes_toward_the_threshold() {
 ///   side (work conservation up to delta).
 #[test]
 fn figure_15_preemption_and_work_conservation() {
-    let pair = |at: f64, path: &[u32], bytes: f64| task(at, vec![flow(path, bytes), flow(path, bytes)]);
-    let tasks = vec![pair(0.0, &[1], 20.0 * MB), pair(0.005, &[0, 1], 5.0 * MB), pair(0.010, &[0], MB)];
+    let tasks = figure_15_tasks();
     let o = SpcOptions { ids: Some(vec![3, 2, 1]), ..traced() };
     let r = run_spc(&[C, C], &tasks, &o).unwrap();
     let rates = |k: usize| r.trace[k].1.clone();
@@ -472,8 +485,7 @@ fn with_vc() -> SpcOptions {
 /// ends at 8.2 ms + 3.33 us.
 #[test]
 fn virtual_capacity_steers_a_port_from_its_input_and_queue() {
-    let late = TaskFlow { delay_s: 0.00405, ..flow(&[0], 0.5 * MB) };
-    let tasks = vec![task(0.0, vec![late]), task(0.0, vec![flow(&[0], MB)])];
+    let tasks = late_preemptor();
     let r = run_spc(&[C], &tasks, &with_vc()).unwrap();
     let rates = |k: usize| r.trace[k].1.clone();
     let same = |got: Vec<f64>, want: [f64; 2]| got.iter().zip(want).all(|(&g, w)| near(g, w));
@@ -498,8 +510,7 @@ fn virtual_capacity_steers_a_port_from_its_input_and_queue() {
 /// and T1 (alone on A) keeps C.
 #[test]
 fn virtual_capacity_hands_out_what_flows_held_elsewhere_leave() {
-    let pair = |at: f64, path: &[u32], bytes: f64| task(at, vec![flow(path, bytes), flow(path, bytes)]);
-    let tasks = vec![pair(0.0, &[1], 20.0 * MB), pair(0.005, &[0, 1], 5.0 * MB), pair(0.010, &[0], MB)];
+    let tasks = figure_15_tasks();
     let o = SpcOptions { ids: Some(vec![3, 2, 1]), ..with_vc() };
     let r = run_spc(&[C, C], &tasks, &o).unwrap();
     let fin = r.tasks[2].finish_s;

@@ -14,7 +14,8 @@
 //! rates) and rate changes, which is what a point's time is made of.
 //!
 //! `cargo run --release -p netheat-repro --example baraat_bench [-- TASKS [WORKLOADS [POLICIES]]]`
-//! (comma-separated lists; policy `spc` is FIFO-LM through the SPC simulator).
+//! (comma-separated lists; policy `spc` is FIFO-LM through the SPC simulator,
+//! `spc-vc` the same with virtual capacity, Baraat §4.3.2).
 //! `make bench` runs the one-stage points, `make bench-baraat-two-stage`
 //! the two-stage ones.
 
@@ -61,10 +62,12 @@ fn run_row(tasks: usize, app: Structure, wl: &str, policy: &str) {
         seed: env_or("BARAAT_SEED", 1) as u64,
         ..AggregationSpec::new(kind, app, tasks, 1)
     };
-    // `spc` is FIFO-LM through the SPC protocol simulator.
-    let spc = policy == "spc";
+    // `spc` is FIFO-LM through the SPC protocol simulator, `spc-vc` the
+    // same with virtual capacity (§4.3.2).
+    let spc = policy == "spc" || policy == "spc-vc";
     let mut p = PointSpec::new(30, 30, 40, w, if spc { "fifo-lm" } else { policy });
     p.spc = spc;
+    p.virtual_capacity = policy == "spc-vc";
     let t0 = Instant::now();
     let r = match run_point(&p) {
         Ok(r) => r,
@@ -118,7 +121,7 @@ fn main() {
     let pols: Vec<String> = args
         .get(3)
         .map(|s| s.split(',').map(String::from).collect())
-        .unwrap_or_else(|| ["fair-share", "sff", "stf", "fifo", "fifo-lm", "spc"].map(String::from).to_vec());
+        .unwrap_or_else(|| ["fair-share", "sff", "stf", "fifo", "fifo-lm", "spc", "spc-vc"].map(String::from).to_vec());
     let app_tag = std::env::var("BARAAT_APP").unwrap_or_else(|_| "one-stage".into());
     let app = Structure::parse(&app_tag).expect("BARAAT_APP");
     if std::env::var_os(CHILD).is_some() {

@@ -13,7 +13,7 @@ use netheat_core::{LinkId, Routing};
 use netheat_engine::Stats;
 use netheat_flowsched::ideal::{run_ideal_stats, IdealOptions, TaskResult};
 use netheat_flowsched::policy::{percentile, policy_by_tag};
-use netheat_flowsched::spc::{run_spc, SpcOptions};
+use netheat_flowsched::spc::{run_spc, SpcOptions, VirtualCapacity};
 use netheat_flowsched::FlowschedError;
 use netheat_topology::{Topology, TopologySpec};
 use workload::generate;
@@ -47,6 +47,8 @@ pub struct PointSpec {
     pub rtt_s: f64,
     /// SPC demand headroom, fraction of the host link.
     pub delta_frac: f64,
+    /// SPC with virtual capacity (Baraat §4.3.2, RCP's gains).
+    pub virtual_capacity: bool,
 }
 
 impl PointSpec {
@@ -72,6 +74,7 @@ impl PointSpec {
             spc: false,
             rtt_s: 100e-6,
             delta_frac: 0.02,
+            virtual_capacity: false,
         }
     }
 }
@@ -120,7 +123,14 @@ pub fn run_point(p: &PointSpec) -> Result<PointResult, FlowschedError> {
         if p.policy != "fifo-lm" {
             return Err(FlowschedError::param("policy", "the SPC protocol implements `fifo-lm` only"));
         }
-        let o = SpcOptions { rtt_s: p.rtt_s, delta_frac: p.delta_frac, threshold, lbs: p.lbs, ..SpcOptions::default() };
+        let o = SpcOptions {
+            rtt_s: p.rtt_s,
+            delta_frac: p.delta_frac,
+            threshold,
+            lbs: p.lbs,
+            virtual_capacity: p.virtual_capacity.then(VirtualCapacity::default),
+            ..SpcOptions::default()
+        };
         (run_spc(&caps, &tasks, &o)?.tasks, None)
     } else {
         let sched = policy_by_tag(&p.policy, threshold)?;
