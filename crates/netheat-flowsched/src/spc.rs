@@ -1004,7 +1004,15 @@ impl Sim<'_> {
                 };
                 at(self.tasks.get(next_task).map_or(f64::INFINITY, |t| t.arrival_s));
                 at(self.waiting.peek().map_or(f64::INFINITY, |&Reverse((s, _))| f64::from_bits(s)));
-                if target != u64::MAX && target > nq {
+                if target == u64::MAX {
+                    // Nothing can change any more, yet tasks are left: a
+                    // stall (a defect of the simulator), not a long run.
+                    return Err(FlowschedError::param(
+                        "tasks",
+                        format!("the protocol stalled at round {q} with {} task(s) unfinished", self.remaining),
+                    ));
+                }
+                if target > nq {
                     self.res.skipped += target - nq;
                     nq = target;
                 }
