@@ -1048,6 +1048,25 @@ impl Sim<'_> {
         }
     }
 
+    /// A flow of port `l` changed its rate by `dr` and its demand by `dd`
+    /// (or left it, having sent `sent` bits/s over the round): the port's
+    /// sums move and its controller runs at the next step (nothing without
+    /// virtual capacity).
+    fn vc_flow(&mut self, l: usize, dr: f64, dd: f64, sent: f64) {
+        if self.opts.virtual_capacity.is_none() {
+            return;
+        }
+        self.ly[l] += dr;
+        self.ld[l] += dd;
+        self.lpart[l] += sent;
+        if self.lflows[l].is_empty() {
+            // No drift from the sums' rounding once a port is idle.
+            self.ly[l] = 0.0;
+            self.ld[l] = 0.0;
+        }
+        self.vc_watch(l as u32);
+    }
+
     /// Port `l`'s controller runs at the next virtual-capacity step.
     fn vc_watch(&mut self, l: u32) {
         if self.opts.virtual_capacity.is_some() && !self.vc_in[l as usize] {
@@ -1150,8 +1169,7 @@ impl Sim<'_> {
                     TaskCtr { key, unit, n: 1, heavy: false, base: 0.0, rate_b: 0.0, since: q, ev_at: u64::MAX },
                 );
             }
-            self.ld[l] += demand;
-            self.vc_watch(l as u32);
+            self.vc_flow(l, 0.0, demand, 0.0);
             self.dirty(l as u32, q);
         }
         self.mark_now(fi);
@@ -1238,15 +1256,7 @@ impl Sim<'_> {
             let lf = &mut self.lflows[l];
             let at = lf.partition_point(|x| *x < e);
             lf.remove(at);
-            self.ly[l] -= rate;
-            self.ld[l] -= demand;
-            if lf.is_empty() {
-                // No drift from the sums' rounding once a port is idle.
-                self.ly[l] = 0.0;
-                self.ld[l] = 0.0;
-            }
-            self.lpart[l] += sent;
-            self.vc_watch(l as u32);
+            self.vc_flow(l, -rate, -demand, sent);
             self.lalloc[l] = (self.lalloc[l] - a.ar).max(0.0);
             if a.nr > 0.0 || a.ar > 0.0 {
                 self.lnonzero[l] -= 1;
@@ -1489,13 +1499,8 @@ impl Sim<'_> {
         let demand_changed = d != f.demand;
         f.demand = d;
         let (off, len) = (f.path_off, f.path_len);
-        if self.opts.virtual_capacity.is_some() {
-            for s in off..off + len {
-                let l = self.links[s as usize] as usize;
-                self.ly[l] += dr;
-                self.ld[l] += dd;
-                self.vc_watch(l as u32);
-            }
+        for s in off..off + len {
+            self.vc_flow(self.links[s as usize] as usize, dr, dd, 0.0);
         }
         let at = self.next_check(fi);
         if at != u64::MAX {
