@@ -216,3 +216,54 @@ def test_a_variant_has_its_own_quick_form(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"variant\[1\]\.quick\.lod") as e:
         load_experiment(typo, quick=True)
     assert "load" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("target", "needles"),
+    [
+        # Two forms at once.
+        ("{ rel = 0.2, abs = 0.1 }", ["metric[0].target`", "exactly one of", "rel and abs"]),
+        # A range and a tolerance.
+        ("{ rel = 0.2, min = 1 }", ["exactly one of", "rel and min/max"]),
+        # None.
+        ("{}", ["exactly one of", "got none"]),
+        # A negative tolerance.
+        ("{ abs = -0.1 }", ["metric[0].target.abs`", "not negative"]),
+        # Not a number.
+        ('{ rel = "20%" }', ["metric[0].target.rel`", "finite number", "'20%'"]),
+        # An unknown key lists the valid ones.
+        ("{ within = 0.2 }", ["metric[0].target.within`", "rel", "abs", "min", "max"]),
+        # Not a table.
+        ("0.2", ["metric[0].target`", "expected a table"]),
+        # An empty range.
+        ("{ min = 80, max = 50 }", ["`min` 80 is above `max` 50"]),
+    ],
+)
+def test_bad_targets_are_refused(tmp_path: Path, target: str, needles: list[str]) -> None:
+    """A metric's `target` is checked like every other key: file, line, key and what is wrong."""
+    text = GOOD.replace('denominator = "b"\n', f'denominator = "b"\npaper = 1.5\ntarget = {target}\n')
+    f = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as ei:
+        load_experiment(f)
+    msg = str(ei.value)
+    line = text.splitlines().index(f"target = {target}") + 1
+    assert msg.startswith(f"{f}:{line}:"), msg
+    for n in needles:
+        assert n in msg, (n, msg)
+
+
+def test_a_target_relative_to_the_paper_needs_a_paper_number(tmp_path: Path) -> None:
+    """`rel` and `abs` measure from the paper's number: without one (or `rel` with 0) they mean nothing."""
+    for paper, target, needle in [
+        ("", "{ rel = 0.2 }", "needs the metric's `paper` number"),
+        ("", "{ abs = 0.2 }", "needs the metric's `paper` number"),
+        ("paper = 0\n", "{ rel = 0.2 }", "the paper's number is 0"),
+    ]:
+        text = GOOD.replace('denominator = "b"\n', f'denominator = "b"\n{paper}target = {target}\n')
+        with pytest.raises(ConfigError, match=needle):
+            load_experiment(_write(tmp_path, text))
+    # A range needs no paper number, and `abs` around a paper number of 0 is fine.
+    for paper, target in [("", "{ min = 1 }"), ("paper = 0\n", "{ abs = 0.1 }")]:
+        text = GOOD.replace('denominator = "b"\n', f'denominator = "b"\n{paper}target = {target}\n')
+        (spec,) = load_experiment(_write(tmp_path, text)).metrics
+        assert spec.target is not None

@@ -87,6 +87,10 @@ def test_single_flow_known_result(tmp_path: Path) -> None:
         "note": "bytes * 8 / 10 Gbps",
         "per_seed": [1.0],
         "ci95": None,
+        "rel_diff": 0.0,  # 1.0 s against the paper's 1.0 s
+        "target": None,
+        "met": None,
+        "met_over_seeds": None,
     }
     assert summary["metrics"]["speedup"]["ours"] == 2.0
     assert summary["metrics"]["speedup"]["unit"] == "x"
@@ -307,3 +311,62 @@ def test_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert row.split() == ["fct", "10G", "1", "0.25", "-0.75", "0.25", "s"]
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "nope")]) == 2
     assert "no summary.json" in capsys.readouterr().err
+
+
+def test_targets_against_the_paper_by_hand(tmp_path: Path) -> None:
+    """One 10 Gbps flow takes 1.0 s and the 20 Gbps one 0.5 s (ratio 2). Against papers of 0.8 s,
+    1.25 s and 2.5x: differences +25%, -20% and -20%, with targets met exactly at their bounds."""
+    extra = "".join(
+        f'\n[[metric]]\nname = "{n}"\nkind = "mean_fct_s"\nvariant = "10G"\npaper = {p}\ntarget = {t}\n'
+        for n, p, t in [
+            ("over by 25%", 0.8, "{ rel = 0.2 }"),  # |1.0 - 0.8| = 0.2 > 0.16
+            ("under by 20%", 1.25, "{ rel = 0.2 }"),  # |1.0 - 1.25| = 0.25 = 0.2 x 1.25
+            ("abs miss", 1.25, "{ abs = 0.2 }"),  # 0.25 > 0.2
+            ("in range", 0.0, "{ min = 0.9, max = 1.1 }"),
+            ("below range", 3.0, "{ min = 1.5 }"),
+        ]
+    ) + (
+        '\n[[metric]]\nname = "speedup vs 2.5"\nkind = "ratio"\nof = "mean_fct_s"\n'
+        'numerator = "10G"\ndenominator = "20G"\npaper = 2.5\ntarget = { abs = 0.5 }\n'
+    )
+    exp = load_experiment(_single_flow(tmp_path, extra))
+    res = run_experiment(exp, tmp_path / "out", workers=1, progress=False)
+    m = res.summary["metrics"]
+    want = {
+        "over by 25%": (0.25, "within 20% of the paper", False),
+        "under by 20%": (-0.2, "within 20% of the paper", True),
+        "abs miss": (-0.2, "within 0.2 of the paper", False),
+        "in range": (None, "in [0.9, 1.1]", True),
+        "below range": (-2 / 3, "at least 1.5", False),
+        "speedup vs 2.5": (-0.2, "within 0.5 of the paper", True),
+    }
+    for name, (rel, text, met) in want.items():
+        e = m[name]
+        assert (e["rel_diff"] is None) == (rel is None), name
+        if rel is not None:
+            assert e["rel_diff"] == pytest.approx(rel, abs=1e-12), name
+        assert (e["target"], e["met"], e["met_over_seeds"]) == (text, met, None), name
+    # No target: the difference only; 1.0 against 1.0.
+    assert (m["fct 10G"]["rel_diff"], m["fct 10G"]["target"], m["fct 10G"]["met"]) == (0.0, None, None)
+    lines = _summary_lines(res.summary)
+    assert lines[0].split() == ["metric", "ours", "paper", "vs", "paper", "unit", "target", "met"]
+    (row,) = [r for r in lines if r.startswith("over by 25%")]
+    assert "+25.0%" in row and row.endswith("within 20% of the paper  not met")
+    (row,) = [r for r in lines if r.startswith("under by 20%")]
+    assert "-20.0%" in row and row.endswith("met") and "not met" not in row
+
+
+def test_a_target_over_seeds_says_whether_the_interval_decides() -> None:
+    """The 95% interval wholly inside the target, wholly outside, or across a bound."""
+    from netheat.experiments.config import Target
+
+    rel = Target(rel=0.2)  # paper 1.0: [0.8, 1.2]
+    assert rel.holds_for_interval(0.85, 1.15, 1.0) is True
+    assert rel.holds_for_interval(1.25, 1.4, 1.0) is False
+    assert rel.holds_for_interval(0.7, 0.9, 1.0) is None
+    rng = Target(low=50.0, high=80.0)
+    assert rng.holds_for_interval(55, 79, None) is True
+    assert rng.holds_for_interval(-20, 10, None) is False
+    assert rng.holds_for_interval(45, 60, None) is None
+    assert Target(high=3.0).holds(3.0, None) and not Target(high=3.0).holds(3.1, None)
+    assert Target(abs=0.1).holds(0.49, 0.38) is False and Target(abs=0.1).holds(0.48, 0.38) is True

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from netheat.experiments.runner import BACKENDS
-from netheat.experiments.summary import ci_text, has_intervals
+from netheat.experiments.summary import ci_text, has_intervals, rel_text, verdict
 from netheat.output import add_force
 
 
@@ -28,21 +28,27 @@ def _backend_args(p: argparse.ArgumentParser) -> None:
 
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
-    # The interval column only when some metric has one.
+    # The interval, difference and target columns only when some metric has one.
+    ms = summary["metrics"].values()
     with_ci = has_intervals(summary)
-    rows = [["metric", "ours", "paper", "unit"] + (["95% CI over seeds"] if with_ci else [])]
+    with_diff = any(m.get("rel_diff") is not None for m in ms)
+    with_target = any(m.get("target") for m in ms)
+    head = ["metric", "ours", "paper"] + (["vs paper"] if with_diff else []) + ["unit"]
+    rows = [head + (["95% CI over seeds"] if with_ci else []) + (["target", "met"] if with_target else [])]
     for name, m in summary["metrics"].items():
         rows.append(
             [
                 name,
                 "-" if m["ours"] is None else f"{m['ours']:.6g}",
                 "-" if m["paper"] is None else f"{m['paper']:.6g}",
-                m["unit"],
             ]
+            + ([rel_text(m)] if with_diff else [])
+            + [m["unit"]]
             + ([ci_text(m)] if with_ci else [])
+            + ([m.get("target") or "-", verdict(m)] if with_target else [])
         )
     w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    left = (0, 3, 4)
+    left = {0, len(head) - 1, *range(len(head), len(rows[0]))}
     cells = ((c.ljust(w[i]) if i in left else c.rjust(w[i]) for i, c in enumerate(r)) for r in rows)
     return ["  ".join(r).rstrip() for r in cells]
 

@@ -16,8 +16,11 @@ An experiment file (kebab-case keys) has:
   by ``--quick``;
 - ``[[metric]]``: ``name``, ``kind`` (a metric tag), ``variant`` (value
   metrics) or ``of``/``numerator``/``denominator`` (``ratio``,
-  ``difference``), optional ``where`` (sweep values), ``paper``, ``unit``
-  and ``note``.
+  ``difference``), optional ``where`` (sweep values), ``paper``, ``unit``,
+  ``note`` and ``target`` (what agreement with the paper counts as met:
+  ``{ rel = 0.2 }`` within 20% of ``paper``, ``{ abs = 0.1 }`` within 0.1
+  of it in the metric's unit, or ``{ min = 50, max = 80 }`` a range; see
+  :class:`Target`).
 
 Every point of every variant with the same sweep values and seed gets the
 same seed, so variants see identical generated workloads (paired).
@@ -44,7 +47,7 @@ import math
 import re
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +81,9 @@ METRIC_KEYS = (
     "table",
     "on",
     "band",
+    "target",
 )
+TARGET_KEYS = ("rel", "abs", "min", "max")
 TOP_KEYS = ("experiment", "base", "variant", "sweep", "quick", "metric")
 
 
@@ -95,6 +100,62 @@ class Variant:
     def runs_at(self, sweep: dict[str, Any]) -> bool:
         """Whether the variant has a point at these sweep values."""
         return all(sweep.get(k) in vals for k, vals in self.where.items())
+
+
+@dataclass(frozen=True)
+class Target:
+    """What agreement with the paper's number counts as reproduced, for one metric.
+
+    Exactly one form: ``rel`` (|ours - paper| <= rel x |paper|), ``abs`` (|ours - paper| <= abs,
+    in the metric's unit) or a range ``[min, max]`` (either end may be open). Bounds are
+    inclusive. The report and ``summary.json`` say for each metric with a target whether ours
+    meets it, and whether the 95% interval over seeds lies wholly inside or outside it.
+    """
+
+    rel: float | None = None
+    abs: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    def holds(self, value: float, paper: float | None) -> bool:
+        """Whether ``value`` meets the target (``paper`` is required by ``rel`` and ``abs``)."""
+        if self.rel is not None or self.abs is not None:
+            assert paper is not None
+            tol = self.rel * abs(paper) if self.rel is not None else self.abs
+            assert tol is not None
+            # A relative tolerance in floating point: 1e-12 of slack so 1.2 vs 1.0 at 20% holds.
+            return abs(value - paper) <= tol * (1 + 1e-12)
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def holds_for_interval(self, lo: float, hi: float, paper: float | None) -> bool | None:
+        """True when the whole interval ``[lo, hi]`` meets the target, False when none of it does,
+        None when it straddles a bound (the draw decides)."""
+        if self.rel is not None or self.abs is not None:
+            assert paper is not None
+            tol = self.rel * abs(paper) if self.rel is not None else self.abs
+            assert tol is not None
+            low, high = paper - tol, paper + tol
+        else:
+            low = -math.inf if self.low is None else self.low
+            high = math.inf if self.high is None else self.high
+        if lo >= low and hi <= high:
+            return True
+        if hi < low or lo > high:
+            return False
+        return None
+
+    def describe(self) -> str:
+        """The target in words: ``within 20% of the paper``, ``within 0.1 of the paper``,
+        ``in [50, 80]``, ``at least 1.2``."""
+        if self.rel is not None:
+            return f"within {self.rel * 100:g}% of the paper"
+        if self.abs is not None:
+            return f"within {self.abs:g} of the paper"
+        if self.low is not None and self.high is not None:
+            return f"in [{self.low:g}, {self.high:g}]"
+        if self.low is not None:
+            return f"at least {self.low:g}"
+        return f"at most {self.high:g}"
 
 
 @dataclass(frozen=True)
@@ -117,6 +178,8 @@ class MetricSpec:
     """Paired metrics: the key columns rows are joined on."""
     band: float = 0.05
     """Paired metrics: the relative band of "the same"."""
+    target: Target | None = None
+    """What agreement with ``paper`` counts as reproduced (None: no target, only the difference)."""
 
 
 @dataclass
@@ -644,6 +707,8 @@ def _metrics(
                 paper=_num(paper),
                 note=str(md.get("note", "")),
             )
+        if "target" in md:
+            spec = replace(spec, target=_target(ctx, f"{where}.target", md["target"], spec.paper))
         if any(s.name == spec.name for s in out):
             raise ctx.error(f"{where}.name", f"duplicate metric name {spec.name!r}")
         out.append(spec)
@@ -694,6 +759,45 @@ def _paired_spec(
         on=tuple(on),
         band=float(band),
     )
+
+
+def _target(ctx: _Ctx, where: str, t: Any, paper: float | None) -> Target:
+    """A metric's ``target`` table, checked: one form, finite non-negative tolerances, a paper
+    number for ``rel`` / ``abs`` (non-zero for ``rel``), ``min <= max``."""
+    if not isinstance(t, dict):
+        raise ctx.error(
+            where,
+            "expected a table such as { rel = 0.2 }, { abs = 0.1 } or { min = 50, max = 80 }, "
+            f"got {t!r}",
+        )
+    _check_keys(ctx, t, TARGET_KEYS, where)
+    vals: dict[str, float] = {}
+    for k, v in t.items():
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise ctx.error(f"{where}.{k}", f"expected a finite number, got {v!r}")
+        vals[k] = float(v)
+    forms = [k for k in ("rel", "abs") if k in vals] + (["min/max"] if {"min", "max"} & vals.keys() else [])
+    if len(forms) != 1:
+        raise ctx.error(
+            where,
+            "give exactly one of `rel` (within a share of the paper), `abs` (within an amount of it) "
+            f"or `min` / `max` (a range); got {' and '.join(forms) or 'none'}",
+        )
+    for k in ("rel", "abs"):
+        if k in vals:
+            if vals[k] < 0:
+                raise ctx.error(f"{where}.{k}", f"a tolerance is not negative, got {vals[k]:g}")
+            if paper is None:
+                raise ctx.error(
+                    f"{where}.{k}", "a target relative to the paper needs the metric's `paper` number"
+                )
+    if "rel" in vals and paper == 0:
+        raise ctx.error(
+            f"{where}.rel", "the paper's number is 0, so no share of it is a tolerance; use `abs`"
+        )
+    if "min" in vals and "max" in vals and vals["min"] > vals["max"]:
+        raise ctx.error(where, f"`min` {vals['min']:g} is above `max` {vals['max']:g}")
+    return Target(rel=vals.get("rel"), abs=vals.get("abs"), low=vals.get("min"), high=vals.get("max"))
 
 
 def _num(v: Any) -> float | None:

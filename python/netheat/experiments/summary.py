@@ -4,7 +4,9 @@ Format::
 
     {"experiment": name,
      "metrics": {metric_name: {"ours": number|null, "paper": number|null, "unit": str, "note": str,
-                               "per_seed": [number|null, ...], "ci95": [low, high]|null}},
+                               "per_seed": [number|null, ...], "ci95": [low, high]|null,
+                               "rel_diff": number|null, "target": str|null, "met": bool|null,
+                               "met_over_seeds": bool|null}},
      "points": {"total": n, "completed": n, "failed": n},
      "experiment_hash": ..., "netheat_version": ..., "git_revision": ..., "quick": bool}
 
@@ -24,6 +26,13 @@ variants share a seed, so a ratio stays paired), and ``ci95`` the 95%
 confidence interval of their mean (Student t), or ``null`` with fewer than
 two finite per-seed values. A target read off ``ours`` holds for the
 workload, not just one draw of it, only if the interval is on its side.
+
+Against the paper: ``rel_diff`` is (ours - paper) / |paper| (``null`` without
+both numbers or when the paper's is 0). A metric declared with a ``target``
+(:class:`~netheat.experiments.config.Target`) says it in words (``target``),
+whether ours meets it (``met``), and whether its 95% interval lies wholly
+inside the target (``met_over_seeds`` true), wholly outside (false) or across
+a bound or absent (``null``).
 """
 
 from __future__ import annotations
@@ -208,6 +217,35 @@ def _finite(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else x
 
 
+def against_paper(spec: MetricSpec, ours: float | None, ci: tuple[float, float] | None) -> dict[str, Any]:
+    """``rel_diff``, ``target``, ``met`` and ``met_over_seeds`` of one metric (see the module doc)."""
+    paper, t = spec.paper, spec.target
+    rel = None if ours is None or paper is None or paper == 0 else (ours - paper) / abs(paper)
+    return {
+        "rel_diff": rel,
+        "target": None if t is None else t.describe(),
+        "met": None if t is None or ours is None else t.holds(ours, paper),
+        "met_over_seeds": None if t is None or ci is None else t.holds_for_interval(*ci, paper),
+    }
+
+
+def verdict(m: dict[str, Any]) -> str:
+    """A metric's target in a word or three: ``met``, ``not met``, with ``(the interval
+    straddles it)`` when seeds disagree; ``-`` without a target or a value."""
+    if m.get("met") is None:
+        return "-"
+    word = "met" if m["met"] else "not met"
+    if m.get("ci95") is not None and m.get("met_over_seeds") is None:
+        word += " (its interval straddles the target)"
+    return word
+
+
+def rel_text(m: dict[str, Any]) -> str:
+    """``rel_diff`` as a signed percentage (``+5.3%``), ``-`` when there is none."""
+    r = m.get("rel_diff")
+    return "-" if r is None else f"{r * 100:+.1f}%"
+
+
 def compute_summary(exp: Experiment, res: RunResult, version: str, revision: str) -> dict[str, Any]:
     """The ``summary.json`` object of a run."""
     out: dict[str, dict[str, Any]] = {}
@@ -216,13 +254,15 @@ def compute_summary(exp: Experiment, res: RunResult, version: str, revision: str
         note = "; ".join(n for n in (spec.note, missing) if n)
         per_seed = [_finite(metric_value(spec, res, seed)[0]) for seed in exp.seeds]
         ci = ci95([v for v in per_seed if v is not None])
+        ours = _finite(value)
         out[spec.name] = {
-            "ours": _finite(value),
+            "ours": ours,
             "paper": spec.paper,
             "unit": spec.unit,
             "note": note,
             "per_seed": per_seed,
             "ci95": None if ci is None else list(ci),
+            **against_paper(spec, ours, ci),
         }
     unique = {p.hash for p in res.points}
     # A note several points share (a protocol's, a fallback's) is listed once, with its first
