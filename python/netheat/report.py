@@ -20,7 +20,7 @@ h1 { border-bottom: 2px solid #c44; padding-bottom: .2em; }
 h2 { margin-top: 2em; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 14px; }
 th, td { border: 1px solid #ccc; padding: 4px 10px; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+th.l, td.l { text-align: left; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; }
@@ -43,6 +43,8 @@ class Table:
 
     header: list[str]
     rows: list[list[str]]
+    left: tuple[int, ...] = (0,)
+    """Columns aligned left (text); the others are right-aligned (numbers)."""
 
 
 @dataclass
@@ -57,8 +59,14 @@ class Section:
 
 
 def _table(t: Table) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in t.header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in t.rows)
+    def cls(i: int) -> str:
+        return ' class="l"' if i in t.left else ""
+
+    head = "".join(f"<th{cls(i)}>{html.escape(h)}</th>" for i, h in enumerate(t.header))
+    body = "".join(
+        "<tr>" + "".join(f"<td{cls(i)}>{html.escape(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in t.rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

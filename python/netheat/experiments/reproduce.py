@@ -133,6 +133,7 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
     s = res.summary
     with_ci = has_intervals(s)
     ci_head = ["95% CI over seeds"] if with_ci else []
+    head = ["metric", "paper", "ours", *ci_head, "unit", "vs paper", "target", "note"]
     rows = [
         [
             m,
@@ -185,13 +186,13 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
     return Section(
         title=name,
         text=text,
-        tables=[Table(["metric", "paper", "ours", *ci_head, "unit", "vs paper", "target", "note"], rows)],
+        tables=[Table(head, rows, left=(0, len(head) - 4, len(head) - 2, len(head) - 1))],
         figures=figures,
         code=command_for(exp, res.out, quick),
     )
 
 
-def scorecard(summaries: dict[str, dict[str, Any]]) -> Section:
+def scorecard(summaries: dict[str, dict[str, Any]], quick: bool = False) -> Section:
     """Every paper number of the runs counted by how close ours is, and every target listed with
     its verdict (the table a reader checks first)."""
     entries = [(n, m, e) for n, s in summaries.items() for m, e in s["metrics"].items()]
@@ -210,13 +211,20 @@ def scorecard(summaries: dict[str, dict[str, Any]]) -> Section:
         + ". Relative difference: (ours - paper) / |paper|. A target met by the mean but not by "
         "the whole interval says so; the experiments' sections give every metric and the notes on "
         "why ours differs."
+        + (
+            " These are --quick runs, smaller than the experiments' own settings: a verdict here is "
+            "not the full experiment's."
+            if quick
+            else ""
+        )
     )
     rows = [
         [n, m, _fmt(e["paper"]), _fmt(e["ours"]), rel_text(e), e["unit"], e["target"], verdict(e)]
         for n, m, e in targets
     ]
     head = ["experiment", "metric", "paper", "ours", "vs paper", "unit", "target", "verdict"]
-    return Section(title="Scorecard", text=text, tables=[Table(head, rows)] if rows else [])
+    table = Table(head, rows, left=(0, 1, 5, 6, 7))
+    return Section(title="Scorecard", text=text, tables=[table] if rows else [])
 
 
 def reproduce(
@@ -263,7 +271,7 @@ def reproduce(
             )
             summaries[n] = res.summary
             sections.append(_section(n, exp, res, quick))
-        sections.insert(1, scorecard(summaries))
+        sections.insert(1, scorecard(summaries, quick))
         return write_report(
             out / "report.html",
             "netheat: reproduced results",

@@ -10,8 +10,10 @@ use netheat_scenario::{Scenario, ScenarioError, ScenarioResult};
 /// 15 Gbit from host 1 to host 3 at 0 s, through the same ToR uplink and
 /// downlink.
 fn scenario(precalculated: bool, extra: &str) -> String {
-    // Tests run in parallel: a directory per thread.
-    let dir = std::env::temp_dir().join(format!("netheat-bg-{}-{:?}", std::process::id(), std::thread::current().id()));
+    // Tests run in parallel: a directory per test thread, in Cargo's scratch directory for
+    // integration tests (under target/, reused by the next run, never left in /tmp).
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("precalculated-{:?}", std::thread::current().id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("bg.csv"), "src,dst,bytes,start_s\n0,2,2500000000,0\n").unwrap();
     std::fs::write(dir.join("fg.csv"), "src,dst,bytes,start_s\n1,3,1875000000,0\n").unwrap();
