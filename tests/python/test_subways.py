@@ -16,6 +16,8 @@ from netheat.errors import ConfigError, NetheatError
 from netheat.experiments import load_experiment, run_experiment
 from netheat.scenario import Scenario
 
+ROOT = Path(__file__).resolve().parents[2]
+
 # Two racks of one server with two 10G ports, 5G ToR uplinks (see the Rust tests).
 PAIR = (
     'pods = 1\nracks-per-pod = 2\nhosts-per-rack = 1\nhost-link = "10Gbps"\nports-per-host = 2\n'
@@ -193,3 +195,44 @@ def test_two_loops_and_into_last_rack(tmp_path: Path) -> None:
     res = s.run()
     assert res.flows.num_rows == 3
     assert res.tasks.column("tct_s").to_pylist()[0] >= 1.5 - 1e-9
+
+
+def test_figure_8_loop_of_3_sends_what_the_hand_count_says_up_its_tors() -> None:
+    """Figure 8's 90-server shuffle (6 racks of 15, 15 MB a pair) with loops of 3 racks: the bytes
+    the job's ToRs send up to the aggregation layer, against the hand count, and the bounds they
+    give. Every two racks of a loop share one ToR. Shortest paths send only the traffic to the
+    other loop up: 90 x 45 x 15 MB = 60.75 GB. Section 4.2's vanilla rule hashes a connection
+    over the sender's 2 ToRs, so half of the other-rack traffic inside a loop goes up too:
+    + 90 x 30 x 15 MB / 2 = 81.0 GB expected (2,700 flows of 15 MB, each up with probability
+    1/2: sd 0.39 GB). Type 0 sends everything that leaves a rack: 90 x 75 x 15 MB = 101.25 GB.
+    Through 60 Gbit/s a ToR (5:1), the job takes at least 101.25 GB / 360 Gbit/s = 2.25 s under
+    Type 0, 81.0 / 360 = 1.80 s under vanilla and 60.75 / 360 = 1.35 s on shortest paths: the
+    paper's 1.64x at l = 3 needs the shortcuts (1.67x at best), vanilla gives 1.25x at best."""
+    import polars as pl
+
+    base = Scenario.from_toml(ROOT / "experiments" / "scenarios" / "subways-shuffle.toml").with_overrides(
+        {"workload.app.0.nodes": 90, "workload.app.0.bytes-per-pair": "15MB", "workload.app.0.first-rack": 0}
+    )
+    loop3 = {"topology.wiring": "type1", "topology.loop-size": 3}
+    cases = {
+        "type0": ({"routing.policy": "subways-ecmp"}, 101.25e9, 0.0),
+        "vanilla": ({**loop3, "routing.policy": "subways-ecmp"}, 81.0e9, 3 * 0.39e9),
+        "shortest": ({**loop3, "routing.policy": "ecmp"}, 60.75e9, 0.0),
+    }
+    times = {}
+    for name, (over, want, tol) in cases.items():
+        r = base.with_overrides(over).run()
+        links = pl.from_arrow(r.links)
+        up = links.filter(
+            (pl.col("layer") == "tor-agg")
+            & (pl.col("direction") == "up")
+            & pl.col("src_node").cast(pl.String).is_in([f"tor{i}" for i in range(6)])
+        )
+        sent = float(
+            (up["utilization"] * up["capacity_bps"] * (up["window_end_s"] - up["window_start_s"])).sum() / 8
+        )
+        assert sent == pytest.approx(want, abs=tol + 1e-6 * want), name
+        (t,) = r.tasks.column("tct_s").to_pylist()
+        assert t >= sent / (6 * 60e9 / 8) * (1 - 1e-9), name
+        times[name] = t
+    assert times["shortest"] < times["vanilla"] < times["type0"]
