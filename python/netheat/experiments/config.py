@@ -117,27 +117,25 @@ class Target:
     low: float | None = None
     high: float | None = None
 
+    def bounds(self, paper: float | None) -> tuple[float, float]:
+        """The values that meet the target, ``[low, high]`` (infinite for an open end); ``paper``
+        is required by ``rel`` and ``abs``. A tolerance gets 1e-12 of itself as slack, so that
+        1.2 against 1.0 at 20% meets it despite floating point."""
+        if self.rel is None and self.abs is None:
+            return (-math.inf if self.low is None else self.low, math.inf if self.high is None else self.high)
+        assert paper is not None
+        tol = (self.rel * abs(paper) if self.rel is not None else self.abs or 0.0) * (1 + 1e-12)
+        return paper - tol, paper + tol
+
     def holds(self, value: float, paper: float | None) -> bool:
-        """Whether ``value`` meets the target (``paper`` is required by ``rel`` and ``abs``)."""
-        if self.rel is not None or self.abs is not None:
-            assert paper is not None
-            tol = self.rel * abs(paper) if self.rel is not None else self.abs
-            assert tol is not None
-            # A relative tolerance in floating point: 1e-12 of slack so 1.2 vs 1.0 at 20% holds.
-            return abs(value - paper) <= tol * (1 + 1e-12)
-        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+        """Whether ``value`` meets the target."""
+        low, high = self.bounds(paper)
+        return low <= value <= high
 
     def holds_for_interval(self, lo: float, hi: float, paper: float | None) -> bool | None:
         """True when the whole interval ``[lo, hi]`` meets the target, False when none of it does,
         None when it straddles a bound (the draw decides)."""
-        if self.rel is not None or self.abs is not None:
-            assert paper is not None
-            tol = self.rel * abs(paper) if self.rel is not None else self.abs
-            assert tol is not None
-            low, high = paper - tol, paper + tol
-        else:
-            low = -math.inf if self.low is None else self.low
-            high = math.inf if self.high is None else self.high
+        low, high = self.bounds(paper)
         if lo >= low and hi <= high:
             return True
         if hi < low or lo > high:

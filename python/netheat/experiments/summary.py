@@ -230,8 +230,8 @@ def against_paper(spec: MetricSpec, ours: float | None, ci: tuple[float, float] 
 
 
 def verdict(m: dict[str, Any]) -> str:
-    """A metric's target in a word or three: ``met``, ``not met``, with ``(the interval
-    straddles it)`` when seeds disagree; ``-`` without a target or a value."""
+    """A metric's target in a few words: ``met`` or ``not met``, with ``(its interval straddles
+    the target)`` when the seeds disagree; ``-`` without a target or a value."""
     if m.get("met") is None:
         return "-"
     word = "met" if m["met"] else "not met"
