@@ -20,7 +20,7 @@ h1 { border-bottom: 2px solid #c44; padding-bottom: .2em; }
 h2 { margin-top: 2em; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 14px; }
 th, td { border: 1px solid #ccc; padding: 4px 10px; text-align: right; }
-th.l, td.l { text-align: left; }
+th:first-child, td:first-child, th.l, td.l { text-align: left; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; }
@@ -43,8 +43,8 @@ class Table:
 
     header: list[str]
     rows: list[list[str]]
-    left: tuple[int, ...] = (0,)
-    """Columns aligned left (text); the others are right-aligned (numbers)."""
+    left: tuple[int, ...] = ()
+    """Columns besides the first aligned left (text); the others are right-aligned (numbers)."""
 
 
 @dataclass

@@ -186,7 +186,7 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
     return Section(
         title=name,
         text=text,
-        tables=[Table(head, rows, left=(0, len(head) - 4, len(head) - 2, len(head) - 1))],
+        tables=[Table(head, rows, left=(len(head) - 4, len(head) - 2, len(head) - 1))],
         figures=figures,
         code=command_for(exp, res.out, quick),
     )
@@ -223,7 +223,7 @@ def scorecard(summaries: dict[str, dict[str, Any]], quick: bool = False) -> Sect
         for n, m, e in targets
     ]
     head = ["experiment", "metric", "paper", "ours", "vs paper", "unit", "target", "verdict"]
-    table = Table(head, rows, left=(0, 1, 5, 6, 7))
+    table = Table(head, rows, left=(1, 5, 6, 7))
     return Section(title="Scorecard", text=text, tables=[table] if rows else [])
 
 
