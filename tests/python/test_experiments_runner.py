@@ -89,6 +89,7 @@ def test_single_flow_known_result(tmp_path: Path) -> None:
         "ci95": None,
         "rel_diff": 0.0,  # 1.0 s against the paper's 1.0 s
         "target": None,
+        "target_range": None,
         "met": None,
         "met_over_seeds": None,
     }
@@ -346,6 +347,14 @@ def test_targets_against_the_paper_by_hand(tmp_path: Path) -> None:
         if rel is not None:
             assert e["rel_diff"] == pytest.approx(rel, abs=1e-12), name
         assert (e["target"], e["met"], e["met_over_seeds"]) == (text, met, None), name
+    # The values that meet each target: 0.8 -/+ 0.16, 1.25 -/+ 0.25 and -/+ 0.2, the ranges as
+    # written (an open end is null), 2.5 -/+ 0.5.
+    ranges = {n: m[n]["target_range"] for n in want}
+    assert ranges["over by 25%"] == pytest.approx([0.64, 0.96])
+    assert ranges["under by 20%"] == pytest.approx([1.0, 1.5])
+    assert ranges["abs miss"] == pytest.approx([1.05, 1.45])
+    assert ranges["in range"] == [0.9, 1.1] and ranges["below range"] == [1.5, None]
+    assert ranges["speedup vs 2.5"] == pytest.approx([2.0, 3.0])
     # No target: the difference only; 1.0 against 1.0.
     assert (m["fct 10G"]["rel_diff"], m["fct 10G"]["target"], m["fct 10G"]["met"]) == (0.0, None, None)
     lines = _summary_lines(res.summary)

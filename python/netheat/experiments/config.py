@@ -119,23 +119,29 @@ class Target:
 
     def bounds(self, paper: float | None) -> tuple[float, float]:
         """The values that meet the target, ``[low, high]`` (infinite for an open end); ``paper``
-        is required by ``rel`` and ``abs``. A tolerance gets 1e-12 of itself as slack, so that
-        1.2 against 1.0 at 20% meets it despite floating point."""
+        is required by ``rel`` and ``abs``."""
         if self.rel is None and self.abs is None:
             return (-math.inf if self.low is None else self.low, math.inf if self.high is None else self.high)
         assert paper is not None
-        tol = (self.rel * abs(paper) if self.rel is not None else self.abs or 0.0) * (1 + 1e-12)
+        tol = self.rel * abs(paper) if self.rel is not None else self.abs or 0.0
         return paper - tol, paper + tol
+
+    def _within(self, paper: float | None) -> tuple[float, float]:
+        # A tolerance gets 1e-12 of itself as slack, so that 1.2 against 1.0 at 20% meets it
+        # despite floating point.
+        low, high = self.bounds(paper)
+        slack = (high - low) * 0.5e-12 if math.isfinite(high - low) else 0.0
+        return low - slack, high + slack
 
     def holds(self, value: float, paper: float | None) -> bool:
         """Whether ``value`` meets the target."""
-        low, high = self.bounds(paper)
+        low, high = self._within(paper)
         return low <= value <= high
 
     def holds_for_interval(self, lo: float, hi: float, paper: float | None) -> bool | None:
         """True when the whole interval ``[lo, hi]`` meets the target, False when none of it does,
         None when it straddles a bound (the draw decides)."""
-        low, high = self.bounds(paper)
+        low, high = self._within(paper)
         if lo >= low and hi <= high:
             return True
         if hi < low or lo > high:

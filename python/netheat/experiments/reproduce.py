@@ -70,6 +70,20 @@ def _metrics_figure(summary: dict[str, Any], path: Path) -> Path:
         if ci is not None and o is not None:
             err = [[max(o - ci[0], 0.0), 0.0], [max(ci[1] - o, 0.0), 0.0]]
         ax.bar(["ours", "paper"], vals, color=["#c44", "#888"], yerr=err, capsize=4)
+        band = summary["metrics"][n].get("target_range")
+        if band is not None:  # the values that meet the target, shaded
+            lo, hi = ax.get_ylim()
+            ax.axhspan(
+                lo if band[0] is None else band[0],
+                hi if band[1] is None else band[1],
+                color="#4a4",
+                alpha=0.15,
+                zorder=0,
+            )
+            ax.set_ylim(
+                min(lo, band[0] if band[0] is not None else lo),
+                max(hi, band[1] if band[1] is not None else hi),
+            )
         if p is None:
             ax.text(1, 0, "n/a", ha="center", va="bottom", color="#888")
         ax.set_xlim(-0.6, 1.6)
@@ -176,7 +190,8 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
         Figure(
             _metrics_figure(s, res.out / "metrics.png"),
             f"{name}: each metric, ours (red, with its 95% interval over seeds when the run has several) "
-            "and the paper's (grey; n/a when the paper gives no number).",
+            "and the paper's (grey; n/a when the paper gives no number); green shading: the values "
+            "that meet the metric's target, where it has one.",
         )
     ]
     figures.extend(kind_figures(exp, res.out))

@@ -5,7 +5,8 @@ Format::
     {"experiment": name,
      "metrics": {metric_name: {"ours": number|null, "paper": number|null, "unit": str, "note": str,
                                "per_seed": [number|null, ...], "ci95": [low, high]|null,
-                               "rel_diff": number|null, "target": str|null, "met": bool|null,
+                               "rel_diff": number|null, "target": str|null,
+                               "target_range": [low|null, high|null]|null, "met": bool|null,
                                "met_over_seeds": bool|null}},
      "points": {"total": n, "completed": n, "failed": n},
      "experiment_hash": ..., "netheat_version": ..., "git_revision": ..., "quick": bool}
@@ -29,7 +30,8 @@ workload, not just one draw of it, only if the interval is on its side.
 
 Against the paper: ``rel_diff`` is (ours - paper) / |paper| (``null`` without
 both numbers or when the paper's is 0). A metric declared with a ``target``
-(:class:`~netheat.experiments.config.Target`) says it in words (``target``),
+(:class:`~netheat.experiments.config.Target`) says it in words (``target``)
+and as the values that meet it (``target_range``, ``null`` for an open end),
 whether ours meets it (``met``), and whether its 95% interval lies wholly
 inside the target (``met_over_seeds`` true), wholly outside (false) or across
 a bound or absent (``null``).
@@ -218,12 +220,14 @@ def _finite(x: float | None) -> float | None:
 
 
 def against_paper(spec: MetricSpec, ours: float | None, ci: tuple[float, float] | None) -> dict[str, Any]:
-    """``rel_diff``, ``target``, ``met`` and ``met_over_seeds`` of one metric (see the module doc)."""
+    """``rel_diff``, ``target``, ``target_range``, ``met`` and ``met_over_seeds`` of one metric
+    (see the module doc)."""
     paper, t = spec.paper, spec.target
     rel = None if ours is None or paper is None or paper == 0 else (ours - paper) / abs(paper)
     return {
         "rel_diff": rel,
         "target": None if t is None else t.describe(),
+        "target_range": None if t is None else [_finite(b) for b in t.bounds(paper)],
         "met": None if t is None or ours is None else t.holds(ours, paper),
         "met_over_seeds": None if t is None or ci is None else t.holds_for_interval(*ci, paper),
     }
