@@ -37,11 +37,18 @@ fn err(text: &str) -> String {
     }
 }
 
+/// The directory the tests write their CSV files into: Cargo's scratch
+/// directory for integration tests (under target/, reused by the next run).
+fn files_dir() -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-files");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Two hosts in two racks, 8 Gbit/s everywhere; flows from a CSV written
 /// next to the test.
 fn two_racks(flows_csv: &str, policies: &str) -> String {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-files");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = files_dir();
     let name = format!("flows-{:x}.csv", fxhash(flows_csv));
     // Tests run in parallel and share names: write whole files only.
     let tmp = dir.join(format!("{name}.{:?}", std::thread::current().id()));
@@ -169,8 +176,7 @@ fn adaptive_routing_redraws_paths_within_bounds() {
     // at its start: the job ends at exactly 4 s or 8 s and nothing is
     // re-bound.
     let flows = "src,dst,bytes,start_s\n0,2,2000000000,0\n1,3,2000000000,0\n";
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-files");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = files_dir();
     std::fs::write(dir.join("spread.csv"), flows).unwrap();
     let text = format!(
         r#"
@@ -304,8 +310,7 @@ policy = "adaptive"
 /// With `precalculated`, the background is simulated alone first and the
 /// writes get what it leaves (Sinbad's reports still see it).
 fn storage_scenario(policy: &str, precalculated: bool) -> (ScenarioResult, f64) {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-files");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = files_dir();
     let bg: String = (0..4).map(|i| format!("{i},{},20000000000,0\n", 4 + i)).collect();
     std::fs::write(dir.join("bg.csv"), format!("src,dst,bytes,start_s\n{bg}")).unwrap();
     let text = format!(
@@ -400,8 +405,7 @@ fn sinbad_avoids_the_full_downlink(precalculated: bool) {
 /// Writes `csv` under a name of its own in the test directory (tests run
 /// in parallel: whole files only) and returns its path.
 fn csv_file(prefix: &str, csv: &str) -> String {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-files");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = files_dir();
     let name = format!("{prefix}-{:x}.csv", fxhash(csv));
     let tmp = dir.join(format!("{name}.{:?}", std::thread::current().id()));
     std::fs::write(&tmp, csv).unwrap();
