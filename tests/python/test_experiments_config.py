@@ -267,3 +267,23 @@ def test_a_target_relative_to_the_paper_needs_a_paper_number(tmp_path: Path) -> 
         text = GOOD.replace('denominator = "b"\n', f'denominator = "b"\n{paper}target = {target}\n')
         (spec,) = load_experiment(_write(tmp_path, text)).metrics
         assert spec.target is not None
+
+
+def test_a_metric_at_a_point_quick_drops_is_left_out_of_quick_runs(tmp_path: Path) -> None:
+    """A metric pinned to a sweep value only the full grid has loads in full and is absent under
+    --quick; a value in neither grid is still an error, in both modes."""
+    text = GOOD + '\n[quick.sweep]\nmean-size = ["1MB"]\n'
+    pinned = text + (
+        '\n[[metric]]\nname = "r2"\nkind = "ratio"\nof = "mean_fct_s"\nnumerator = "a"\n'
+        'denominator = "b"\nwhere = { mean-size = "2MB" }\n'
+    )
+    f = _write(tmp_path, pinned)
+    assert [m.name for m in load_experiment(f).metrics] == ["r", "r2"]
+    assert [m.name for m in load_experiment(f, quick=True).metrics] == ["r"]
+    # The quick grid runs 2 points (1 size x 2 variants), the full one 4.
+    assert len(expand_points(load_experiment(f, quick=True))) == 2
+    bad = _write(tmp_path, pinned.replace('where = { mean-size = "2MB" }', 'where = { mean-size = "3MB" }'))
+    msg = r"metric\[1\]\.where\.mean-size`: '3MB' is not one of the swept"
+    for quick in (False, True):
+        with pytest.raises(ConfigError, match=msg):
+            load_experiment(bad, quick=quick)

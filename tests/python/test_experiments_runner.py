@@ -379,3 +379,52 @@ def test_a_target_over_seeds_says_whether_the_interval_decides() -> None:
     assert rng.holds_for_interval(45, 60, None) is None
     assert Target(high=3.0).holds(3.0, None) and not Target(high=3.0).holds(3.1, None)
     assert Target(abs=0.1).holds(0.49, 0.38) is False and Target(abs=0.1).holds(0.48, 0.38) is True
+
+
+ACROSS_POINTS = """[experiment]
+name = "across"
+
+[base]
+flows = "one.csv"
+
+[[variant]]
+name = "a"
+
+[[variant]]
+name = "b"
+
+[sweep]
+topology = ["dc10.toml", "dc20.toml"]
+"""
+
+
+def test_a_ratio_across_sweep_points_by_hand(tmp_path: Path) -> None:
+    """``denominator-where`` compares two sweep points: one 1.25 GB flow over 10 Gbps (1.0 s)
+    against the same flow over 20 Gbps (0.5 s) is 2.0 (difference 0.5 s), and a point against
+    itself 1.0. Only a ratio or difference of two points takes it, at swept values."""
+    from netheat.errors import ConfigError
+
+    def metric(name: str, kind: str, extra: str = "") -> str:
+        return (
+            f'\n[[metric]]\nname = "{name}"\nkind = "{kind}"\nof = "mean_fct_s"\nnumerator = "a"\n'
+            f'denominator = "b"\nwhere = {{ topology = "dc10.toml" }}\n{extra}'
+        )
+
+    at20 = 'denominator-where = { topology = "dc20.toml" }\n'
+    metrics = metric("10G over 20G", "ratio", at20) + metric("same point", "ratio")
+    metrics += metric("10G minus 20G", "difference", at20)
+    f = _single_flow(tmp_path)
+    f.write_text(ACROSS_POINTS + metrics)
+    m = run_experiment(load_experiment(f), tmp_path / "out", workers=1, progress=False).summary["metrics"]
+    assert m["10G over 20G"]["ours"] == 2.0
+    assert m["same point"]["ours"] == 1.0
+    assert m["10G minus 20G"]["ours"] == 0.5
+    f.write_text(ACROSS_POINTS + metrics.replace("dc20.toml", "dc40.toml"))
+    msg = r"metric\[0\]\.denominator-where\.topology`: 'dc40.toml' is not one of the swept values"
+    with pytest.raises(ConfigError, match=msg):
+        load_experiment(f)
+    value = '\n[[metric]]\nname = "v"\nkind = "mean_fct_s"\nvariant = "a"\n'
+    value += 'where = { topology = "dc10.toml" }\n'
+    f.write_text(ACROSS_POINTS + value + at20)
+    with pytest.raises(ConfigError, match=r"metric\[0\]\.denominator-where`: only a `ratio` or `difference`"):
+        load_experiment(f)

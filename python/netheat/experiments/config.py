@@ -16,7 +16,9 @@ An experiment file (kebab-case keys) has:
   by ``--quick``;
 - ``[[metric]]``: ``name``, ``kind`` (a metric tag), ``variant`` (value
   metrics) or ``of``/``numerator``/``denominator`` (``ratio``,
-  ``difference``), optional ``where`` (sweep values), ``paper``, ``unit``,
+  ``difference``), optional ``where`` (sweep values; ``denominator-where``
+  moves the denominator to other sweep values; a metric at a value
+  that ``[quick.sweep]`` drops is left out of ``--quick`` runs), ``paper``, ``unit``,
   ``note`` and ``target`` (what agreement with the paper counts as met:
   ``{ rel = 0.2 }`` within 20% of ``paper``, ``{ abs = 0.1 }`` within 0.1
   of it in the metric's unit, or ``{ min = 50, max = 80 }`` a range; see
@@ -75,6 +77,7 @@ METRIC_KEYS = (
     "numerator",
     "denominator",
     "where",
+    "denominator-where",
     "paper",
     "unit",
     "note",
@@ -174,6 +177,9 @@ class MetricSpec:
     numerator: str | None = None
     denominator: str | None = None
     where: dict[str, Any] = field(default_factory=dict)
+    denominator_where: dict[str, Any] = field(default_factory=dict)
+    """``ratio``/``difference``: sweep values the denominator takes instead of ``where``'s (a
+    comparison across sweep points, e.g. one variant at 10:1 against another at 5:1)."""
     paper: float | None = None
     note: str = ""
     table: str | None = None
@@ -410,6 +416,7 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
     quick_raw = dict(_table(ctx, doc, "quick"))
     if "seeds" in sweep_raw:
         seeds = _seeds(ctx, sweep_raw.pop("seeds"), "sweep.seeds")
+    full_sweep = dict(sweep_raw)
     quick_params: dict[str, Any] = {}
     if quick:
         if "seeds" in quick_raw:
@@ -510,7 +517,7 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
         if "where" in vd:
             variants[i].where.update(_variant_where(ctx, f"variant[{i}].where", vd["where"], sweep))
     _check_points(ctx, variants, sections, sweep, path.parent)
-    metric_specs = _metrics(ctx, doc, variants, sweep)
+    metric_specs = _metrics(ctx, doc, variants, sweep, full_sweep)
     return Experiment(
         name=name,
         path=path,
@@ -582,8 +589,14 @@ def _variant_where(ctx: _Ctx, key: str, raw: Any, sweep: dict[str, list[Any]]) -
 
 
 def _metrics(
-    ctx: _Ctx, doc: dict[str, Any], variants: list[Variant], sweep: dict[str, list[Any]]
+    ctx: _Ctx,
+    doc: dict[str, Any],
+    variants: list[Variant],
+    sweep: dict[str, list[Any]],
+    full_sweep: dict[str, list[Any]],
 ) -> list[MetricSpec]:
+    """The ``[[metric]]`` specs. ``sweep`` is the grid that runs (``[quick.sweep]`` applied under
+    ``--quick``); a metric at a sweep value only the full grid has is left out of a quick run."""
     names = [v.name for v in variants]
     produced = {v.name: set(get_kind(v.kind).values) for v in variants}
     value_metrics = [m for m, mk in metrics().items() if mk.combine is None]
@@ -603,6 +616,17 @@ def _metrics(
     out: list[MetricSpec] = []
 
     by_name = {v.name: v for v in variants}
+
+    def sweep_values(key: str, wh: Any) -> dict[str, Any]:
+        if not isinstance(wh, dict):
+            raise ctx.error(f"{where}.{key}", "expected a table of sweep values")
+        for k, val in wh.items():
+            if k not in sweep:
+                raise ctx.error(f"{where}.{key}.{k}", f"not a swept parameter; swept: {known(list(sweep))}")
+            if val not in full_sweep[k]:
+                msg = f"{val!r} is not one of the swept values {full_sweep[k]!r}"
+                raise ctx.error(f"{where}.{key}.{k}", msg)
+        return dict(wh)
 
     def variant_ref(where: str, key: str, value: Any, wh: dict[str, Any]) -> str:
         if value not in names:
@@ -659,14 +683,14 @@ def _metrics(
         paper = md.get("paper")
         if paper is not None and (isinstance(paper, bool) or not isinstance(paper, int | float)):
             raise ctx.error(f"{where}.paper", f"expected a number, got {paper!r}")
-        wh = md.get("where", {})
-        if not isinstance(wh, dict):
-            raise ctx.error(f"{where}.where", "expected a table of sweep values")
-        for k, val in wh.items():
-            if k not in sweep:
-                raise ctx.error(f"{where}.where.{k}", f"not a swept parameter; swept: {known(list(sweep))}")
-            if val not in sweep[k]:
-                raise ctx.error(f"{where}.where.{k}", f"{val!r} is not one of the swept values {sweep[k]!r}")
+        wh = sweep_values("where", md.get("where", {}))
+        den_wh = {**wh, **sweep_values("denominator-where", md.get("denominator-where", {}))}
+        if any(val not in sweep[k] for k, val in [*wh.items(), *den_wh.items()]):
+            continue  # a point of the full grid that [quick.sweep] leaves out
+        if "denominator-where" in md and (mk is None or mk.combine is None or mk.paired or mk.peak):
+            raise ctx.error(
+                f"{where}.denominator-where", "only a `ratio` or `difference` of two points takes it"
+            )
         if mk is not None and mk.paired is not None:
             spec = _paired_spec(ctx, where, md, mk, wh, paper, variant_ref, by_name)
         elif mk is None or mk.combine is None:  # a value metric, global or of a kind's own scope
@@ -691,7 +715,7 @@ def _metrics(
                 if key not in md:
                     raise ctx.error(where, f"metric {tag!r} needs `{key}`")
             num = variant_ref(where, "numerator", md["numerator"], wh)
-            den = variant_ref(where, "denominator", md["denominator"], wh)
+            den = variant_ref(where, "denominator", md["denominator"], den_wh)
             of = value_metric_of(where, "of", md["of"], num)
             if value_metric_of(where, "of", md["of"], den) != of:
                 raise ctx.error(
@@ -708,6 +732,7 @@ def _metrics(
                 numerator=num,
                 denominator=den,
                 where=dict(wh),
+                denominator_where=den_wh if "denominator-where" in md else {},
                 paper=_num(paper),
                 note=str(md.get("note", "")),
             )

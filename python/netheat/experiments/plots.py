@@ -48,34 +48,41 @@ def _placement_load_figure(pts: pl.DataFrame, run_dir: Path) -> tuple[Path, str]
         .group_by("point")
         .agg(pl.col("stats.placement_cell_util").mean().alias("load"))
     )
-    panels = (
+    panels: tuple[tuple[str, str, float], ...] = (
         ("stats.placement_hot_tor_share", "hot ToR-windows (%)", 100.0),
         ("stats.placement_p98_tor_util", "p98 ToR utilization (%)", 100.0),
         ("stats.measured_migrations", "tasks migrated after the warm-up", 1.0),
         ("stats.measured_net_intensive_on_hot_share", "net-intensive placements on hot ToRs (%)", 100.0),
+        ("query-small.tct_p95_s", "small query p95 (s)", 1.0),
+        ("query-large.tct_p95_s", "large query p95 (s)", 1.0),
     )
+    panels = tuple(p for p in panels if p[0] in ok.columns)
     m = (
         ok.join(load, on="point")
         .group_by("variant", "load")
         .agg(*(pl.col(c).mean() for c, _, _ in panels))
         .sort("variant", "load")
     )
-    fig, axes = plt.subplots(2, 2, figsize=(9, 6), sharex=True)
-    for ax, (col, label, scale) in zip(axes.flat, panels, strict=True):
+    rows = (len(panels) + 1) // 2
+    fig, axes = plt.subplots(rows, 2, figsize=(9, 3 * rows), sharex=True, squeeze=False)
+    for ax, (col, label, scale) in zip(axes.flat, panels, strict=False):
         for v in m["variant"].unique(maintain_order=True).to_list():
             d = m.filter(pl.col("variant") == v)
             ax.plot(100.0 * d["load"].to_numpy(), scale * d[col].to_numpy(), marker="o", ms=3, lw=1, label=v)
         ax.set_ylabel(label, fontsize=8)
     axes[0, 1].axhline(75.0, color="#888", ls="--", lw=1)
-    for ax in axes[1]:
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
         ax.set_xlabel("cell-level utilization, bandwidth-oblivious (%)", fontsize=8)
     axes[0, 0].legend(fontsize=7)
     return (
         _save(fig, run_dir / "placement_load.png"),
         "Load sweep: per placement policy, the share of hot ToR-windows, the p98 ToR utilization (dashed: "
-        "the 75% hot threshold), tasks migrated and the share of network-intensive placements on hot ToRs, "
-        "against the average cell-level utilization (the hotspot paper's Figure 16 definition) of the "
-        "bandwidth-oblivious run at the same load (mean over seeds).",
+        "the 75% hot threshold), tasks migrated, the share of network-intensive placements on hot ToRs and "
+        "the analytical queries' p95 completion times (Figure 19's measure), against the average "
+        "cell-level utilization (the hotspot paper's Figure 16 definition) of the bandwidth-oblivious run "
+        "at the same load (mean over seeds).",
     )
 
 

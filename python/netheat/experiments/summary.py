@@ -141,7 +141,7 @@ def metric_value(spec: MetricSpec, res: RunResult, seed: int | None = None) -> t
     if mk.peak:
         return _peak(spec, res, mk.combine, seed)
     a, _, ma = _variant_value(res, spec.numerator, spec.of, spec.where, seed)
-    b, _, mb = _variant_value(res, spec.denominator, spec.of, spec.where, seed)
+    b, _, mb = _variant_value(res, spec.denominator, spec.of, spec.denominator_where or spec.where, seed)
     note = f"{ma + mb} point(s) failed" if ma + mb else ""
     if math.isnan(a) or math.isnan(b):
         return float("nan"), note
