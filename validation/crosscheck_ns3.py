@@ -19,9 +19,13 @@ Two parts:
    the DCTCP paper's setting for 10 Gbps), ns-3's marker being a RED queue
    disc with MinTh = MaxTh = K and weight 1: N = 2, 4, 8, 16 long flows of
    20 MB into one 1 MB port. Checked within ``--tol``: the completion time
-   of the last flow and the time-averaged queue of the bottleneck port
-   (what DCTCP controls). Shown beside them: ECN marks, the largest queue,
-   and the fluid model's average queue K + N - A/2 with
+   of the last flow, the time-averaged queue of the bottleneck port (what
+   DCTCP controls) and the senders' congestion estimate alpha, averaged
+   over all its updates (ns-3: TcpDctcp's ``CongestionEstimate`` trace).
+   Shown beside them: ECN marks (a count of threshold crossings: the
+   average queue's few packets of difference move it more than the queue
+   itself, so it is shown with its difference, not checked), the largest
+   queue, and the fluid model's average queue K + N - A/2 with
    A = sqrt(2N (C RTT + K)) / 2 packets (Alizadeh et al., SIGCOMM 2010,
    section 3.3). A DCTCP incast (16 x 64 KB into 300 KB) is shown, not
    checked (see ``DCTCP_SCENARIOS``).
@@ -337,9 +341,13 @@ def main() -> int:
         "queue ns-3",
         "queue ours",
         "diff",
+        "alpha ns-3",
+        "alpha ours",
+        "diff",
         "fluid",
         "marks ns-3",
         "marks ours",
+        "diff",
     )
     print(f"{'DCTCP, K = 97.5 KB':<34} " + " ".join(f"{c:>11}" for c in dcols))
     for name, n, size, buf, checked in DCTCP_SCENARIOS:
@@ -352,13 +360,18 @@ def main() -> int:
         q_ref, q_ours = kref["mean_queue_bytes"], kours["mean_queue_bytes"]
         d_done = abs(x_ours - x_ref) / x_ref
         d_queue = abs(q_ours - q_ref) / q_ref if q_ref > 0 else float("inf")
-        ok = d_done <= args.tol and d_queue <= args.tol
+        a_ref, a_ours = kref["alpha_mean"], kours["alpha_mean"]
+        d_alpha = abs(a_ours - a_ref) / a_ref if a_ref > 0 else float("inf")
+        d_marks = (kours["marks"] - kref["marks"]) / kref["marks"] if kref["marks"] > 0 else float("nan")
+        ok = d_done <= args.tol and d_queue <= args.tol and d_alpha <= args.tol
         failed |= checked and not ok
         fluid = dctcp_fluid_queue_bytes(n) / 1e3 if size >= 1_000_000 else float("nan")
         print(
             f"{name:<34} {x_ref:11.6f} {x_ours:11.6f} {100 * d_done:10.2f}% {q_ref / 1e3:8.1f} KB "
-            f"{q_ours / 1e3:8.1f} KB {100 * d_queue:10.2f}% {fluid:8.1f} KB {kref['marks']:11.0f} "
-            f"{kours['marks']:11.0f}" + ("" if ok else "  MISMATCH" if checked else "  (not checked)")
+            f"{q_ours / 1e3:8.1f} KB {100 * d_queue:10.2f}% {a_ref:11.4f} {a_ours:11.4f} "
+            f"{100 * d_alpha:10.2f}% {fluid:8.1f} KB {kref['marks']:11.0f} "
+            f"{kours['marks']:11.0f} {100 * d_marks:+10.2f}%"
+            + ("" if ok else "  MISMATCH" if checked else "  (not checked)")
         )
     failed |= leafspine_incasts(examples, ns3_ls, args.tol)
     failed |= pias_priorities(examples, ns3_pias, args.tol)

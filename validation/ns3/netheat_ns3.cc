@@ -17,7 +17,9 @@
 // Prints one line per flow: "flow <i> fct_s <t>" (last byte delivered to
 // host 0's application, from t = 0), then "wall_s <s>" and "events <n>", and
 // for the bottleneck port "marks", "drops", "mean_queue_bytes" (sampled every
-// microsecond until the last flow completes) and "max_queue_bytes".
+// microsecond until the last flow completes) and "max_queue_bytes"; with DCTCP
+// also "alpha_updates" and "alpha_mean", the senders' alpha after each update
+// (TcpDctcp's CongestionEstimate trace), averaged over all updates.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -55,6 +57,31 @@ Sample()
     if (g_left > 0)
     {
         Simulator::Schedule(MicroSeconds(1), &Sample);
+    }
+}
+
+// DCTCP's estimate: every sender's alpha after each of its updates (one per
+// observation window of about an RTT), summed for the mean over updates.
+static double g_alpha_sum = 0;
+static uint64_t g_alpha_updates = 0;
+
+static void
+OnAlpha(uint32_t, uint32_t, double alpha)
+{
+    g_alpha_sum += alpha;
+    g_alpha_updates++;
+}
+
+// The senders' sockets exist once their applications have started.
+static void
+ConnectAlpha()
+{
+    if (!Config::ConnectWithoutContextFailSafe(
+            "/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongestionOps/$ns3::TcpDctcp/CongestionEstimate",
+            MakeCallback(&OnAlpha)))
+    {
+        std::fprintf(stderr, "no DCTCP socket to trace alpha on\n");
+        std::exit(1);
     }
 }
 
@@ -176,6 +203,10 @@ main(int argc, char* argv[])
         a.Start(Seconds(0.0));
     }
 
+    if (dctcp)
+    {
+        Simulator::Schedule(NanoSeconds(1), &ConnectAlpha);
+    }
     auto t0 = std::chrono::steady_clock::now();
     Simulator::Stop(Seconds(100.0));
     Simulator::Run();
@@ -197,6 +228,11 @@ main(int argc, char* argv[])
     std::printf("marks %llu\ndrops %llu\nmean_queue_bytes %.1f\nmax_queue_bytes %llu\n",
                 static_cast<unsigned long long>(marks), static_cast<unsigned long long>(drops),
                 g_samples ? g_area / g_samples : 0.0, static_cast<unsigned long long>(g_max));
+    if (dctcp)
+    {
+        std::printf("alpha_updates %llu\nalpha_mean %.6f\n", static_cast<unsigned long long>(g_alpha_updates),
+                    g_alpha_updates ? g_alpha_sum / g_alpha_updates : 0.0);
+    }
     Simulator::Destroy();
     return 0;
 }

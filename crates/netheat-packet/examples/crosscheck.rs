@@ -8,7 +8,9 @@
 //! bottleneck port's (the ToR towards host 0) `marks`, `drops`,
 //! `mean_queue_bytes` (time average until the last event) and
 //! `max_queue_bytes`. TRANSPORT is `newreno` (default) or `dctcp`, with
-//! ECN marking on the instantaneous queue above K_BYTES at every switch port.
+//! ECN marking on the instantaneous queue above K_BYTES at every switch port;
+//! with `dctcp` also `alpha_updates` and `alpha_mean`, the senders' alpha
+//! after each update averaged over all updates.
 use netheat_packet::{FlowSpec, NetConfig, Simulator, TransportConfig};
 use netheat_topology::{Topology, TopologySpec};
 
@@ -63,4 +65,12 @@ fn main() {
         "marks {}\ndrops {}\nmean_queue_bytes {:.1}\nmax_queue_bytes {}",
         port.marks, port.drops, port.mean_queue_bytes, port.max_queue_bytes
     );
+    if transport == "dctcp" {
+        // Every sender's alpha after each of its updates, averaged over all
+        // updates (what ns-3's CongestionEstimate trace gives the other side).
+        let updates: u64 = r.flows.iter().map(|f| f.alpha_updates).sum();
+        let sum: f64 =
+            r.flows.iter().filter(|f| f.alpha_updates > 0).map(|f| f.alpha_mean * f.alpha_updates as f64).sum();
+        println!("alpha_updates {updates}\nalpha_mean {:.6}", if updates > 0 { sum / updates as f64 } else { 0.0 });
+    }
 }

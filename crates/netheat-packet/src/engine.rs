@@ -122,6 +122,11 @@ pub struct FlowRecord {
     pub packets_sent: u64,
     /// Retransmission timeouts.
     pub timeouts: u32,
+    /// DCTCP: times the sender updated its congestion estimate alpha (once
+    /// per observation window); 0 for other transports.
+    pub alpha_updates: u64,
+    /// DCTCP: the mean of alpha after those updates; NaN without any.
+    pub alpha_mean: f64,
 }
 
 /// Per-port queue statistics.
@@ -685,6 +690,7 @@ impl<'a> Simulator<'a> {
             .iter()
             .map(|f| {
                 let finish = f.finish_ps.map(|t| t as f64 / PS).unwrap_or(f64::NAN);
+                let (alpha_updates, alpha_sum) = f.tp.alpha_updates();
                 FlowRecord {
                     flow_id: f.spec.id,
                     src: f.spec.src,
@@ -698,6 +704,8 @@ impl<'a> Simulator<'a> {
                     path_id: f.ecmp as u32,
                     packets_sent: f.sent,
                     timeouts: f.tp.timeouts(),
+                    alpha_updates,
+                    alpha_mean: if alpha_updates > 0 { alpha_sum / alpha_updates as f64 } else { f64::NAN },
                 }
             })
             .collect();

@@ -134,6 +134,12 @@ pub trait Transport: Send {
     fn on_timer(&mut self, now: u64, out: &mut Vec<Action>);
     /// Retransmission timeouts so far.
     fn timeouts(&self) -> u32;
+    /// DCTCP's congestion estimate: how many times the sender updated alpha
+    /// (once per observation window, about an RTT) and the sum of alpha
+    /// after each update; `(0, 0.0)` for transports without one.
+    fn alpha_updates(&self) -> (u64, f64) {
+        (0, 0.0)
+    }
 }
 
 netheat_core::registry! {
@@ -210,6 +216,9 @@ struct Tcp {
     rto_min: f64,
     timeouts: u32,
     alpha: f64,
+    /// Updates of `alpha` so far, and the sum of its values after them.
+    alpha_n: u64,
+    alpha_sum: f64,
     g: f64,
     win_end: u64,
     win_acked: u64,
@@ -245,6 +254,8 @@ impl Tcp {
             rto_min: cfg.rto_min_s,
             timeouts: 0,
             alpha: 1.0,
+            alpha_n: 0,
+            alpha_sum: 0.0,
             g: cfg.dctcp_g,
             win_end: 0,
             win_acked: 0,
@@ -353,6 +364,8 @@ impl Transport for Tcp {
                 // One observation window (about one RTT) ended: update alpha.
                 let f = self.win_marked as f64 / self.win_acked.max(1) as f64;
                 self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+                self.alpha_n += 1;
+                self.alpha_sum += self.alpha;
                 self.win_acked = 0;
                 self.win_marked = 0;
                 self.win_end = self.nxt;
@@ -400,6 +413,10 @@ impl Transport for Tcp {
 
     fn timeouts(&self) -> u32 {
         self.timeouts
+    }
+
+    fn alpha_updates(&self) -> (u64, f64) {
+        (self.alpha_n, self.alpha_sum)
     }
 }
 

@@ -191,3 +191,25 @@ fn run_with_starts_flows_when_others_finish() {
     assert!((r.flows[1].start_s - (r.flows[0].finish_s + 10e-6)).abs() < 1e-15);
     assert!((r.flows[1].fct_s - second.fct_s).abs() < 1e-9, "{} vs {}", r.flows[1].fct_s, second.fct_s);
 }
+
+#[test]
+fn dctcp_alpha_decays_by_one_minus_g_per_window_without_marks() {
+    // A DCTCP flow that is never marked (no ECN threshold) updates alpha
+    // once per observation window with a marked fraction of 0, so from its
+    // initial 1 the k-th update leaves (1 - g)^k, and the mean over n
+    // updates is sum_{k=1..n} (15/16)^k / n at g = 1/16. NewReno has none.
+    let topo = rack(4);
+    let mut sim = Simulator::new(&topo, NetConfig::default()).unwrap();
+    sim.add_flow(flow(0, 0, 1, 5_000_000, "dctcp"), &TransportConfig::default()).unwrap();
+    sim.add_flow(flow(1, 2, 3, 5_000_000, "newreno"), &TransportConfig::default()).unwrap();
+    let r = sim.run(f64::INFINITY);
+    let d = &r.flows[0];
+    let n = d.alpha_updates;
+    // 3,425 segments in windows that grow from 10 segments: at least a
+    // few windows, at most one a segment.
+    assert!((5..=3425).contains(&n), "{n} updates");
+    let want = (1..=n).map(|k| (15.0f64 / 16.0).powi(k as i32)).sum::<f64>() / n as f64;
+    assert!((d.alpha_mean - want).abs() < 1e-12, "mean {} against {want} over {n} updates", d.alpha_mean);
+    assert_eq!(r.flows[1].alpha_updates, 0);
+    assert!(r.flows[1].alpha_mean.is_nan());
+}
