@@ -617,7 +617,8 @@ def _metrics(
 
     by_name = {v.name: v for v in variants}
 
-    def sweep_values(key: str, wh: Any) -> dict[str, Any]:
+    def sweep_values(where: str, key: str, wh: Any) -> dict[str, Any]:
+        """A metric's ``where``-like table: swept parameters at values of the full grid."""
         if not isinstance(wh, dict):
             raise ctx.error(f"{where}.{key}", "expected a table of sweep values")
         for k, val in wh.items():
@@ -683,8 +684,8 @@ def _metrics(
         paper = md.get("paper")
         if paper is not None and (isinstance(paper, bool) or not isinstance(paper, int | float)):
             raise ctx.error(f"{where}.paper", f"expected a number, got {paper!r}")
-        wh = sweep_values("where", md.get("where", {}))
-        den_wh = {**wh, **sweep_values("denominator-where", md.get("denominator-where", {}))}
+        wh = sweep_values(where, "where", md.get("where", {}))
+        den_wh = {**wh, **sweep_values(where, "denominator-where", md.get("denominator-where", {}))}
         if any(val not in sweep[k] for k, val in [*wh.items(), *den_wh.items()]):
             continue  # a point of the full grid that [quick.sweep] leaves out
         if "denominator-where" in md and (mk is None or mk.combine is None or mk.paired or mk.peak):
