@@ -97,8 +97,9 @@ def test_no_bundled_datacenter_is_another_with_other_settings() -> None:
 
 
 def test_scorecard_counts_paper_numbers_and_lists_targets() -> None:
-    """Four paper numbers (+5%, -20%, +50% and one of 0), two targets, one met with its interval
-    inside and one met by the mean only: the counts and rows are those by hand."""
+    """Five paper numbers (+5%, -20%, +50%, one of 0 and +100%), three targets, one met with its
+    interval inside, one met by the mean only and one missed: the counts and rows are those by
+    hand, and the missed one is listed again with its note."""
     from netheat.experiments.reproduce import scorecard
 
     def e(ours: float, paper: float | None, **kw: object) -> dict[str, object]:
@@ -111,14 +112,19 @@ def test_scorecard_counts_paper_numbers_and_lists_targets() -> None:
         "a": {"metrics": {"m1": e(1.05, 1.0), "m2": e(0.8, 1.0, target="within 20% of the paper",
                                                          met=True, met_over_seeds=None, ci95=[0.7, 0.9])}},
         "b": {"metrics": {"m3": e(1.5, 1.0, target="within 0.6 of the paper", met=True, met_over_seeds=True,
-                                  ci95=[1.4, 1.6]), "m4": e(0.2, 0.0), "m5": e(3.0, None)}},
+                                  ci95=[1.4, 1.6]), "m4": e(0.2, 0.0), "m5": e(3.0, None),
+                          "m6": e(2.0, 1.0, target="within 20% of the paper", met=False,
+                                  note="Paper 1.0; ours is twice it because of a reason.")}},
     }  # fmt: skip
     sec = scorecard(summaries)
-    assert "4 metric(s) of the runs have a paper number; 1 are within 10% of it and 2 within 25%" in sec.text
+    assert "5 metric(s) of the runs have a paper number; 1 are within 10% of it and 2 within 25%" in sec.text
     assert "(1 without a relative difference" in sec.text
-    assert "2 have a target" in sec.text and "2 are met, 1 of them with the whole 95% interval" in sec.text
-    (table,) = sec.tables
-    assert [r[:2] for r in table.rows] == [["a", "m2"], ["b", "m3"]]
+    assert "3 have a target" in sec.text and "2 are met, 1 of them with the whole 95% interval" in sec.text
+    table, why = sec.tables
+    assert [r[:2] for r in table.rows] == [["a", "m2"], ["b", "m3"], ["b", "m6"]]
+    assert table.rows[2][4:] == ["+100.0%", "x", "within 20% of the paper", "not met"]
+    # Only the missed target is listed again, with its note.
+    assert why.rows == [["b", "m6", "Paper 1.0; ours is twice it because of a reason."]]
     straddles = "met (its interval straddles the target)"
     assert table.rows[0][4:] == ["-20.0%", "x", "within 20% of the paper", straddles]
     assert table.rows[1][4:] == ["+50.0%", "x", "within 0.6 of the paper", "met"]
