@@ -74,17 +74,10 @@ def _metrics_figure(summary: dict[str, Any], path: Path) -> Path:
         band = summary["metrics"][n].get("target_range")
         if band is not None:  # the values that meet the target, shaded
             lo, hi = ax.get_ylim()
-            ax.axhspan(
-                lo if band[0] is None else band[0],
-                hi if band[1] is None else band[1],
-                color="#4a4",
-                alpha=0.15,
-                zorder=0,
-            )
-            ax.set_ylim(
-                min(lo, band[0] if band[0] is not None else lo),
-                max(hi, band[1] if band[1] is not None else hi),
-            )
+            band_lo = lo if band[0] is None else band[0]  # an open end: to the axis' edge
+            band_hi = hi if band[1] is None else band[1]
+            ax.axhspan(band_lo, band_hi, color="#4a4", alpha=0.15, zorder=0)
+            ax.set_ylim(min(lo, band_lo), max(hi, band_hi))
         if p is None:
             ax.text(1, 0, "n/a", ha="center", va="bottom", color="#888")
         ax.set_xlim(-0.6, 1.6)
