@@ -428,3 +428,35 @@ def test_a_ratio_across_sweep_points_by_hand(tmp_path: Path) -> None:
     f.write_text(ACROSS_POINTS + value + at20)
     with pytest.raises(ConfigError, match=r"metric\[0\]\.denominator-where`: only a `ratio` or `difference`"):
         load_experiment(f)
+
+
+def test_variants_option_runs_some_variants_and_a_later_run_reuses_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--variants a,b`` runs a and b only (2 sweep values each); the ratio of a to b is
+    computed by hand (1.0 s over 10 Gbps against 0.5 s over 20 Gbps: 2.0), c's metric is left
+    out; the whole file into the same directory then adds c's points and keeps a's and b's."""
+    f = _single_flow(tmp_path)
+    ratio = '\n[[metric]]\nname = "a10 over b20"\nkind = "ratio"\nof = "mean_fct_s"\nnumerator = "a"\n'
+    ratio += 'denominator = "b"\nwhere = { topology = "dc10.toml" }\n'
+    ratio += 'denominator-where = { topology = "dc20.toml" }\n'
+    value = '\n[[metric]]\nname = "c at 10G"\nkind = "mean_fct_s"\nvariant = "c"\n'
+    value += 'where = { topology = "dc10.toml" }\n'
+    f.write_text(ACROSS_POINTS.replace("[sweep]", '[[variant]]\nname = "c"\n\n[sweep]') + ratio + value)
+    out = tmp_path / "out"
+    assert main(["experiment", "run", str(f), "--out", str(out), "--variants", "a,b", "--workers", "1"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert list(summary["metrics"]) == ["a10 over b20"]
+    assert summary["metrics"]["a10 over b20"]["ours"] == 2.0
+    assert sorted(pq.read_table(out / "points.parquet").column("variant").to_pylist()) == ["a", "a", "b", "b"]
+    assert main(["experiment", "run", str(f), "--out", str(out), "--workers", "1"]) == 0
+    variants = sorted(pq.read_table(out / "points.parquet").column("variant").to_pylist())
+    assert variants == ["a", "a", "b", "b", "c", "c"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["metrics"]["c at 10G"]["ours"] == 1.0
+    assert main(["experiment", "run", str(f), "--out", str(out), "--variants", "a,d"]) == 2
+    assert "--variants: unknown variant 'd'; variants: a, b, c" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["experiment", "run", str(f), "--out", str(out), "--variants", "a,a"])
+    assert e.value.code == 2
+    assert "distinct variant names" in capsys.readouterr().err

@@ -66,13 +66,25 @@ def seed_list(text: str) -> list[int]:
     return seeds
 
 
+def name_list(text: str) -> list[str]:
+    """``--variants``: comma-separated distinct names."""
+    names = [x.strip() for x in text.split(",")]
+    if not all(names) or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(
+            f"expected distinct variant names separated by commas (e.g. fifo-lm,fair-share), got {text!r}"
+        )
+    return names
+
+
 def _run(args: argparse.Namespace) -> int:
-    from netheat.experiments.config import load_experiment
+    from netheat.experiments.config import load_experiment, only_variants
     from netheat.experiments.runner import run_experiment
 
     exp = load_experiment(args.file, quick=args.quick)
     if args.seeds is not None:
         exp.seeds = args.seeds
+    if args.variants is not None:
+        exp = only_variants(exp, args.variants)
     from netheat.experiments.reproduce import kind_figures
     from netheat.output import OutputDir
 
@@ -176,6 +188,16 @@ def add_cli(sub: Any) -> None:
         help=(
             "run these seeds instead of the file's (e.g. 1,2,3,4,5; points already in DIR are reused); "
             "with two or more, every metric also gets its 95%% interval over seeds"
+        ),
+    )
+    run.add_argument(
+        "--variants",
+        type=name_list,
+        default=None,
+        metavar="LIST",
+        help=(
+            "run only these variants (e.g. spc,fifo-lm); the metrics that read other variants are "
+            "left out, and a later run of the whole file into DIR reuses these points"
         ),
     )
     _backend_args(run)

@@ -28,7 +28,9 @@ Every point of every variant with the same sweep values and seed gets the
 same seed, so variants see identical generated workloads (paired).
 Everything is checked before any point runs: unknown kinds, metrics,
 parameters, variants and sweep values are errors naming the file, line
-(best effort) and key, and listing the valid names.
+(best effort) and key, and listing the valid names. :func:`only_variants`
+narrows a loaded experiment to some of its variants (``experiment run
+--variants``), leaving out the metrics that read the others.
 
 A kind with *open parameters* (``kind = "scenario"``) takes any key in
 ``[base]``, ``[[variant]]``, ``[sweep]`` and ``[quick]`` besides its
@@ -54,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from netheat._netheat import parse_bandwidth, parse_bytes, parse_duration
-from netheat.errors import ConfigError
+from netheat.errors import ConfigError, InputError
 from netheat.experiments.registry import (
     MetricKind,
     Param,
@@ -384,6 +386,21 @@ def _seeds(ctx: _Ctx, value: Any, key: str) -> list[int]:
     ):
         raise ctx.error(key, f"expected a non-empty list of non-negative integers, got {value!r}")
     return list(value)
+
+
+def only_variants(exp: Experiment, names: list[str]) -> Experiment:
+    """``exp`` with only the variants ``names`` (``experiment run --variants``).
+
+    The metrics that read another variant are left out; the points keep their seeds and hashes,
+    so a later run of the whole file in the same directory reuses them.
+    """
+    known_names = [v.name for v in exp.variants]
+    for n in names:
+        if n not in known_names:
+            raise InputError(f"--variants: unknown variant {n!r}; variants: {known(known_names)}")
+    keep = set(names)
+    metrics = [m for m in exp.metrics if {m.variant, m.numerator, m.denominator} - {None} <= keep]
+    return replace(exp, variants=[v for v in exp.variants if v.name in keep], metrics=metrics)
 
 
 def load_experiment(path: str | Path, quick: bool = False) -> Experiment:
