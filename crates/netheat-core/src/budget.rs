@@ -65,6 +65,23 @@ pub const BYTES_PER_FLOW: u64 = 2048;
 /// [`BYTES_PER_TASK`]) such a flow is charged 64 + 64 + 1024 / 39 = 154 B.
 pub const BYTES_PER_UNKEPT_FLOW: u64 = 64;
 
+/// Memory per flow of a run of Baraat's SPC protocol simulator (or its RCP
+/// form, `scheduling.policy = "spc"` / `"rcp"`), which holds every flow of
+/// the run from the start to the end: the flow's protocol state, its path
+/// (in the scenario's task and in the simulator's flat path list), its
+/// per-link entries, its release list and its start and finish times.
+///
+/// Measured by `benches/memory_bench.py` (`make bench`) as the growth of
+/// peak RSS of `netheat run` on `examples/topologies/baraat-36k.toml`
+/// (2026-11-29): two-stage aggregation (1,230 flows a task), 600 to 2,400
+/// tasks, 497 KB a task, about 404 B a flow with the task's steps; one-stage
+/// (39 flows), 5,000 to 20,000 tasks, 14.4 KB a task (370 B a flow), 15.9 KB
+/// with the `flows` and `links` tables recorded (407 B). Rounded up to
+/// 512 B; with its step and its task's share ([`BYTES_PER_TASK_STEP`],
+/// [`BYTES_PER_TASK`]) such a flow is charged 1.4-1.6 times what it holds.
+/// (Until then it was charged [`BYTES_PER_FLOW`], 5-6 times.)
+pub const BYTES_PER_PROTOCOL_FLOW: u64 = 512;
+
 /// Memory per directed link and telemetry window: the engine's sparse
 /// `(u32, f64)` entry (16 B) and the dense `links` table Python builds from
 /// the entries (every link in every window: link, layer, direction, source

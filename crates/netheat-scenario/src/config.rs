@@ -908,11 +908,15 @@ pub struct Sections {
 impl Sections {
     /// Bytes a flow holds in the run's memory estimates: a flow-engine run
     /// that does not record its flows forgets each one when it finishes
-    /// ([`netheat_core::budget::BYTES_PER_UNKEPT_FLOW`]); the packet engine
-    /// and the SPC protocol simulator keep every flow's state to the end.
+    /// ([`netheat_core::budget::BYTES_PER_UNKEPT_FLOW`]); the SPC protocol
+    /// simulator keeps every flow's compact state to the end
+    /// ([`netheat_core::budget::BYTES_PER_PROTOCOL_FLOW`]), and so does the
+    /// packet engine, with more of it.
     pub fn flow_bytes(&self) -> u64 {
         let spc = self.scheduling.as_ref().is_some_and(|s| s.policy.protocol());
-        if self.scenario.engine == EngineKind::Flow && !spc && !self.scenario.records(RecordedTable::Flows) {
+        if self.scenario.engine == EngineKind::Flow && spc {
+            netheat_core::budget::BYTES_PER_PROTOCOL_FLOW
+        } else if self.scenario.engine == EngineKind::Flow && !self.scenario.records(RecordedTable::Flows) {
             netheat_core::budget::BYTES_PER_UNKEPT_FLOW
         } else {
             netheat_core::budget::BYTES_PER_FLOW
