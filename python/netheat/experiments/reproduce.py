@@ -166,16 +166,17 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
         )
     ]
     pts = s["points"]
+    ref = exp.reference.rstrip(".")
     text = " ".join(
         t
         for t in (
             exp.description,
-            f"Reproduces: {exp.reference}." if exp.reference else "Not a paper result (no paper numbers).",
+            f"Reproduces: {ref}." if ref else "Not a paper result (no paper numbers).",
             f"{pts['completed']} of {pts['total']} points completed"
             + (f", {pts['failed']} failed (see points.parquet)." if pts["failed"] else "."),
             f"Differs from the paper (>10%): {', '.join(differ)}." if differ else "",
             exp.note,
-            " ".join(f"Note: {n}." for n in s.get("notes", [])),
+            " ".join(f"Note: {n.rstrip('.')}." for n in s.get("notes", [])),
             "Run with --quick: smaller and fewer points than the full experiment." if quick else "",
         )
         if t
