@@ -582,8 +582,11 @@ pub struct PlacementSection {
     /// the objectives it becomes the larger of the candidate's CPU
     /// utilization and its ToR's projected utilization with the task's
     /// demand; without it, the ToR's projected utilization is added as the
-    /// lowest-priority objective; and migrates tasks off hot ToRs) or
-    /// `reactive-only` (oblivious placement plus the migrations). When a job starts, each of its tasks goes to the best
+    /// lowest-priority objective; and migrates tasks off hot ToRs),
+    /// `reactive-only` (oblivious placement plus the migrations) or
+    /// `utp-tiebreak` (ours, the project's earlier reading: the projected
+    /// ToR utilization always appended as the last objective, and the
+    /// migrations). When a job starts, each of its tasks goes to the best
     /// of `candidates` sampled hosts with free cores and memory (the whole
     /// cluster when none of the sample has room; a host already running
     /// a task of the same job is never chosen); cores and memory are
@@ -595,7 +598,8 @@ pub struct PlacementSection {
     /// The scheduler's own objectives, most important first: `spread-job`
     /// (fewer tasks of the job in the candidate's rack), `bin-pack` (fewer
     /// free cores left) and `cpu-balance` (lower CPU utilization after
-    /// placement). Default: `["spread-job", "bin-pack"]`.
+    /// placement, the scheduler's low-priority load balance that `utp`
+    /// tweaks). Default: `["spread-job", "bin-pack", "cpu-balance"]`.
     pub objectives: Option<Vec<PlacementObjective>>,
     /// Utilization above which a ToR's uplinks are hot (the paper's 75%).
     pub hot_threshold: Option<f64>,
@@ -674,6 +678,10 @@ pub enum PlacementPolicyKind {
     Utp,
     /// Oblivious placement plus migration.
     ReactiveOnly,
+    /// Ours, the project's earlier reading of UTP: the scheduler's
+    /// objectives untouched, the projected ToR utilization appended as a
+    /// last tie-breaker, and migration.
+    UtpTiebreak,
 }
 
 impl PlacementPolicyKind {
@@ -683,6 +691,7 @@ impl PlacementPolicyKind {
             Self::BandwidthOblivious => "bandwidth-oblivious",
             Self::Utp => "utp",
             Self::ReactiveOnly => "reactive-only",
+            Self::UtpTiebreak => "utp-tiebreak",
         }
     }
 }

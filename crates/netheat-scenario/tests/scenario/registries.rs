@@ -69,3 +69,37 @@ fn every_policy_a_scenario_names_is_registered() {
         }
     }
 }
+
+/// The converse: every tag a policy registry builds can be named in a
+/// scenario file, so a policy the README and docs list is one a user can run.
+#[test]
+fn every_registered_policy_can_be_named_in_a_scenario() {
+    let tags = |names: Vec<String>, tag: &dyn Fn(&str) -> &'static str| -> Vec<&'static str> {
+        names.iter().map(|v| tag(v)).collect()
+    };
+    let routing = tags(values::<RoutingPolicy>(), &|v| parse::<RoutingPolicy>(v).tag());
+    for t in netheat_subways::lb::POLICIES {
+        assert!(routing.contains(t), "routing policy {t:?} cannot be named in `routing.policy`");
+    }
+    let scheduling = tags(values::<SchedulingPolicy>(), &|v| parse::<SchedulingPolicy>(v).tag());
+    for t in netheat_flowsched::POLICIES {
+        assert!(scheduling.contains(t), "flow scheduler {t:?} cannot be named in `scheduling.policy`");
+    }
+    let storage = tags(values::<StoragePolicy>(), &|v| parse::<StoragePolicy>(v).tag());
+    for t in netheat_storage::POLICIES {
+        assert!(storage.contains(t), "replica placement {t:?} cannot be named in `storage.policy`");
+    }
+    let placement = tags(values::<PlacementPolicyKind>(), &|v| parse::<PlacementPolicyKind>(v).tag());
+    for t in netheat_sched::POLICIES {
+        assert!(placement.contains(t), "task placement {t:?} cannot be named in `placement.policy`");
+    }
+}
+
+/// `placement.objectives`' documented default is the scheduler's own.
+#[test]
+fn placement_objectives_default_to_the_schedulers() {
+    let s: netheat_scenario::config::PlacementSection = toml::from_str("").unwrap();
+    let (_, objectives) = s.resolve().unwrap();
+    use netheat_sched::Objective::*;
+    assert_eq!(objectives, [SpreadJob, BinPack, CpuBalance]);
+}
