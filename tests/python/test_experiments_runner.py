@@ -460,3 +460,59 @@ def test_variants_option_runs_some_variants_and_a_later_run_reuses_them(
         main(["experiment", "run", str(f), "--out", str(out), "--variants", "a,a"])
     assert e.value.code == 2
     assert "distinct variant names" in capsys.readouterr().err
+
+
+def test_comparison_curves_by_hand(tmp_path: Path) -> None:
+    """A file's comparisons drawn along a numeric sweep: one 1.25 GB flow alone ("one") takes
+    8 * 1.25e9 / speed s, and two such flows sharing the same host link ("two") take twice that
+    each, so at host links of 10 / 20 / 40 Gbps the difference one - two of the mean FCT is
+    -1.0 / -0.5 / -0.25 s and the ratio two / one 2.0 everywhere, whichever sweep value the
+    metric is pinned to; the paper's number sits at its metric's sweep value."""
+    from netheat.experiments.curves import comparison_curves, comparison_data
+
+    _single_flow(tmp_path)
+    (tmp_path / "two.csv").write_text("start_s,src,dst,bytes\n0,0,1,1250000000\n0,0,1,1250000000\n")
+    f = tmp_path / "curves.toml"
+    f.write_text(
+        textwrap.dedent(
+            """\
+            [experiment]
+            name = "curves"
+            [base]
+            topology = "dc10.toml"
+            flows = "one.csv"
+            [[variant]]
+            name = "one"
+            [[variant]]
+            name = "two"
+            flows = "two.csv"
+            [sweep]
+            "topology.host-link" = ["40Gbps", "10Gbps", "20Gbps"]
+            [[metric]]
+            name = "one minus two at 10G"
+            kind = "difference"
+            of = "mean_fct_s"
+            numerator = "one"
+            denominator = "two"
+            where = { "topology.host-link" = "10Gbps" }
+            paper = -1.2
+            [[metric]]
+            name = "two over one at 20G"
+            kind = "ratio"
+            of = "mean_fct_s"
+            numerator = "two"
+            denominator = "one"
+            where = { "topology.host-link" = "20Gbps" }
+            """
+        )
+    )
+    res = run_experiment(load_experiment(f), tmp_path / "out", workers=1, progress=False)
+    (curves,) = comparison_data(res).values()
+    diff, ratio = curves
+    assert diff.values == ["10Gbps", "20Gbps", "40Gbps"] and diff.xs == [1e10, 2e10, 4e10]
+    assert diff.label == "one - two" and diff.ys == pytest.approx([-1.0, -0.5, -0.25], rel=1e-12)
+    assert diff.paper == [(1e10, -1.2)]
+    assert ratio.label == "two / one" and ratio.ys == pytest.approx([2.0, 2.0, 2.0], rel=1e-12)
+    assert ratio.paper == []
+    ((png, caption),) = comparison_curves(res)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "topology.host-link" in caption

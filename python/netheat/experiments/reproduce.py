@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from netheat import __version__
 from netheat.errors import InputError
 from netheat.experiments.config import Experiment, load_experiment
+from netheat.experiments.curves import comparison_curves
 from netheat.experiments.registry import get_kind
 from netheat.experiments.runner import ROOT, SOURCE_ROOT, RunResult, run_experiment
 from netheat.experiments.summary import ci_text, has_intervals, rel_text, verdict
@@ -189,6 +190,7 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
             "that meet the metric's target, where it has one.",
         )
     ]
+    figures.extend(Figure(png, caption) for png, caption in comparison_curves(res))
     figures.extend(kind_figures(exp, res.out))
     fct = _fct_figure(res.out, res.out / "fct_cdf.png")
     if fct is not None:
