@@ -3,7 +3,8 @@
 A workload file (TOML, see ``examples/workloads/``) lists open-loop
 generators (``[[traffic]]``: Poisson at a target load, on-off, batches,
 trace replay, the coflow trace on hosts; sizes from laws or dataset CDFs;
-background from a traffic-matrix dataset) and application structures
+background from a traffic-matrix dataset; a CDF or coflow trace file of
+your own by a path where a dataset name goes) and application structures
 (``[[app]]``). Generation happens in Rust; application tasks only exist in
 a simulation (their flows start when earlier ones finish), so
 :func:`generate` returns the open-loop flows and ``netheat simulate

@@ -25,7 +25,11 @@
 //! use is an error, as are unknown keys, bad units, impossible values and
 //! dangling references (an unknown dataset, a missing trace file, a rack
 //! that does not exist). Datasets are read through [`netheat_data`] from the
-//! data directory given by the caller. Each table draws from its own seed
+//! data directory given by the caller; where a key names a dataset (`cdf`,
+//! `dataset`), a value with a `/` or a `.` is instead a file of the user's
+//! in the same format, relative to the workload file (`cdf =
+//! "./my-sizes.cdf"`, `dataset = "traces/my-coflows.txt"`), read without a
+//! checksum. Each table draws from its own seed
 //! (derived from the run's seed and its position), so adding a table does
 //! not change what the others generate.
 
@@ -219,7 +223,10 @@ pub struct SizesTable {
     pub min: Option<Bytes>,
     /// `bounded-pareto`: largest size.
     pub max: Option<Bytes>,
-    /// `empirical`: a CDF dataset of the registry (`netheat data list`).
+    /// `empirical`: a CDF dataset of the registry (`netheat data list`), or
+    /// a file of yours (a value with a `/` or a `.`, relative to the
+    /// workload file): `<bytes> <cumulative probability>` lines, the
+    /// probability in [0, 1] ending at 1, `#` comments.
     pub cdf: Option<String>,
 }
 
@@ -273,7 +280,9 @@ pub struct TrafficTable {
     pub bytes_scale: Option<f64>,
     /// `replay`: loop the trace until this time.
     pub repeat_until: Option<Duration>,
-    /// `coflow`: the trace dataset (default `coflow-fb2010`).
+    /// `coflow`: the trace dataset (default `coflow-fb2010`), or a trace
+    /// file of yours in its format (the Coflow-Benchmark text format; a
+    /// value with a `/` or a `.`, relative to the workload file).
     pub dataset: Option<String>,
     /// Any kind: in a scenario, simulate this traffic alone, once, before
     /// the run, and give the run what it leaves of each link step by step
@@ -386,7 +395,9 @@ pub struct AppTable {
     /// Colossus clients do, §2.2; default) or `pipeline` (client → r1 → r2
     /// ..., all hops at once).
     pub write: Option<String>,
-    /// `coflow`, `write-job`: the trace dataset (default `coflow-fb2010`).
+    /// `coflow`, `write-job`: the trace dataset (default `coflow-fb2010`),
+    /// or a trace file of yours in its format (the Coflow-Benchmark text
+    /// format; a value with a `/` or a `.`, relative to the workload file).
     pub dataset: Option<String>,
     /// `coflow`: multiplier of trace times.
     pub time_scale: Option<f64>,
@@ -838,8 +849,12 @@ impl Wcx<'_> {
             DistName::Empirical => {
                 self.only(key, "empirical", &set, &["cdf"])?;
                 let name = s.cdf.as_deref().ok_or_else(|| self.at(&format!("{key}.cdf"), "missing required key"))?;
-                let cdf = netheat_data::load_cdf(self.data, name)
-                    .map_err(|e| self.at(&format!("{key}.cdf"), e.to_string()))?;
+                let cdf = if netheat_data::is_file_reference(name) {
+                    netheat_data::read_cdf_file(&self.resolve(name))
+                } else {
+                    netheat_data::load_cdf(self.data, name)
+                }
+                .map_err(|e| self.at(&format!("{key}.cdf"), e.to_string()))?;
                 SizeDist::empirical(&cdf.points).map_err(|e| self.gen(&format!("{key}.cdf"), e))?
             }
         };
@@ -1071,6 +1086,19 @@ impl Wcx<'_> {
         }
     }
 
+    /// The coflow trace a `dataset` key names (default `coflow-fb2010`): a
+    /// registered dataset, or a file of the user's (a value with a `/` or a
+    /// `.`), relative to the workload file.
+    fn coflow_trace(&self, key: &str, name: Option<&str>) -> Result<netheat_data::CoflowTrace, ConfigError> {
+        let name = name.unwrap_or(DEFAULT_COFLOW);
+        let trace = if netheat_data::is_file_reference(name) {
+            netheat_data::read_coflows_file(&self.resolve(name))
+        } else {
+            netheat_data::load_coflows(self.data, name)
+        };
+        trace.map_err(|e| self.at(key, e.to_string()))
+    }
+
     fn coflows(
         &self,
         p: &str,
@@ -1080,9 +1108,7 @@ impl Wcx<'_> {
         seed: u64,
         out: &mut Workload,
     ) -> Result<MappedShuffles, ConfigError> {
-        let name = dataset.unwrap_or(DEFAULT_COFLOW);
-        let trace =
-            netheat_data::load_coflows(self.data, name).map_err(|e| self.at(&format!("{p}.dataset"), e.to_string()))?;
+        let trace = self.coflow_trace(&format!("{p}.dataset"), dataset)?;
         let scale = time_scale.unwrap_or(1.0);
         if !(scale.is_finite() && scale > 0.0) {
             return Err(self.at(&format!("{p}.time-scale"), format!("must be positive, got {scale}")));
@@ -1200,9 +1226,7 @@ impl Wcx<'_> {
         let fanout = count(self.cx, &format!("{p}.fanout"), a.fanout.unwrap_or(hpr as i64 - 1), 1)?;
         let mids = count(self.cx, &format!("{p}.mid-aggregators"), a.mid_aggregators.unwrap_or(0), 0)?;
         let task_sizes = if law == SizeLaw::DataAnalytics {
-            let name = a.dataset.as_deref().unwrap_or(DEFAULT_COFLOW);
-            let trace = netheat_data::load_coflows(self.data, name)
-                .map_err(|e| self.at(&format!("{p}.dataset"), e.to_string()))?;
+            let trace = self.coflow_trace(&format!("{p}.dataset"), a.dataset.as_deref())?;
             Some(std::sync::Arc::new(trace.shuffle_sizes_bytes()))
         } else {
             None
@@ -1876,9 +1900,7 @@ impl Wcx<'_> {
                     &allow(&["dataset", "bytes-scale", "block", "replicas", "fault-tolerance"]),
                 )?;
                 let cw = self.cfs_write(&p, a)?;
-                let name = a.dataset.as_deref().unwrap_or(DEFAULT_COFLOW);
-                let trace = netheat_data::load_coflows(self.data, name)
-                    .map_err(|e| self.at(&format!("{p}.dataset"), e.to_string()))?;
+                let trace = self.coflow_trace(&format!("{p}.dataset"), a.dataset.as_deref())?;
                 let Some(scale) = a.bytes_scale else {
                     return Err(self.at(
                         &format!("{p}.bytes-scale"),

@@ -30,8 +30,8 @@ pub use coflow::{Coflow, CoflowTrace};
 pub use dir::{DataDir, DirSource, ENV_VAR};
 pub use error::DataError;
 pub use load::{
-    load_cdf, load_cloudsimpy_jobs, load_coflows, load_gpu_nodes, load_gpu_pods, load_machine_meta, load_machine_usage,
-    load_traffic_matrix,
+    is_file_reference, load_cdf, load_cloudsimpy_jobs, load_coflows, load_gpu_nodes, load_gpu_pods, load_machine_meta,
+    load_machine_usage, load_traffic_matrix, read_cdf_file, read_coflows_file,
 };
 pub use registry::{find, Dataset, Format, Upstream, DATASETS};
 pub use spatial::{Pod, TrafficMatrix};

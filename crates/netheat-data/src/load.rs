@@ -1,7 +1,9 @@
 //! Loading registered datasets by name: find, verify the checksum, parse.
 
 use crate::alibaba::{self, GpuNode, GpuPod, JobTask, MachineMeta, MachineUsage};
-use crate::cdf::{parse_cdf, EmpiricalCdf};
+use std::path::Path;
+
+use crate::cdf::{parse_cdf, CdfFormat, EmpiricalCdf};
 use crate::coflow::{parse_coflows, CoflowTrace};
 use crate::dir::DataDir;
 use crate::error::DataError;
@@ -37,6 +39,36 @@ pub fn load_cdf(dir: &DataDir, name: &str) -> Result<EmpiricalCdf, DataError> {
     let (ds, text, file) = text_of(dir, name, "a flow-size CDF", |f| matches!(f, Format::Cdf(_)))?;
     let Format::Cdf(c) = ds.format else { unreachable!("checked above") };
     parse_cdf(&text, &file, c)
+}
+
+/// Whether a dataset reference names a file of the user's rather than a
+/// registered dataset: registry names (`coflow-fb2010`, `cdf-websearch-hpcc`)
+/// have neither a `/` nor a `.`, so a value with either is a path.
+pub fn is_file_reference(name: &str) -> bool {
+    name.contains('/') || name.contains('.') || name.contains(std::path::MAIN_SEPARATOR)
+}
+
+/// The text of a user's file (not in the registry, so no checksum).
+fn user_text(path: &Path) -> Result<(String, String), DataError> {
+    let bytes = std::fs::read(path).map_err(|e| DataError::Io { file: path.to_path_buf(), source: e })?;
+    let file = path.display().to_string();
+    let text = String::from_utf8(bytes).map_err(|e| DataError::parse(&file, 0, format!("not UTF-8 text: {e}")))?;
+    Ok((text, file))
+}
+
+/// A flow-size CDF file of the user's: `<bytes> <cumulative probability>`
+/// lines, the probability in [0, 1] and ending at 1, `#` comments (the
+/// format of the registry's `cdf-fraction` datasets).
+pub fn read_cdf_file(path: &Path) -> Result<EmpiricalCdf, DataError> {
+    let (text, file) = user_text(path)?;
+    parse_cdf(&text, &file, CdfFormat::Fraction)
+}
+
+/// A coflow trace file of the user's, in the text format of the
+/// Coflow-Benchmark traces (the registry's `coflow-fb2010`).
+pub fn read_coflows_file(path: &Path) -> Result<CoflowTrace, DataError> {
+    let (text, file) = user_text(path)?;
+    parse_coflows(&text, &file)
 }
 
 /// The coflow trace `name`.

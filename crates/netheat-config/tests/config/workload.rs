@@ -466,3 +466,53 @@ fn write_jobs_take_the_width_and_bytes_of_a_trace_shuffle() {
     assert_eq!(key, "app[0].bytes-scale");
     assert!(reason.contains("required"), "{reason}");
 }
+
+/// A directory of this test's own under the system's temporary directory.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("netheat-config-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A user's own CDF file where a dataset name goes (`cdf = "./my.cdf"`,
+/// relative to the workload file): from 0 at 1,000 B to 1 at 3,000 B it is
+/// uniform, so 20,000 sizes lie in [1,000, 3,000] with a mean of 2,000 B
+/// (standard error 577 / sqrt(20,000) = 4 B; checked within 1%). No data
+/// directory is needed, and a missing file names its key and path.
+#[test]
+fn a_cdf_file_of_the_users_is_read_relative_to_the_workload() {
+    let dir = scratch("cdf");
+    std::fs::write(dir.join("my.cdf"), "# bytes, P(size <= bytes)\n1000 0\n3000 1\n").unwrap();
+    let text = "[[traffic]]\nkind = \"poisson\"\nload = 0.5\nflows = 20000\nsizes = { dist = \"empirical\", cdf = \"./my.cdf\" }\n";
+    let w = load_workload_str(text, "w.toml", &dir, &two_tier(4, 4), 1, &no_data()).expect("own CDF");
+    assert_eq!(w.flows.len(), 20_000);
+    assert!(w.flows.iter().all(|f| (1000.0..=3000.0).contains(&f.bytes)));
+    let mean = w.flows.iter().map(|f| f.bytes).sum::<f64>() / 20_000.0;
+    assert!((mean - 2000.0).abs() < 20.0, "mean {mean}");
+    let missing = text.replace("./my.cdf", "./none.cdf");
+    let err = load_workload_str(&missing, "w.toml", &dir, &two_tier(4, 4), 1, &no_data()).unwrap_err().to_string();
+    assert!(err.contains("traffic[0].sizes.cdf") && err.contains("none.cdf"), "{err}");
+}
+
+/// A user's own coflow trace in the Coflow-Benchmark format: two coflows,
+/// 10 MB into rack 2 at 0 ms and 5 + 5 MB into racks 0 and 1 at 500 ms, are
+/// two tasks starting at 0 and 0.5 s carrying 20 MB in all (flows plus
+/// bytes exchanged within a host).
+#[test]
+fn a_coflow_trace_of_the_users_is_read_relative_to_the_workload() {
+    let dir = scratch("coflow");
+    std::fs::write(dir.join("mine.txt"), "4 2\n1 0 2 0 1 1 2:10\n2 500 1 3 2 0:5 1:5\n").unwrap();
+    let w = load_workload_str(
+        "[[app]]\nkind = \"coflow\"\ndataset = \"mine.txt\"\n",
+        "w.toml",
+        &dir,
+        &two_tier(4, 4),
+        1,
+        &no_data(),
+    )
+    .expect("own trace");
+    let starts: Vec<f64> = w.tasks.iter().map(|t| t.0).collect();
+    assert_eq!(starts, [0.0, 0.5]);
+    let bytes: f64 = w.tasks.iter().map(|t| t.2.bytes()).sum::<f64>() + w.local_bytes;
+    assert!((bytes / netheat_config::workload::COFLOW_MB - 20.0).abs() < 1e-9, "{bytes}");
+}
