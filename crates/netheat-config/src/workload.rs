@@ -507,6 +507,17 @@ pub struct AppTable {
     /// 100/50/10 MB, 200 ms; one core each). Their tasks are of kind
     /// `query-<name>`. `[]`: none.
     pub queries: Option<Vec<QueryTable>>,
+    /// `cluster`: the jobs from a trace instead of drawn ones: a job table
+    /// of the registry (`cloudsimpy-jobs`, Alibaba-derived batch jobs) or a
+    /// CSV of yours with its columns (a value with a `/` or a `.`, relative
+    /// to the workload file): a job arrives at its first task row's
+    /// `submit_time` (times `time-scale`), and each row is `instances_num`
+    /// tasks of `cpu` cores (rounded up to whole cores), `memory` of a
+    /// server's memory and `duration` seconds. Network demand is drawn per
+    /// job as for drawn jobs (`bandwidth-*`, `heavy-*`): the traces carry
+    /// none. `cpu-load`, `max-tasks-per-job`, `max-cores-per-task`,
+    /// `memory-per-core` and `task-mean` do not apply.
+    pub jobs: Option<String>,
     /// `cluster`: time between query launches (default 1 min).
     pub query_period: Option<Duration>,
     /// `aggregation`: the task-size law: `bing` (85% of tasks 20 KB per
@@ -1511,8 +1522,29 @@ impl Wcx<'_> {
             "latency-sensitive-share",
             "queries",
             "query-period",
+            "jobs",
+            "time-scale",
         ];
         self.only(p, "cluster", set, &keys)?;
+        let trace = match a.jobs.as_deref() {
+            None => {
+                if a.time_scale.is_some() {
+                    return Err(self.at(&format!("{p}.time-scale"), "is used with `jobs` (a trace) only"));
+                }
+                None
+            }
+            Some(name) => {
+                for &(key, given) in set {
+                    if given
+                        && ["cpu-load", "max-tasks-per-job", "max-cores-per-task", "memory-per-core", "task-mean"]
+                            .contains(&key)
+                    {
+                        return Err(self.at(&format!("{p}.{key}"), "does not apply when the jobs come from `jobs`"));
+                    }
+                }
+                Some(std::sync::Arc::new(self.trace_jobs(p, name, a.time_scale)?))
+            }
+        };
         let duration = self.duration(p, a.duration)?;
         let d = ClusterJobs::default();
         let small = |key: &str, v: Option<i64>, dflt: u32| -> Result<u32, ConfigError> {
@@ -1552,6 +1584,7 @@ impl Wcx<'_> {
             }
         };
         let cj = ClusterJobs {
+            trace,
             cpu_load: a.cpu_load.unwrap_or(d.cpu_load),
             tasks_max: small("max-tasks-per-job", a.max_tasks_per_job, d.tasks_max)?,
             cores_max: small("max-cores-per-task", a.max_cores_per_task, d.cores_max)?,
@@ -1586,6 +1619,46 @@ impl Wcx<'_> {
             GenError::InvalidParameter { name, reason } => self.at(&format!("{p}.{name}"), reason),
             other => self.gen(p, other),
         })
+    }
+
+    /// The jobs of the job table `name` of app table `p`: rows grouped by
+    /// job id, a job arriving at its earliest row's submit time times
+    /// `time_scale`, in first-row order.
+    fn trace_jobs(
+        &self,
+        p: &str,
+        name: &str,
+        time_scale: Option<f64>,
+    ) -> Result<Vec<netheat_workloads::apps::cluster::TraceJob>, ConfigError> {
+        use netheat_workloads::apps::cluster::{TraceJob, TraceTask};
+        let scale = time_scale.unwrap_or(1.0);
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(self.at(&format!("{p}.time-scale"), format!("must be positive, got {scale}")));
+        }
+        let key = format!("{p}.jobs");
+        let rows = if netheat_data::is_file_reference(name) {
+            netheat_data::read_jobs_file(&self.resolve(name))
+        } else {
+            netheat_data::load_cloudsimpy_jobs(self.data, name)
+        }
+        .map_err(|e| self.at(&key, e.to_string()))?;
+        let mut index: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+        let mut jobs: Vec<TraceJob> = Vec::new();
+        for r in rows {
+            let k = *index.entry(r.job_id).or_insert_with(|| {
+                jobs.push(TraceJob { start_s: f64::INFINITY, tasks: Vec::new() });
+                jobs.len() - 1
+            });
+            let j = &mut jobs[k];
+            j.start_s = j.start_s.min(r.submit_time_s * scale);
+            j.tasks.push(TraceTask {
+                cores: r.cpu,
+                memory_share: r.memory,
+                duration_s: r.duration_s,
+                instances: r.instances,
+            });
+        }
+        Ok(jobs)
     }
 
     /// How a `file-write`, a `write-job` or a `coflow` with `output-ratio`
@@ -1641,7 +1714,7 @@ impl Wcx<'_> {
             heavy_share => "heavy-share", heavy_factor => "heavy-factor", estimate_sigma => "estimate-sigma",
             peak_factor => "peak-factor", missing_estimate_share => "missing-estimate-share",
             drift_share => "drift-share", latency_sensitive_share => "latency-sensitive-share",
-            queries => "queries", query_period => "query-period",
+            queries => "queries", query_period => "query-period", jobs => "jobs",
             read_share => "read-share", sizes => "sizes", stored => "stored", read_from => "read-from", write => "write",
         );
         let limit = match a.tasks {

@@ -31,7 +31,7 @@ pub use dir::{DataDir, DirSource, ENV_VAR};
 pub use error::DataError;
 pub use load::{
     is_file_reference, load_cdf, load_cloudsimpy_jobs, load_coflows, load_gpu_nodes, load_gpu_pods, load_machine_meta,
-    load_machine_usage, load_traffic_matrix, read_cdf_file, read_coflows_file,
+    load_machine_usage, load_traffic_matrix, read_cdf_file, read_coflows_file, read_jobs_file,
 };
 pub use registry::{find, Dataset, Format, Upstream, DATASETS};
 pub use spatial::{Pod, TrafficMatrix};

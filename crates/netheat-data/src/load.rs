@@ -71,6 +71,13 @@ pub fn read_coflows_file(path: &Path) -> Result<CoflowTrace, DataError> {
     parse_coflows(&text, &file)
 }
 
+/// A job table file of the user's, with the columns of the registry's
+/// `cloudsimpy-jobs` (`,submit_time,duration,cpu,memory,job_id,task_id,instances_num,disk`).
+pub fn read_jobs_file(path: &Path) -> Result<Vec<JobTask>, DataError> {
+    let (text, file) = user_text(path)?;
+    alibaba::parse_jobs(&text, &file)
+}
+
 /// The coflow trace `name`.
 pub fn load_coflows(dir: &DataDir, name: &str) -> Result<CoflowTrace, DataError> {
     let (_, text, file) = text_of(dir, name, "a coflow trace", |f| *f == Format::Coflow)?;

@@ -516,3 +516,50 @@ fn a_coflow_trace_of_the_users_is_read_relative_to_the_workload() {
     let bytes: f64 = w.tasks.iter().map(|t| t.2.bytes()).sum::<f64>() + w.local_bytes;
     assert!((bytes / netheat_config::workload::COFLOW_MB - 20.0).abs() < 1e-9, "{bytes}");
 }
+
+/// A `cluster` app whose jobs come from a job table of the user's (the
+/// columns of `cloudsimpy-jobs`): rows grouped by job, a job arriving at
+/// its earliest row, each row `instances_num` tasks of whole cores (0.5
+/// asks 1), its share of the 64 GB servers' memory and its duration; jobs
+/// arriving after `duration` left out, and `time-scale` multiplying the
+/// arrivals. Keys of drawn jobs are refused beside `jobs`.
+#[test]
+fn cluster_jobs_from_a_users_job_table() {
+    let dir = scratch("jobs");
+    std::fs::write(
+        dir.join("jobs.csv"),
+        ",submit_time,duration,cpu,memory,job_id,task_id,instances_num,disk\n\
+         0,100,50,0.5,0.25,7,1,3,0\n1,40,20,2.0,0.5,7,2,1,0\n2,10,30,1.0,0.1,8,3,2,0\n3,5000,10,1.0,0.1,9,4,1,0\n",
+    )
+    .unwrap();
+    let topo = load_topology_str(
+        "[topology]\nkind = \"two-tier\"\nracks = 2\nhosts-per-rack = 2\nhost-link = \"10Gbps\"\ntor-uplink = \"10Gbps\"\n[hosts]\ncores = 16\nmemory = \"64GB\"\n",
+        "dc.toml",
+    )
+    .unwrap();
+    let run = |extra: &str| {
+        let text = format!(
+            "[workload]\nduration = \"1h\"\n[[app]]\nkind = \"cluster\"\njobs = \"./jobs.csv\"\nqueries = []\n{extra}"
+        );
+        load_workload_str(&text, "w.toml", &dir, &topo, 1, &no_data())
+    };
+    let w = run("").expect("trace jobs");
+    let jobs = &w.clusters[0].1.jobs;
+    let starts: Vec<f64> = jobs.iter().map(|j| j.start_s).collect();
+    assert_eq!(starts, [10.0, 40.0]);
+    let shape = |j: usize| -> Vec<(u32, f64, f64)> {
+        jobs[j].tasks.iter().map(|t| (t.cores, t.memory_bytes, t.duration_s)).collect()
+    };
+    assert_eq!(shape(0), [(1, 6.4e9, 30.0), (1, 6.4e9, 30.0)]);
+    assert_eq!(shape(1), [(1, 16e9, 50.0), (1, 16e9, 50.0), (1, 16e9, 50.0), (2, 32e9, 20.0)]);
+    // Network demand is drawn per job, per core: a 2-core task asks twice a 1-core one.
+    assert_eq!(jobs[1].tasks[3].demand_bps, 2.0 * jobs[1].tasks[0].demand_bps);
+    let w = run("time-scale = 0.5\n").expect("scaled");
+    let starts: Vec<f64> = w.clusters[0].1.jobs.iter().map(|j| j.start_s).collect();
+    assert_eq!(starts, [5.0, 20.0, 2500.0]);
+    let Err(ConfigError::Invalid { key, reason, .. }) = run("cpu-load = 0.5\n") else { panic!("cpu-load beside jobs") };
+    assert_eq!(key, "app[0].cpu-load");
+    assert!(reason.contains("`jobs`"), "{reason}");
+    let (_, key, _) = fails("[workload]\nduration = \"1h\"\n[[app]]\nkind = \"cluster\"\ntime-scale = 2.0\n");
+    assert_eq!(key, "app[0].time-scale");
+}

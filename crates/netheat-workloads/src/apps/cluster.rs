@@ -17,6 +17,13 @@
 //! `missing_estimate_share` of the jobs; a share `latency_sensitive_share`
 //! of the jobs is never migrated.
 //!
+//! Or the jobs come from a trace ([`ClusterJobs::trace`]: a job's arrival,
+//! and per task its cores, memory, duration and instances, e.g. the
+//! Alibaba-derived CloudSimPy table or a user's own), and only the network
+//! demand is drawn as above: traces of cluster jobs carry no network demand
+//! per task. A task asks whole cores (a trace's 0.5 core asks 1: the
+//! scheduler counts cores) and its memory share of a server's memory.
+//!
 //! Analytical queries (the paper's QuerySys benchmarks, §5.1 Fig 19) run
 //! beside the jobs: one of each [`QueryType`] every `query_period_s`, their
 //! workers placed by the same policy as the jobs' tasks.
@@ -51,9 +58,37 @@ pub struct QueryType {
     pub worker_cores: u32,
 }
 
+/// One task row of a job trace: `instances` identical tasks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceTask {
+    /// Cores each instance asks (may be fractional; rounded up to whole
+    /// cores, at least one).
+    pub cores: f64,
+    /// Memory each instance asks, as a share of a server's memory.
+    pub memory_share: f64,
+    /// How long each instance runs once placed, seconds.
+    pub duration_s: f64,
+    /// Identical instances.
+    pub instances: u32,
+}
+
+/// One job of a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceJob {
+    /// Arrival, seconds (already time-scaled).
+    pub start_s: f64,
+    /// Its task rows.
+    pub tasks: Vec<TraceTask>,
+}
+
 /// Parameters of the cluster's jobs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClusterJobs {
+    /// Jobs from a trace instead of the Poisson draw (`cpu_load`,
+    /// `tasks_max`, `cores_max`, `memory_per_core` and `task_mean_s` are
+    /// then unused): arrivals, cores, memory and durations as the trace
+    /// gives them, network demand drawn per job as for drawn jobs.
+    pub trace: Option<std::sync::Arc<Vec<TraceJob>>>,
     /// Target share of all cores requested by running tasks.
     pub cpu_load: f64,
     /// Tasks per job (uniform in `1..=tasks_max`).
@@ -100,6 +135,7 @@ impl Default for ClusterJobs {
     /// (16 workers, 100 MB) query every minute.
     fn default() -> Self {
         Self {
+            trace: None,
             cpu_load: 0.6,
             tasks_max: 20,
             cores_max: 4,
@@ -248,6 +284,9 @@ impl ClusterJobs {
         if total_cores <= 0.0 {
             return Err(GenError::NotEnoughHosts("cluster jobs need hosts with cores (`[hosts] cores`)".into()));
         }
+        if let Some(trace) = &self.trace {
+            return self.trace_jobs(trace, topo, duration_s, rng);
+        }
         let mean_tasks = (f64::from(self.tasks_max) + 1.0) / 2.0;
         let mean_cores = (f64::from(self.cores_max) + 1.0) / 2.0;
         let steady_jobs = self.cpu_load * total_cores / (mean_tasks * mean_cores);
@@ -290,6 +329,78 @@ impl ClusterJobs {
             }
             jobs.push(ClusterJob {
                 start_s: st,
+                latency_sensitive: rng.gen::<f64>() < self.latency_sensitive_share,
+                tasks,
+            });
+        }
+        Ok(ClusterWorkload { params: Some(self.clone()), jobs })
+    }
+
+    /// The jobs of `trace` arriving in `[0, duration_s)`, in arrival order
+    /// (ties in trace order); each job's demand per core, estimate error and
+    /// latency sensitivity drawn as [`ClusterJobs::generate`] draws them.
+    fn trace_jobs<R: Rng + ?Sized>(
+        &self,
+        trace: &[TraceJob],
+        topo: &Topology,
+        duration_s: f64,
+        rng: &mut R,
+    ) -> Result<ClusterWorkload, GenError> {
+        let memory = topo.hosts().iter().map(|h| h.memory_bytes).fold(0.0, f64::max);
+        let cap = crate::budget::FlowCap::current()?;
+        let mut order: Vec<&TraceJob> = trace.iter().filter(|j| j.start_s < duration_s).collect();
+        order.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+        let n_hosts = topo.hosts().len() as u32;
+        let mut jobs = Vec::with_capacity(order.len());
+        let mut total = 0usize;
+        for (k, job) in order.into_iter().enumerate() {
+            if !(job.start_s.is_finite() && job.start_s >= 0.0) {
+                return Err(GenError::param("jobs", format!("job {k}: arrival {} s is not a time", job.start_s)));
+            }
+            let heavy = rng.gen::<f64>() < self.heavy_share;
+            let per_core = self.bw_median_per_core
+                * (self.bw_sigma * std_normal(rng)).exp()
+                * if heavy { self.heavy_factor } else { 1.0 };
+            let missing = rng.gen::<f64>() < self.missing_estimate_share;
+            let err = (self.estimate_sigma * std_normal(rng)).exp();
+            let mut tasks = Vec::new();
+            for t in &job.tasks {
+                let ok = t.cores.is_finite()
+                    && t.cores > 0.0
+                    && t.memory_share.is_finite()
+                    && t.memory_share >= 0.0
+                    && t.duration_s.is_finite()
+                    && t.duration_s >= 0.0;
+                if !ok {
+                    return Err(GenError::param(
+                        "jobs",
+                        format!(
+                            "job {k}: a task of {} cores, {} of a server's memory and {} s is not a task",
+                            t.cores, t.memory_share, t.duration_s
+                        ),
+                    ));
+                }
+                total += t.instances as usize;
+                // Every task sends at least one flow.
+                cap.check(total, "the trace's cluster tasks")?;
+                let cores = (t.cores.ceil() as u32).max(1);
+                for _ in 0..t.instances {
+                    let demand = per_core * f64::from(cores);
+                    tasks.push(ClusterTask {
+                        cores,
+                        memory_bytes: t.memory_share * memory,
+                        demand_bps: demand,
+                        estimate_bps: (!missing).then_some(demand * err * self.peak_factor),
+                        duration_s: t.duration_s,
+                        peer: rng.gen_range(0..n_hosts),
+                    });
+                }
+            }
+            if tasks.is_empty() {
+                continue;
+            }
+            jobs.push(ClusterJob {
+                start_s: job.start_s,
                 latency_sensitive: rng.gen::<f64>() < self.latency_sensitive_share,
                 tasks,
             });
