@@ -430,7 +430,9 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   server in another rack (log-normal per job around
   `bandwidth-median-per-core`, `heavy-share` of jobs `heavy-factor` times
   heavier, estimates off by `estimate-sigma`, drifting by `drift-sigma` for
-  `drift-share` of the tasks every detection window), with `queries`
+  `drift-share` of the tasks every detection window), or jobs from a job
+  table (`jobs = "cloudsimpy-jobs"` or a CSV of yours with its columns,
+  arrivals times `time-scale`), with `queries`
   (analytical queries, `query-<name>` tasks) every `query-period`: the
   `[placement]` policy schedules them, keeps tasks that fit nowhere
   pending and restarts migrated ones after `placement.restart-delay`, and
