@@ -467,7 +467,8 @@ def test_comparison_curves_by_hand(tmp_path: Path) -> None:
     8 * 1.25e9 / speed s, and two such flows sharing the same host link ("two") take twice that
     each, so at host links of 10 / 20 / 40 Gbps the difference one - two of the mean FCT is
     -1.0 / -0.5 / -0.25 s and the ratio two / one 2.0 everywhere, whichever sweep value the
-    metric is pinned to; the paper's number sits at its metric's sweep value."""
+    metric is pinned to (or over all of them); the paper's number sits at its metric's sweep
+    value."""
     from netheat.experiments.curves import comparison_curves, comparison_data
 
     _single_flow(tmp_path)
@@ -503,6 +504,13 @@ def test_comparison_curves_by_hand(tmp_path: Path) -> None:
             numerator = "two"
             denominator = "one"
             where = { "topology.host-link" = "20Gbps" }
+            [[metric]]
+            name = "two over one, all speeds"
+            kind = "ratio"
+            of = "mean_fct_s"
+            numerator = "two"
+            denominator = "one"
+            paper = 2.5
             """
         )
     )
@@ -513,6 +521,6 @@ def test_comparison_curves_by_hand(tmp_path: Path) -> None:
     assert diff.label == "one - two" and diff.ys == pytest.approx([-1.0, -0.5, -0.25], rel=1e-12)
     assert diff.paper == [(1e10, -1.2)]
     assert ratio.label == "two / one" and ratio.ys == pytest.approx([2.0, 2.0, 2.0], rel=1e-12)
-    assert ratio.paper == []
+    assert ratio.paper == []  # the metric over every speed has no place on the curve
     ((png, caption),) = comparison_curves(res)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "topology.host-link" in caption

@@ -118,10 +118,12 @@ def comparison_data(res: RunResult) -> dict[str, list[Curve]]:
                 ys = [metric_value(replace(spec, where={**spec.where, key: v}), res)[0] for v in values]
                 if all(math.isnan(y) for y in ys):
                     continue
+                # A metric pinned to a value of `key` has its paper number there (one that
+                # averages over every value of `key` has no place on the curve).
                 paper = [
                     (at_x[repr(m.where[key])], m.paper)
                     for m in specs
-                    if m.paper is not None and repr(m.where[key]) in at_x
+                    if m.paper is not None and key in m.where and repr(m.where[key]) in at_x
                 ]
                 curves.append(Curve(kind, _label(spec, key), values, xs, ys, paper))
         if curves:
