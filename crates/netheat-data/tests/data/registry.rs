@@ -102,3 +102,13 @@ fn loading_with_the_wrong_parser_is_refused() {
     assert!(matches!(e, DataError::WrongFormat { .. }), "{e}");
     assert!(e.to_string().contains("not a flow-size CDF"), "{e}");
 }
+
+/// A workload tells a registry name from a file of the user's by a `/` or a
+/// `.` (`netheat_data::is_file_reference`): no registered name may have one.
+#[test]
+fn no_registered_name_reads_as_a_file_path() {
+    for d in DATASETS {
+        assert!(!netheat_data::is_file_reference(d.name), "{} would be read as a file path", d.name);
+    }
+    assert!(netheat_data::is_file_reference("./sizes.cdf") && netheat_data::is_file_reference("traces/fb"));
+}
