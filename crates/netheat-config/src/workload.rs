@@ -399,7 +399,8 @@ pub struct AppTable {
     /// or a trace file of yours in its format (the Coflow-Benchmark text
     /// format; a value with a `/` or a `.`, relative to the workload file).
     pub dataset: Option<String>,
-    /// `coflow`: multiplier of trace times.
+    /// `coflow`, and `cluster` with `jobs`: multiplier of trace times (0.5 =
+    /// twice as fast).
     pub time_scale: Option<f64>,
     /// `coflow`: multiplier of trace bytes (default 1; the Sinbad paper's
     /// EC2 experiment scales jobs to 100 of the trace's 3,000 machines,
