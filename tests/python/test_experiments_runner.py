@@ -524,3 +524,31 @@ def test_comparison_curves_by_hand(tmp_path: Path) -> None:
     assert ratio.paper == []  # the metric over every speed has no place on the curve
     ((png, caption),) = comparison_curves(res)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "topology.host-link" in caption
+
+
+def test_task_size_p99_is_the_mean_over_seeds_per_variant_and_size() -> None:
+    """Two variants, two seeds, tasks of 5,000 and 93,000 B: each bar is the mean of the seeds'
+    p99 (a: (1 + 3) / 2 = 2 ms and (10 + 20) / 2 = 15 ms; b: 4 and 40 ms); a kind with one size,
+    or one size at each sweep point, has no figure."""
+    import polars as pl
+
+    from netheat.experiments.plots import task_size_p99
+
+    nan = float("nan")
+    pts = pl.DataFrame(
+        {
+            "variant": ["a", "a", "b", "b", "a", "a"],
+            "point": ["-"] * 4 + ["n=1", "n=2"],
+            "incast.5000B.tct_p99_s": [1e-3, 3e-3, 4e-3, 4e-3, nan, nan],
+            "incast.93000B.tct_p99_s": [10e-3, 20e-3, 40e-3, 40e-3, nan, nan],
+            "job.7B.tct_p99_s": [1.0] * 6,
+            # One size a point, as a sweep over job sizes gives: no figure either.
+            "shuffle.1B.tct_p99_s": [nan] * 4 + [1.0, nan],
+            "shuffle.2B.tct_p99_s": [nan] * 4 + [nan, 1.0],
+        }
+    )
+    got = task_size_p99(pts)
+    assert list(got) == [("incast", "-")]
+    rows = {(r["variant"], r["bytes"]): r["p99_s"] for r in got[("incast", "-")].to_dicts()}
+    want = {("a", 5000): 2e-3, ("a", 93000): 15e-3, ("b", 5000): 4e-3, ("b", 93000): 40e-3}
+    assert rows == pytest.approx(want)

@@ -9,6 +9,7 @@ per time window; CDFs pool them.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -479,6 +480,78 @@ def chunk_read_figures(run_dir: Path) -> list[tuple[Path, str]]:
                 ),
                 f"Chunk read latency per variant, {what}: the hotspot paper's Figure 20 gives its p95 "
                 "(all seeds pooled).",
+            )
+        )
+    return out
+
+
+_SIZED_P99 = re.compile(r"^(?P<kind>[^.]+)\.(?P<bytes>\d+)B\.tct_p99_s$")
+
+
+def task_size_p99(pts: pl.DataFrame) -> dict[tuple[str, str], pl.DataFrame]:
+    """Per (task kind, sweep point) whose tasks come in two to eight sizes: the p99 task time per
+    variant and size (``<kind>.<bytes>B.tct_p99_s``), the mean over seeds; columns variant, bytes,
+    p99_s."""
+    sized: dict[str, list[tuple[int, str]]] = {}
+    for c in pts.columns:
+        m = _SIZED_P99.match(c)
+        if m:
+            sized.setdefault(m["kind"], []).append((int(m["bytes"]), c))
+    out: dict[tuple[str, str], pl.DataFrame] = {}
+    for kind, cols in sized.items():
+        if not 2 <= len(cols) <= 8:
+            continue
+        cols.sort()
+        long = pl.concat(
+            [
+                pts.select(
+                    pl.col("variant").cast(pl.Utf8),
+                    pl.col("point").cast(pl.Utf8),
+                    pl.lit(b).alias("bytes"),
+                    pl.col(c).alias("p99_s"),
+                )
+                for b, c in cols
+            ]
+        )
+        means = long.group_by("variant", "point", "bytes", maintain_order=True).agg(pl.col("p99_s").mean())
+        for point in means["point"].unique(maintain_order=True).to_list():
+            # The sizes this point's tasks have (a column of another point's size is NaN here).
+            here = means.filter((pl.col("point") == point) & pl.col("p99_s").is_not_nan()).drop("point")
+            if here["bytes"].n_unique() >= 2:
+                out[(kind, point)] = here
+    return out
+
+
+def task_size_figures(run_dir: Path) -> list[tuple[Path, str]]:
+    """The p99 task completion time per variant and task size (:func:`task_size_p99`), grouped
+    bars on a log axis: CloudBurst's per-size incast p99 (the slides' Figs. 9 and 11), and any
+    workload whose tasks come in a few sizes."""
+    points_path = run_dir / "points.parquet"
+    if not points_path.is_file():
+        return []
+    out: list[tuple[Path, str]] = []
+    for i, ((kind, point), t) in enumerate(task_size_p99(pl.read_parquet(points_path)).items()):
+        variants = t["variant"].unique(maintain_order=True).to_list()
+        sizes = sorted(set(t["bytes"].to_list()))
+        fig, ax = plt.subplots(figsize=(max(7.0, 0.5 * len(variants) * len(sizes) + 2), 4))
+        width = 0.8 / len(variants)
+        for k, v in enumerate(variants):
+            row = t.filter(pl.col("variant") == v)
+            by = dict(zip(row["bytes"].to_list(), row["p99_s"].to_list(), strict=True))
+            ys = [by.get(b, np.nan) * 1e3 for b in sizes]
+            x = np.arange(len(sizes)) + (k - (len(variants) - 1) / 2) * width
+            ax.bar(x, ys, width, label=v, color=plt.get_cmap("tab20")(k % 20))
+        ax.set_xticks(range(len(sizes)), [f"{b:,} B" for b in sizes])
+        ax.set_yscale("log")
+        ax.set_ylabel(f"p99 {kind} completion time (ms)")
+        ax.set_title(point if point != "-" else kind, fontsize=9)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.grid(alpha=0.3, axis="y")
+        out.append(
+            (
+                _save(fig, run_dir / f"task_size_p99_{i}.png"),
+                f"p99 completion time of the `{kind}` tasks per variant and task size at {point} (mean "
+                "over seeds).",
             )
         )
     return out

@@ -386,8 +386,9 @@ def _figures(run_dir: Path) -> list[tuple[Path, str]]:
     Baraat's figures for runs of its aggregation workload (:func:`plots.baraat_figures`),
     block write times per variant for runs with a storage policy (:func:`plots.block_write_figures`),
     Sinbad's job bins for runs with jobs that write (:func:`plots.job_bin_figures`),
-    chunk read latencies for runs of a ``chunk-store`` (:func:`plots.chunk_read_figures`)
-    and a cluster's placement measures (:func:`plots.placement_figures`)."""
+    chunk read latencies for runs of a ``chunk-store`` (:func:`plots.chunk_read_figures`),
+    a cluster's placement measures (:func:`plots.placement_figures`) and the p99 task time per
+    task size where tasks come in a few sizes (:func:`plots.task_size_figures`)."""
     from netheat.experiments.plots import (
         baraat_figures,
         block_write_figures,
@@ -395,6 +396,7 @@ def _figures(run_dir: Path) -> list[tuple[Path, str]]:
         job_bin_figures,
         placement_figures,
         search_figures,
+        task_size_figures,
     )
 
     return (
@@ -404,6 +406,7 @@ def _figures(run_dir: Path) -> list[tuple[Path, str]]:
         + job_bin_figures(run_dir)
         + chunk_read_figures(run_dir)
         + placement_figures(run_dir)
+        + task_size_figures(run_dir)
     )
 
 
