@@ -511,17 +511,26 @@ def test_comparison_curves_by_hand(tmp_path: Path) -> None:
             numerator = "two"
             denominator = "one"
             paper = 2.5
+            [[metric]]
+            name = "p99 two over one at 40G"
+            kind = "ratio"
+            of = "p99_fct_s"
+            numerator = "two"
+            denominator = "one"
+            where = { "topology.host-link" = "40Gbps" }
             """
         )
     )
     res = run_experiment(load_experiment(f), tmp_path / "out", workers=1, progress=False)
     (curves,) = comparison_data(res).values()
-    diff, ratio = curves
+    diff, ratio, p99 = curves
     assert diff.values == ["10Gbps", "20Gbps", "40Gbps"] and diff.xs == [1e10, 2e10, 4e10]
     assert diff.label == "one - two" and diff.ys == pytest.approx([-1.0, -0.5, -0.25], rel=1e-12)
     assert diff.paper == [(1e10, -1.2)]
-    assert ratio.label == "two / one" and ratio.ys == pytest.approx([2.0, 2.0, 2.0], rel=1e-12)
+    # Two quantities share the ratio panel, so each label names its own.
+    assert ratio.label == "mean_fct_s: two / one" and ratio.ys == pytest.approx([2.0, 2.0, 2.0], rel=1e-12)
     assert ratio.paper == []  # the metric over every speed has no place on the curve
+    assert p99.label == "p99_fct_s: two / one" and p99.ys == pytest.approx([2.0, 2.0, 2.0], rel=1e-12)
     ((png, caption),) = comparison_curves(res)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "topology.host-link" in caption
 

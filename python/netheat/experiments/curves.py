@@ -114,6 +114,8 @@ def comparison_data(res: RunResult) -> dict[str, list[Curve]]:
         at_x = dict(zip(map(repr, values), xs, strict=True))
         curves: list[Curve] = []
         for kind, groups in _curves_for(res, key).items():
+            # Comparisons of several quantities in one panel say which quantity each is.
+            several = len({spec.of for spec, _ in groups[:MAX_LINES]}) > 1
             for spec, specs in groups[:MAX_LINES]:
                 ys = [metric_value(replace(spec, where={**spec.where, key: v}), res)[0] for v in values]
                 if all(math.isnan(y) for y in ys):
@@ -125,7 +127,10 @@ def comparison_data(res: RunResult) -> dict[str, list[Curve]]:
                     for m in specs
                     if m.paper is not None and key in m.where and repr(m.where[key]) in at_x
                 ]
-                curves.append(Curve(kind, _label(spec, key), values, xs, ys, paper))
+                label = _label(spec, key)
+                if several and spec.of is not None:
+                    label = f"{spec.of.removeprefix('stats.')}: {label}"
+                curves.append(Curve(kind, label, values, xs, ys, paper))
         if curves:
             out[key] = curves
     return out
