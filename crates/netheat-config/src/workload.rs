@@ -861,12 +861,8 @@ impl Wcx<'_> {
             DistName::Empirical => {
                 self.only(key, "empirical", &set, &["cdf"])?;
                 let name = s.cdf.as_deref().ok_or_else(|| self.at(&format!("{key}.cdf"), "missing required key"))?;
-                let cdf = if netheat_data::is_file_reference(name) {
-                    netheat_data::read_cdf_file(&self.resolve(name))
-                } else {
-                    netheat_data::load_cdf(self.data, name)
-                }
-                .map_err(|e| self.at(&format!("{key}.cdf"), e.to_string()))?;
+                let cdf =
+                    self.dataset(&format!("{key}.cdf"), name, netheat_data::load_cdf, netheat_data::read_cdf_file)?;
                 SizeDist::empirical(&cdf.points).map_err(|e| self.gen(&format!("{key}.cdf"), e))?
             }
         };
@@ -1103,12 +1099,21 @@ impl Wcx<'_> {
     /// `.`), relative to the workload file.
     fn coflow_trace(&self, key: &str, name: Option<&str>) -> Result<netheat_data::CoflowTrace, ConfigError> {
         let name = name.unwrap_or(DEFAULT_COFLOW);
-        let trace = if netheat_data::is_file_reference(name) {
-            netheat_data::read_coflows_file(&self.resolve(name))
-        } else {
-            netheat_data::load_coflows(self.data, name)
-        };
-        trace.map_err(|e| self.at(key, e.to_string()))
+        self.dataset(key, name, netheat_data::load_coflows, netheat_data::read_coflows_file)
+    }
+
+    /// What a dataset key (`key`) names: the registered dataset `name`
+    /// (`load`), or, when `name` is a path (a `/` or a `.`), the user's file
+    /// in the same format relative to the workload file (`read`).
+    fn dataset<T>(
+        &self,
+        key: &str,
+        name: &str,
+        load: fn(&DataDir, &str) -> Result<T, netheat_data::DataError>,
+        read: fn(&Path) -> Result<T, netheat_data::DataError>,
+    ) -> Result<T, ConfigError> {
+        let got = if netheat_data::is_file_reference(name) { read(&self.resolve(name)) } else { load(self.data, name) };
+        got.map_err(|e| self.at(key, e.to_string()))
     }
 
     fn coflows(
@@ -1636,13 +1641,8 @@ impl Wcx<'_> {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(self.at(&format!("{p}.time-scale"), format!("must be positive, got {scale}")));
         }
-        let key = format!("{p}.jobs");
-        let rows = if netheat_data::is_file_reference(name) {
-            netheat_data::read_jobs_file(&self.resolve(name))
-        } else {
-            netheat_data::load_cloudsimpy_jobs(self.data, name)
-        }
-        .map_err(|e| self.at(&key, e.to_string()))?;
+        let rows =
+            self.dataset(&format!("{p}.jobs"), name, netheat_data::load_cloudsimpy_jobs, netheat_data::read_jobs_file)?;
         let mut index: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         let mut jobs: Vec<TraceJob> = Vec::new();
         for r in rows {

@@ -85,17 +85,14 @@ def _run(args: argparse.Namespace) -> int:
         exp.seeds = args.seeds
     if args.variants is not None:
         exp = only_variants(exp, args.variants)
-    from netheat.experiments.curves import comparison_curves
-    from netheat.experiments.reproduce import kind_figures
+    from netheat.experiments.reproduce import run_figures
     from netheat.output import OutputDir
-    from netheat.report import Figure
 
     with OutputDir.open(args.out, "experiment run", force=args.force) as od:
         res = run_experiment(
             exp, od, backend=args.backend, workers=args.workers, ray_address=args.ray_address
         )
-        figures = [Figure(png, caption) for png, caption in comparison_curves(res)]
-        figures += kind_figures(exp, Path(args.out))
+        figures = run_figures(res)
     print("\n".join(_summary_lines(res.summary)))
     pts = res.summary["points"]
     print(

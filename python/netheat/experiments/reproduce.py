@@ -119,6 +119,13 @@ def _fct_figure(run_dir: Path, path: Path) -> Path | None:
     return path
 
 
+def run_figures(res: RunResult) -> list[Figure]:
+    """The figures of a finished run beyond its metrics' bars: the file's comparisons as curves
+    along numeric sweeps, then its scenario kinds' own plots."""
+    curves = [Figure(png, caption) for png, caption in comparison_curves(res)]
+    return curves + kind_figures(res.experiment, res.out)
+
+
 def kind_figures(exp: Experiment, run_dir: Path) -> list[Figure]:
     """The plots each scenario kind of ``exp`` draws from its finished run in ``run_dir``."""
     figures: list[Figure] = []
@@ -190,8 +197,7 @@ def _section(name: str, exp: Experiment, res: RunResult, quick: bool) -> Section
             "that meet the metric's target, where it has one.",
         )
     ]
-    figures.extend(Figure(png, caption) for png, caption in comparison_curves(res))
-    figures.extend(kind_figures(exp, res.out))
+    figures.extend(run_figures(res))
     fct = _fct_figure(res.out, res.out / "fct_cdf.png")
     if fct is not None:
         figures.append(Figure(fct, f"{name}: flow completion times per variant (empirical CDF, all points)."))

@@ -194,6 +194,29 @@ pub struct ClusterTask {
     pub peer: HostId,
 }
 
+/// What a job's draw fixes for all its tasks: network demand per core, and
+/// the error of the peak estimate the scheduler sees (`None`: missing).
+struct JobNetwork {
+    per_core_bps: f64,
+    estimate_error: Option<f64>,
+    peak_factor: f64,
+}
+
+impl JobNetwork {
+    /// A task of this job.
+    fn task(&self, cores: u32, memory_bytes: f64, duration_s: f64, peer: HostId) -> ClusterTask {
+        let demand = self.per_core_bps * f64::from(cores);
+        ClusterTask {
+            cores,
+            memory_bytes,
+            demand_bps: demand,
+            estimate_bps: self.estimate_error.map(|err| demand * err * self.peak_factor),
+            duration_s,
+            peer,
+        }
+    }
+}
+
 /// One job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClusterJob {
@@ -306,26 +329,14 @@ impl ClusterJobs {
         let n_hosts = topo.hosts().len() as u32;
         let mut jobs = Vec::with_capacity(starts.len());
         for &st in &starts {
-            let heavy = rng.gen::<f64>() < self.heavy_share;
-            let per_core = self.bw_median_per_core
-                * (self.bw_sigma * std_normal(rng)).exp()
-                * if heavy { self.heavy_factor } else { 1.0 };
-            let missing = rng.gen::<f64>() < self.missing_estimate_share;
-            let err = (self.estimate_sigma * std_normal(rng)).exp();
+            let net = self.job_network(rng);
             let n = rng.gen_range(1..=self.tasks_max);
             let mut tasks = Vec::with_capacity(n as usize);
             for _ in 0..n {
                 let cores = rng.gen_range(1..=self.cores_max);
-                let demand = per_core * f64::from(cores);
                 let duration = -(1.0 - rng.gen::<f64>()).ln() * self.task_mean_s;
-                tasks.push(ClusterTask {
-                    cores,
-                    memory_bytes: self.memory_per_core * f64::from(cores),
-                    demand_bps: demand,
-                    estimate_bps: (!missing).then_some(demand * err * self.peak_factor),
-                    duration_s: duration,
-                    peer: rng.gen_range(0..n_hosts),
-                });
+                let memory = self.memory_per_core * f64::from(cores);
+                tasks.push(net.task(cores, memory, duration, rng.gen_range(0..n_hosts)));
             }
             jobs.push(ClusterJob {
                 start_s: st,
@@ -334,6 +345,18 @@ impl ClusterJobs {
             });
         }
         Ok(ClusterWorkload { params: Some(self.clone()), jobs })
+    }
+
+    /// A job's network draw (demand per core, heavy or not, and its
+    /// estimate's error), in this order from `rng`.
+    fn job_network<R: Rng + ?Sized>(&self, rng: &mut R) -> JobNetwork {
+        let heavy = rng.gen::<f64>() < self.heavy_share;
+        let per_core_bps = self.bw_median_per_core
+            * (self.bw_sigma * std_normal(rng)).exp()
+            * if heavy { self.heavy_factor } else { 1.0 };
+        let missing = rng.gen::<f64>() < self.missing_estimate_share;
+        let err = (self.estimate_sigma * std_normal(rng)).exp();
+        JobNetwork { per_core_bps, estimate_error: (!missing).then_some(err), peak_factor: self.peak_factor }
     }
 
     /// The jobs of `trace` arriving in `[0, duration_s)`, in arrival order
@@ -357,12 +380,7 @@ impl ClusterJobs {
             if !(job.start_s.is_finite() && job.start_s >= 0.0) {
                 return Err(GenError::param("jobs", format!("job {k}: arrival {} s is not a time", job.start_s)));
             }
-            let heavy = rng.gen::<f64>() < self.heavy_share;
-            let per_core = self.bw_median_per_core
-                * (self.bw_sigma * std_normal(rng)).exp()
-                * if heavy { self.heavy_factor } else { 1.0 };
-            let missing = rng.gen::<f64>() < self.missing_estimate_share;
-            let err = (self.estimate_sigma * std_normal(rng)).exp();
+            let net = self.job_network(rng);
             let mut tasks = Vec::new();
             for t in &job.tasks {
                 let ok = t.cores.is_finite()
@@ -385,15 +403,7 @@ impl ClusterJobs {
                 cap.check(total, "the trace's cluster tasks")?;
                 let cores = (t.cores.ceil() as u32).max(1);
                 for _ in 0..t.instances {
-                    let demand = per_core * f64::from(cores);
-                    tasks.push(ClusterTask {
-                        cores,
-                        memory_bytes: t.memory_share * memory,
-                        demand_bps: demand,
-                        estimate_bps: (!missing).then_some(demand * err * self.peak_factor),
-                        duration_s: t.duration_s,
-                        peer: rng.gen_range(0..n_hosts),
-                    });
+                    tasks.push(net.task(cores, t.memory_share * memory, t.duration_s, rng.gen_range(0..n_hosts)));
                 }
             }
             if tasks.is_empty() {
