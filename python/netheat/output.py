@@ -200,9 +200,16 @@ def atomic_write(path: Path, write: Callable[[Path], Any], suffix: str = "") -> 
 
     The parent directory is created. An interrupted write leaves the old
     file (or none) and no temporary file. If ``path`` is inside an open
-    :class:`OutputDir`, the file is recorded as netheat's in its marker.
+    :class:`OutputDir`, a file there that netheat did not write is refused
+    (:meth:`OutputDir.check_replaceable`) and the new file is recorded as
+    netheat's in its marker.
     """
     parent = path.parent
+    # Inside an open output directory, a file netheat did not write is never replaced.
+    for od in _OPEN:
+        rel = od.relative(path)
+        if rel is not None:
+            od.check_replaceable(rel)
     try:
         mkdirs(parent)
         tmp = new_temp_file(parent, suffix=suffix or path.suffix)
@@ -412,15 +419,23 @@ class OutputDir:
                 tmp.unlink()
             raise
 
-    def record(self, path: Path, group: str = "files") -> None:
-        """Record ``path`` (just written by netheat) in the marker if it lies inside this directory."""
+    def relative(self, path: Path) -> str | None:
+        """``path`` relative to this directory, or None when it lies outside it or is staged
+        (inside a transaction's directory: recorded when the transaction commits)."""
         try:
             rel = Path(os.path.abspath(path)).relative_to(os.path.abspath(self.path))
         except ValueError:
-            return
+            return None
         if any(part.startswith(TMP_PREFIX) for part in rel.parts):
-            return  # staged: recorded when its transaction commits
-        self.files()[str(rel)] = {"group": group, "fingerprint": fingerprint(path)}
+            return None
+        return str(rel)
+
+    def record(self, path: Path, group: str = "files") -> None:
+        """Record ``path`` (just written by netheat) in the marker if it lies inside this directory."""
+        rel = self.relative(path)
+        if rel is None:
+            return
+        self.files()[rel] = {"group": group, "fingerprint": fingerprint(path)}
         self._write_marker()
 
     def check_replaceable(self, rel: str) -> None:

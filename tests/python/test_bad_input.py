@@ -159,6 +159,23 @@ def test_force_writes_beside_the_users_files_and_never_replaces_them(work: Path)
     assert snapshot(work) == before
 
 
+def test_force_never_replaces_a_users_file_named_like_a_figure(work: Path) -> None:
+    """An experiment's figures are written after its tables: a user's file under a figure's name in
+    a --force directory is refused with exit 2 and left as it was."""
+    user = work / "mine"
+    user.mkdir()
+    (user / "baraat_protocol_by_size.png").write_text("the user's own")
+    exp = ROOT / "experiments" / "baraat-task-size.toml"
+    # Without the address-space cap of `netheat()`: a process pool does not start under it.
+    args = ["experiment", "run", str(exp), "--quick", "--out", "mine", "--force", "--workers", "1"]
+    p = subprocess.run([sys.executable, "-m", "netheat.cli", *args], cwd=work, capture_output=True, text=True)
+    # The points ran (their progress lines come first); the run then stops at the figure.
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and "baraat_protocol_by_size.png" in last and "did not write" in last
+    assert (user / "baraat_protocol_by_size.png").read_text() == "the user's own"
+
+
 @pytest.mark.parametrize("what", ["file", "fifo", "socket", "devnull", "symlink-devnull"])
 def test_a_path_that_is_not_a_directory_is_refused_even_with_force(work: Path, what: str) -> None:
     target = work / "target"
