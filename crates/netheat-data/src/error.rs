@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::dir::DirSource;
+use crate::source::{DirSource, ENV_VAR};
 
 /// A dataset that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -20,7 +20,7 @@ pub enum DataError {
         "data directory {} does not exist (chosen by {source_desc}){looked}; \
          point netheat at a copy of the data with --data-dir DIR or {env}=DIR",
         dir.display(),
-        env = crate::dir::ENV_VAR
+        env = ENV_VAR
     )]
     MissingDir {
         /// The resolved directory.
@@ -35,7 +35,7 @@ pub enum DataError {
         "dataset `{name}` is missing: no file {rel} in data directory {} (chosen by {source_desc}); \
          point netheat at a copy with --data-dir DIR or {env}=DIR (upstream: {upstream})",
         dir.display(),
-        env = crate::dir::ENV_VAR
+        env = ENV_VAR
     )]
     Missing {
         /// Registry name.

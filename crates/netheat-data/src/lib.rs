@@ -20,6 +20,7 @@ pub mod dir;
 pub mod error;
 pub mod load;
 pub mod registry;
+pub mod source;
 pub mod spatial;
 mod text;
 pub mod verify;

@@ -14,10 +14,7 @@ use netheat_core::{LinkId, Routing};
 use netheat_topology::{NodeKind, Topology};
 
 use crate::transport::{make_transport, Action, PathSel, Transport, TransportConfig};
-use crate::PacketError;
-
-/// Picoseconds per second.
-pub const PS: f64 = 1e12;
+use crate::{PacketError, PS};
 
 /// Network parameters.
 #[derive(Debug, Clone)]

@@ -17,6 +17,10 @@ pub mod transport;
 pub use engine::{FlowRecord, FlowSpec, LinkWindow, NetConfig, NewFlows, PortStats, SimResult, Simulator};
 pub use transport::{transport_tags, TransportConfig};
 
+/// Picoseconds per second: the engine's clock and the transports' timers
+/// count integer picoseconds.
+pub const PS: f64 = 1e12;
+
 /// Errors of the packet engine.
 #[derive(Debug, thiserror::Error)]
 pub enum PacketError {

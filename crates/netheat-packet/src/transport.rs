@@ -12,8 +12,7 @@
 
 use netheat_fec::{LtDecoder, LtParams};
 
-use crate::engine::PS;
-use crate::PacketError;
+use crate::{PacketError, PS};
 
 /// Payload bytes per data packet.
 pub const MSS: u64 = 1460;

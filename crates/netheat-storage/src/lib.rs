@@ -8,8 +8,8 @@
 //! so that concurrent writes share its throughput; [`Cluster::two_tier`]);
 //! [`fs`] is the cluster-file-system model (blocks, replication or erasure
 //! coding, storage balance, rebalancer, replica and degraded reads);
-//! [`placement`] holds the [`ReplicaPlacement`] trait, its registry and the
-//! `uniform` and `ccp` policies; [`sinbad`] is Sinbad's network-balanced
+//! [`placement`] holds the [`ReplicaPlacement`] trait and the `uniform`,
+//! `ccp` and `ccp-balance` policies, [`registry`] the tags of all of them; [`sinbad`] is Sinbad's network-balanced
 //! placement (Chowdhury et al., SIGCOMM 2013). The Sinbad, CCP and HDFS
 //! experiment points are in `netheat-repro` (`ccp`, `hdfs`); Sinbad's simulation is a scenario.
 
@@ -17,10 +17,12 @@ pub mod cluster;
 pub mod error;
 pub mod fs;
 pub mod placement;
+pub mod registry;
 pub mod sinbad;
 
 pub use cluster::{Cluster, UplinkClass};
 pub use error::StorageError;
 pub use fs::{FileSystem, PlacementFailure, Redundancy};
-pub use placement::{make_policy, PlacementRequest, PolicyConfig, ReplicaPlacement, View, POLICIES};
+pub use placement::{PlacementRequest, PolicyConfig, ReplicaPlacement, View};
+pub use registry::{make_policy, POLICIES};
 pub use sinbad::{LinkEstimator, Sinbad};

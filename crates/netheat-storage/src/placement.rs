@@ -10,8 +10,6 @@
 
 use crate::cluster::{Cluster, UplinkClass};
 use crate::fs::Redundancy;
-use crate::sinbad::Sinbad;
-use crate::StorageError;
 use netheat_core::HostId;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -94,23 +92,6 @@ pub trait ReplicaPlacement: Send {
     fn host_score(&self, view: &View<'_>, host: HostId) -> f64 {
         let _ = (view, host);
         0.0
-    }
-}
-
-/// Builds a policy from its tag; unknown tags list the known ones.
-pub fn make_policy(tag: &str, cfg: &PolicyConfig) -> Result<Box<dyn ReplicaPlacement>, StorageError> {
-    build(tag, cfg).ok_or_else(|| StorageError::UnknownPolicy { tag: tag.to_string(), known: POLICIES.join(", ") })
-}
-
-netheat_core::registry! {
-    /// Registered policy tags.
-    pub const POLICIES;
-    /// The policy of a tag (`None`: unknown).
-    fn build(cfg: &PolicyConfig) -> Box<dyn ReplicaPlacement> {
-        "ccp" => Box::new(Ccp),
-        "ccp-balance" => Box::new(CcpBalance),
-        "sinbad" => Box::new(Sinbad::new(cfg.clone())),
-        "uniform" => Box::new(Uniform),
     }
 }
 
@@ -406,6 +387,7 @@ impl ReplicaPlacement for CcpBalance {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::{make_policy, POLICIES};
     use proptest::prelude::*;
 
     fn req(r: usize, f: usize, writer: Option<HostId>) -> PlacementRequest {

@@ -7,19 +7,8 @@
 use netheat_core::LinkId;
 
 use crate::error::TopologyError;
-use crate::model::Topology;
+use crate::model::{CapacityEvent, Topology};
 use crate::spec::{EventAction, EventSpec, EventTarget};
-
-/// One directed link changing capacity at a time.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CapacityEvent {
-    /// Seconds from the start of the run.
-    pub time_s: f64,
-    /// The directed link.
-    pub link: LinkId,
-    /// Its capacity from then on, bits per second (0 = failed).
-    pub capacity_bps: f64,
-}
 
 pub(crate) fn compile_events(topo: &Topology, specs: &[EventSpec]) -> Result<Vec<CapacityEvent>, TopologyError> {
     let mut out = Vec::new();

@@ -29,7 +29,6 @@ pub mod spec;
 pub mod summary;
 
 pub use error::TopologyError;
-pub use events::CapacityEvent;
 pub use model::*;
 pub use size::{Count, Dimensions, TopologySize};
 pub use spec::*;

@@ -8,8 +8,7 @@ use std::fmt;
 
 use netheat_core::{HostId, LinkId, NodeId};
 
-use crate::events::CapacityEvent;
-use crate::spec::{StorageDevice, SubwaysSpec};
+use crate::spec::{RackKind, StorageDevice, SubwaysSpec};
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -86,50 +85,6 @@ impl Direction {
         match self {
             Direction::Up => "up",
             Direction::Down => "down",
-        }
-    }
-}
-
-/// Rack type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum RackKind {
-    /// Compute servers.
-    Compute,
-    /// Storage servers.
-    Disk,
-    /// Both.
-    Mixed,
-}
-
-impl RackKind {
-    /// `compute`, `disk` or `mixed`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RackKind::Compute => "compute",
-            RackKind::Disk => "disk",
-            RackKind::Mixed => "mixed",
-        }
-    }
-}
-
-/// Storage device kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum StorageKind {
-    /// Spinning disk.
-    Hdd,
-    /// Flash.
-    Ssd,
-    /// In-memory store.
-    Ram,
-}
-
-impl StorageKind {
-    /// `hdd`, `ssd` or `ram`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StorageKind::Hdd => "hdd",
-            StorageKind::Ssd => "ssd",
-            StorageKind::Ram => "ram",
         }
     }
 }
@@ -476,4 +431,15 @@ impl Topology {
     pub fn tor_uplink_bps(&self, tor: u32) -> f64 {
         self.tors[tor as usize].up.iter().map(|l| self.links[*l as usize].capacity_bps).sum()
     }
+}
+
+/// One directed link changing capacity at a time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CapacityEvent {
+    /// Seconds from the start of the run.
+    pub time_s: f64,
+    /// The directed link.
+    pub link: LinkId,
+    /// Its capacity from then on, bits per second (0 = failed).
+    pub capacity_bps: f64,
 }

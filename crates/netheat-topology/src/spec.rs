@@ -3,7 +3,6 @@
 //! These are what the TOML config deserialises into (after unit parsing);
 //! they can also be written directly from Rust (benchmarks, tests).
 
-use crate::model::{RackKind, StorageKind};
 use crate::size::{Count, Dimensions};
 
 /// A storage device model.
@@ -267,6 +266,50 @@ impl TopologySpec {
             provisioning: Provisioning::default(),
             events: vec![],
             border: None,
+        }
+    }
+}
+
+/// Rack type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RackKind {
+    /// Compute servers.
+    Compute,
+    /// Storage servers.
+    Disk,
+    /// Both.
+    Mixed,
+}
+
+impl RackKind {
+    /// `compute`, `disk` or `mixed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RackKind::Compute => "compute",
+            RackKind::Disk => "disk",
+            RackKind::Mixed => "mixed",
+        }
+    }
+}
+
+/// Storage device kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StorageKind {
+    /// Spinning disk.
+    Hdd,
+    /// Flash.
+    Ssd,
+    /// In-memory store.
+    Ram,
+}
+
+impl StorageKind {
+    /// `hdd`, `ssd` or `ram`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StorageKind::Hdd => "hdd",
+            StorageKind::Ssd => "ssd",
+            StorageKind::Ram => "ram",
         }
     }
 }

@@ -6,7 +6,8 @@
 //! side, so it is the minimum over tiers of half the tier's total up
 //! capacity. For the symmetric fabrics built here this is the usual figure.
 
-use crate::model::{Layer, NodeKind, RackKind, Topology, UplinkClass};
+use crate::model::{Layer, NodeKind, Topology, UplinkClass};
+use crate::spec::RackKind;
 
 /// Links of one layer.
 #[derive(Debug, Clone, PartialEq)]
