@@ -98,7 +98,10 @@ def test_task_class_sets_the_incast_messages_queue_class() -> None:
 def test_transport_combinations_that_mean_nothing_are_refused() -> None:
     with pytest.raises(ConfigError, match=r"transport\.small-queue") as e:
         small("newreno", **{"transport.small-queue": True}).check()
-    assert "DCTCP" in str(e.value)
+    assert "`cloudburst`, `dctcp`" in str(e.value)
+    with pytest.raises(ConfigError, match=r"transport\.spray") as e:
+        small("dctcp", **{"transport.spray": False}).check()
+    assert "not `cloudburst`" in str(e.value)
     with pytest.raises(ConfigError, match=r"transport\.task-class"):
         small("dctcp", **{"transport.task-class": 8}).check()
     with pytest.raises(ConfigError, match=r"transport\.pias-thresholds"):
@@ -113,6 +116,48 @@ def test_transport_combinations_that_mean_nothing_are_refused() -> None:
         small("dctcp", sizes="[]").check()
     with pytest.raises(ConfigError, match="fanin"):
         small("dctcp", **{"workload.app.0.fanin": 0}).check()
+
+
+def test_cloudburst_spray_and_small_queue_are_its_two_mechanisms() -> None:
+    """The slides' variants A-D are CloudBurst with spraying and its small
+    queue each on or off."""
+
+    def run(spray: bool, small_queue: bool, fanin: int) -> tuple[list[int], int]:
+        res = small(
+            "cloudburst",
+            **{
+                "workload.app.0.incasts": 1,
+                "workload.app.0.fanin": fanin,
+                "transport.spray": spray,
+                "transport.small-queue": small_queue,
+            },
+        ).run()
+        flows = pl.from_arrow(res.tables["flows"])
+        queues = pl.from_arrow(res.tables["queues"])
+        links = pl.from_arrow(res.tables["links"]).select("link", "layer", "direction", "src_node").unique()
+        assert isinstance(flows, pl.DataFrame) and isinstance(queues, pl.DataFrame)
+        # Data leaves the first sender's rack (4 hosts a rack) on its ToR's
+        # two uplinks; ACKs come back down, so these carry data only.
+        tor = f"tor{int(flows['src'][0]) // 4}"
+        up = queues.join(links, on="link").filter(
+            (pl.col("layer") == "tor-agg") & (pl.col("direction") == "up") & (pl.col("src_node") == tor)
+        )
+        return sorted(int(b) for b in up["tx_bytes"] if b > 0), int(queues["drops"].sum())
+
+    # One message between racks: sprayed symbols take both uplinks about
+    # equally; unsprayed ones all take the message's one ECMP path.
+    for small_queue in (True, False):
+        sprayed, _ = run(True, small_queue, 1)
+        assert len(sprayed) == 2 and sprayed[0] >= 0.45 * sum(sprayed), sprayed
+        one, _ = run(False, small_queue, 1)
+        assert len(one) == 1, one
+    # Four senders bursting 1.3 x 64 symbols of 1,500 B each at one 10 Gbps
+    # port: the 12,000 B CloudBurst queue (8 packets) must drop; the
+    # ordinary buffers drop fewer.
+    for spray in (True, False):
+        _, in_small = run(spray, True, 4)
+        _, ordinary = run(spray, False, 4)
+        assert in_small > ordinary, (spray, in_small, ordinary)
 
 
 def test_per_size_values_are_quantiles_of_the_tasks_of_that_size() -> None:

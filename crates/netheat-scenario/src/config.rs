@@ -728,8 +728,8 @@ pub struct TransportSection {
     /// `packet.ecn-threshold`), `pias` (DCTCP plus priority demotion by
     /// bytes sent, PIAS NSDI'15), `cloudburst` (multipath with fountain
     /// coding in the small CloudBurst queue, §3 of the CloudBurst slides;
-    /// `cloudburst-a`, `-b`, `-c` are its ablations: neither spraying nor
-    /// the small queue, spraying only, the small queue only), `mptcp` (a
+    /// `spray` and `small-queue` turn its two mechanisms off for the
+    /// slides' variants A to C), `mptcp` (a
     /// message split in two halves over two uncoupled DCTCP subflows on
     /// different ECMP paths; done when both are) or `dctcp-replication`
     /// (two DCTCP copies of a message on different ECMP paths; done when
@@ -745,11 +745,19 @@ pub struct TransportSection {
     /// use the small CloudBurst queue). Open-loop flows take their
     /// `[[workload.traffic]]` table's `priority`. Default: 0.
     pub task_class: Option<u8>,
-    /// The application tasks' DCTCP data packets use the small CloudBurst
-    /// queue of `packet.cloudburst-queue` (a baseline given all of
-    /// CloudBurst's isolation); `kind` must be `dctcp`, `mptcp` or
-    /// `dctcp-replication`. Default: false.
+    /// The application tasks' data packets use the small CloudBurst queue
+    /// of `packet.cloudburst-queue`. For `kind = "cloudburst"` this is the
+    /// protocol's separate small-buffered queue (default true; false keeps
+    /// its symbols in class 1 with the ordinary buffers, the slides'
+    /// variants A and B). For `dctcp`, `mptcp` and `dctcp-replication` it
+    /// gives a baseline all of CloudBurst's isolation (default false).
+    /// Other kinds refuse it.
     pub small_queue: Option<bool>,
+    /// `kind = "cloudburst"`: the application tasks' symbols are sprayed
+    /// packet by packet over all equal-cost paths, CloudBurst's multipath
+    /// (false keeps each message on its ECMP path, the slides' variants A
+    /// and C). Open-loop CloudBurst traffic always sprays. Default: true.
+    pub spray: Option<bool>,
     /// Initial congestion window, packets.
     pub init_cwnd: Option<f64>,
     /// Minimum retransmission timeout.
@@ -784,12 +792,6 @@ pub enum TransportKind {
     Pias,
     /// CloudBurst.
     Cloudburst,
-    /// CloudBurst without spraying or its small queue (ablation).
-    CloudburstA,
-    /// CloudBurst with spraying only (ablation).
-    CloudburstB,
-    /// CloudBurst with its small queue only (ablation).
-    CloudburstC,
     /// Two uncoupled DCTCP subflows on different paths, half each.
     Mptcp,
     /// Two DCTCP copies on different paths, the first to finish counts.
@@ -804,21 +806,27 @@ impl TransportKind {
             Self::Dctcp => "dctcp",
             Self::Pias => "pias",
             Self::Cloudburst => "cloudburst",
-            Self::CloudburstA => "cloudburst-a",
-            Self::CloudburstB => "cloudburst-b",
-            Self::CloudburstC => "cloudburst-c",
             Self::Mptcp => "mptcp",
             Self::DctcpReplication => "dctcp-replication",
         }
     }
 
     /// The transport of each copy or subflow in
-    /// `netheat_packet::transport_tags()`, `small_queue` putting DCTCP data
-    /// in the CloudBurst queue.
-    pub fn engine_tag(self, small_queue: bool) -> &'static str {
+    /// `netheat_packet::transport_tags()`: `small_queue` (`None`: the
+    /// kind's default, on for CloudBurst only) puts the data in the small
+    /// CloudBurst queue, `spray` (`None`: on) sprays CloudBurst's symbols.
+    /// The engine names CloudBurst's four combinations by the slides'
+    /// letters: A neither, B spraying, C the small queue, D both.
+    pub fn engine_tag(self, small_queue: Option<bool>, spray: Option<bool>) -> &'static str {
         match self {
-            Self::Dctcp | Self::Mptcp | Self::DctcpReplication if small_queue => "dctcp-cbq",
+            Self::Dctcp | Self::Mptcp | Self::DctcpReplication if small_queue == Some(true) => "dctcp-cbq",
             Self::Dctcp | Self::Mptcp | Self::DctcpReplication => "dctcp",
+            Self::Cloudburst => match (spray.unwrap_or(true), small_queue.unwrap_or(true)) {
+                (false, false) => "cloudburst-a",
+                (true, false) => "cloudburst-b",
+                (false, true) => "cloudburst-c",
+                (true, true) => "cloudburst-d",
+            },
             other => other.tag(),
         }
     }
@@ -828,9 +836,9 @@ impl TransportKind {
         matches!(self, Self::Dctcp | Self::Pias | Self::Mptcp | Self::DctcpReplication)
     }
 
-    /// Whether the transport uses CloudBurst's small queue.
+    /// Whether the transport is CloudBurst.
     pub fn is_cloudburst(self) -> bool {
-        matches!(self, Self::Cloudburst | Self::CloudburstA | Self::CloudburstB | Self::CloudburstC)
+        self == Self::Cloudburst
     }
 }
 

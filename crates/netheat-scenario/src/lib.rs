@@ -201,16 +201,28 @@ impl Scenario {
                     ));
                 }
                 if let Some(t) = &s.transport {
-                    if t.small_queue == Some(true)
+                    if t.small_queue.is_some()
                         && !matches!(
                             t.kind,
-                            TransportKind::Dctcp | TransportKind::Mptcp | TransportKind::DctcpReplication
+                            TransportKind::Dctcp
+                                | TransportKind::Mptcp
+                                | TransportKind::DctcpReplication
+                                | TransportKind::Cloudburst
                         )
                     {
                         return Err(at(
                             "transport.small-queue",
                             format!(
-                                "puts DCTCP data in CloudBurst's small queue; `transport.kind = \"{}\"` is not DCTCP-based (use `dctcp`, `mptcp` or `dctcp-replication`)",
+                                "puts the tasks' data in CloudBurst's small queue; `transport.kind = \"{}\"` has no such choice (use `cloudburst`, `dctcp`, `mptcp` or `dctcp-replication`)",
+                                t.kind.tag()
+                            ),
+                        ));
+                    }
+                    if t.spray.is_some() && t.kind != TransportKind::Cloudburst {
+                        return Err(at(
+                            "transport.spray",
+                            format!(
+                                "sprays CloudBurst's symbols over paths; `transport.kind = \"{}\"` is not `cloudburst`",
                                 t.kind.tag()
                             ),
                         ));

@@ -152,8 +152,7 @@ struct Sender<'a> {
 
 impl Sender<'_> {
     /// Engine flows of one message, recorded; returns them to be added.
-    fn send(&mut self, mut m: Message, tp: TransportKind, prio: u8, small: bool, out: &mut NewFlows) {
-        let tag = tp.engine_tag(small);
+    fn send(&mut self, mut m: Message, tp: TransportKind, tag: &'static str, prio: u8, out: &mut NewFlows) {
         m.split = match tp {
             TransportKind::Mptcp if m.bytes >= 2 => Split::Halves,
             TransportKind::DctcpReplication => Split::Copies,
@@ -227,8 +226,9 @@ struct Started {
 #[derive(Clone, Copy)]
 struct TaskTransport {
     kind: TransportKind,
+    /// The engine's transport tag of each of a message's flows.
+    tag: &'static str,
     class: u8,
-    small_queue: bool,
 }
 
 impl<'a> Tasks<'a> {
@@ -291,7 +291,7 @@ impl<'a> Tasks<'a> {
                         finish_s: f64::NAN,
                         step: Some((ti, s)),
                     };
-                    snd.send(m, tt.kind, tt.class, tt.small_queue, &mut out.new);
+                    snd.send(m, tt.kind, tt.tag, tt.class, &mut out.new);
                 }
             }
         }
@@ -360,9 +360,10 @@ pub fn run_packet(
     let traffic_kind = t.and_then(|t| t.traffic_kind).unwrap_or(kind);
     let tt = TaskTransport {
         kind,
+        tag: kind.engine_tag(t.and_then(|t| t.small_queue), t.and_then(|t| t.spray)),
         class: t.and_then(|t| t.task_class).unwrap_or(0).min(7),
-        small_queue: t.and_then(|t| t.small_queue).unwrap_or(false),
     };
+    let traffic_tag = traffic_kind.engine_tag(None, None);
     let d = NetConfig::default();
     let p = s.packet.as_ref();
     let dctcp_in_use = (!flows.is_empty() && traffic_kind.uses_ecn()) || (!tasks.is_empty() && kind.uses_ecn());
@@ -422,7 +423,7 @@ pub fn run_packet(
             finish_s: f64::NAN,
             step: None,
         };
-        snd.send(m, traffic_kind, f.priority.clamp(0, 7) as u8, false, &mut new);
+        snd.send(m, traffic_kind, traffic_tag, f.priority.clamp(0, 7) as u8, &mut new);
     }
     // Application tasks: ids after the open-loop flows' and tasks', as the
     // flow engine's task runner numbers them.

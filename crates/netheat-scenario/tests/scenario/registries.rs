@@ -63,9 +63,11 @@ fn every_policy_a_scenario_names_is_registered() {
         // `mptcp` and `dctcp-replication` are two engine flows of DCTCP
         // each (the scenario builds them): their engine tags must exist.
         let k = parse::<TransportKind>(&v);
-        for small_queue in [false, true] {
-            let tag = k.engine_tag(small_queue);
-            assert!(netheat_packet::transport_tags().contains(&tag), "transport.kind = {v:?}: {tag}");
+        for small_queue in [None, Some(false), Some(true)] {
+            for spray in [None, Some(false), Some(true)] {
+                let tag = k.engine_tag(small_queue, spray);
+                assert!(netheat_packet::transport_tags().contains(&tag), "transport.kind = {v:?}: {tag}");
+            }
         }
     }
 }
