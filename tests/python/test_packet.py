@@ -57,8 +57,10 @@ def small(kind: str = "dctcp", sizes: str = '["93000B"]', **over: Any) -> Scenar
 
 
 def test_incast_messages_are_tasks_that_finish_no_faster_than_the_receiver_link() -> None:
-    for kind in ("dctcp", "cloudburst", "mptcp", "dctcp-replication", "newreno"):
-        res = small(kind).run()
+    runs = [(k, {}) for k in ("dctcp", "cloudburst", "mptcp", "dctcp-replication", "newreno")]
+    runs.append(("mptcp", {"transport.mptcp-subflows": "dctcp"}))
+    for kind, over in runs:
+        res = small(kind, **over).run()
         tasks = pl.from_arrow(res.tables["tasks"])
         flows = pl.from_arrow(res.tables["flows"])
         assert isinstance(tasks, pl.DataFrame) and isinstance(flows, pl.DataFrame)
@@ -99,6 +101,10 @@ def test_transport_combinations_that_mean_nothing_are_refused() -> None:
     with pytest.raises(ConfigError, match=r"transport\.small-queue") as e:
         small("newreno", **{"transport.small-queue": True}).check()
     assert "`cloudburst`, `dctcp`" in str(e.value)
+    with pytest.raises(ConfigError, match=r"transport\.mptcp-subflows"):
+        small("dctcp", **{"transport.mptcp-subflows": "dctcp"}).check()
+    with pytest.raises(ConfigError, match=r"transport\.mptcp-subflows"):
+        small("mptcp", **{"transport.mptcp-subflows": "cubic"}).check()
     with pytest.raises(ConfigError, match=r"transport\.spray") as e:
         small("dctcp", **{"transport.spray": False}).check()
     assert "not `cloudburst`" in str(e.value)

@@ -51,6 +51,7 @@ fn main() {
             task_id: -1,
             priority: 1,
             path_offset: 0,
+            coupling: None,
         };
         sim.add_flow(f, &tcfg).expect("flow");
     }

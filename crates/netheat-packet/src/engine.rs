@@ -8,12 +8,12 @@
 //! dynamic threshold `alpha * (free shared buffer)`.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use netheat_core::{LinkId, Routing};
 use netheat_topology::{NodeKind, Topology};
 
-use crate::transport::{make_transport, Action, PathSel, Transport, TransportConfig};
+use crate::transport::{make_transport, Action, Coupling, PathSel, Transport, TransportConfig};
 use crate::{PacketError, PS};
 
 /// Network parameters.
@@ -90,6 +90,10 @@ pub struct FlowSpec {
     pub priority: u8,
     /// Path offset from the flow's ECMP path (replicas/subflows use 0, 1, ...).
     pub path_offset: usize,
+    /// MPTCP connection: flows with the same value are one connection's
+    /// subflows and couple their windows (a [`crate::transport::LiaGroup`]);
+    /// their transport must couple (`lia`, `lia-cbq`).
+    pub coupling: Option<u64>,
 }
 
 /// Per-flow outcome, same columns as the flow engine's `flows.parquet`.
@@ -255,6 +259,8 @@ pub struct Simulator<'a> {
     window_ps: u64,
     /// Flows finished since the controller last heard (indices).
     done: Vec<u32>,
+    /// MPTCP connections by [`FlowSpec::coupling`].
+    connections: HashMap<u64, Coupling>,
 }
 
 /// Flows a [`Simulator::run_with`] controller starts: each with the extra
@@ -326,6 +332,7 @@ impl<'a> Simulator<'a> {
             events: 0,
             actions: Vec::new(),
             done: Vec::new(),
+            connections: HashMap::new(),
         })
     }
 
@@ -390,7 +397,16 @@ impl<'a> Simulator<'a> {
             self.path_arena.push(rev);
         }
         let ecmp = (splitmix(spec.id ^ self.cfg.seed.rotate_left(17)) % np as u64) as usize;
-        let tp = make_transport(&spec.transport, tcfg, spec.bytes, spec.priority, spec.id, spec.path_offset)?;
+        let mut tp = make_transport(&spec.transport, tcfg, spec.bytes, spec.priority, spec.id, spec.path_offset)?;
+        if let Some(c) = spec.coupling {
+            let group = self.connections.entry(c).or_default();
+            if !tp.couple(group) {
+                return Err(PacketError::BadFlow {
+                    flow: spec.id,
+                    reason: format!("transport '{}' does not couple subflows (use `lia`)", spec.transport),
+                });
+            }
+        }
         let idx = self.flows.len() as u32;
         let t = ((spec.start_s * PS).round() as u64).max(self.now);
         self.flows.push(FlowState {

@@ -4,11 +4,18 @@
 //! ACK arrival (sender side) and on its timer; the transport answers with
 //! [`Action`]s (send, ACK, set timer, done). Tags: `newreno`, `dctcp`,
 //! `dctcp-cbq` (DCTCP whose data packets use the small CloudBurst queue, for
-//! baselines given CloudBurst's isolation), `pias`, and `cloudburst-a|b|c|d`
-//! (`cloudburst` = `cloudburst-d`).
-//! Replication and MPTCP-like multipath are built from several `dctcp` flows
-//! on distinct path offsets by the caller (the scenario's `mptcp` and
+//! baselines given CloudBurst's isolation), `pias`, `lia`, `lia-cbq`, and
+//! `cloudburst-a|b|c|d` (the CloudBurst slides' variants: A neither spraying
+//! nor the small queue, B spraying, C the small queue, D both; `cloudburst`
+//! = `cloudburst-d`).
+//! `lia` and `lia-cbq` are MPTCP subflows (RFC 6356's linked increases
+//! over NewReno windows that halve on loss or an ECN echo, RFC 3168): the
+//! flows the engine gives one [`FlowSpec::coupling`](crate::FlowSpec) share
+//! a [`LiaGroup`]. Replication and MPTCP are built from several flows on
+//! distinct path offsets by the caller (the scenario's `mptcp` and
 //! `dctcp-replication` transports, `netheat-scenario`'s `packet.rs`).
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use netheat_fec::{LtDecoder, LtParams};
 
@@ -133,6 +140,12 @@ pub trait Transport: Send {
     fn on_timer(&mut self, now: u64, out: &mut Vec<Action>);
     /// Retransmission timeouts so far.
     fn timeouts(&self) -> u32;
+    /// Joins the connection whose subflows share `group` (see
+    /// [`LiaGroup`]); false for transports that do not couple.
+    fn couple(&mut self, group: &Coupling) -> bool {
+        let _ = group;
+        false
+    }
     /// DCTCP's congestion estimate: how many times the sender updated alpha
     /// (once per observation window, about an RTT) and the sum of alpha
     /// after each update; `(0, 0.0)` for transports without one.
@@ -151,6 +164,8 @@ netheat_core::registry! {
         "dctcp" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Dctcp, sel)),
         "dctcp-cbq" => Box::new(Tcp { cb_class: true, ..Tcp::new(cfg, bytes, prio, Cc::Dctcp, sel) }),
         "pias" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Pias, sel)),
+        "lia" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Lia, sel)),
+        "lia-cbq" => Box::new(Tcp { cb_class: true, ..Tcp::new(cfg, bytes, prio, Cc::Lia, sel) }),
         "cloudburst" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, true)),
         "cloudburst-a" => Box::new(CloudBurst::new(cfg, bytes, flow_id, false, false)),
         "cloudburst-b" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, false)),
@@ -178,11 +193,61 @@ pub fn make_transport(
         .ok_or_else(|| PacketError::UnknownTransport { tag: tag.into(), known: transport_tags().join(", ") })
 }
 
+/// Whether flows of the transport `tag` couple their windows when the
+/// engine gives them one [`FlowSpec::coupling`](crate::FlowSpec).
+pub fn couples(tag: &str) -> bool {
+    matches!(tag, "lia" | "lia-cbq")
+}
+
+/// The windows of one MPTCP connection's subflows, shared by them: the
+/// Linked Increases Algorithm of RFC 6356 (§3). Each ACK that a subflow `i`
+/// in congestion avoidance receives for `n` new segments grows its window by
+/// `min(alpha * n / w_total, n / w_i)`, with `alpha = w_total * max_i(w_i /
+/// rtt_i^2) / (sum_i w_i / rtt_i)^2` over the subflows still sending that
+/// have an RTT sample; slow start and every decrease stay each subflow's
+/// own. On one bottleneck shared with a TCP flow the connection so takes no
+/// more than that flow's share (RFC 6356 §2, "do no harm").
+#[derive(Debug, Default)]
+pub struct LiaGroup {
+    /// Per subflow: window (packets; 0 once it has sent everything) and
+    /// smoothed RTT (s; 0 before the first sample).
+    subflows: Vec<(f64, f64)>,
+}
+
+/// A [`LiaGroup`] as its subflows hold it.
+pub type Coupling = Arc<Mutex<LiaGroup>>;
+
+impl LiaGroup {
+    fn join(&mut self, cwnd: f64) -> usize {
+        self.subflows.push((cwnd, 0.0));
+        self.subflows.len() - 1
+    }
+
+    /// Window growth of subflow `me` for `acked` new segments in congestion
+    /// avoidance, its own window and RTT being `me`'s entry.
+    fn increase(&self, me: usize, acked: f64) -> f64 {
+        let own = acked / self.subflows[me].0;
+        let live = || self.subflows.iter().filter(|(w, r)| *w > 0.0 && *r > 0.0);
+        if self.subflows[me].1 <= 0.0 {
+            return own;
+        }
+        let total: f64 = live().map(|(w, _)| w).sum();
+        let max = live().map(|(w, r)| w / (r * r)).fold(0.0, f64::max);
+        let sum: f64 = live().map(|(w, r)| w / r).sum();
+        let alpha = total * max / (sum * sum);
+        (alpha * acked / total).min(own)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Cc {
     NewReno,
     Dctcp,
     Pias,
+    /// NewReno that also halves once a window on an ECN echo (RFC 3168):
+    /// an MPTCP subflow, whose congestion-avoidance growth is its
+    /// [`LiaGroup`]'s once it has joined one.
+    Lia,
 }
 
 fn seg_size(bytes: u64, nseg: u64, i: u64) -> u32 {
@@ -201,6 +266,8 @@ struct Tcp {
     thresholds: Vec<u64>,
     /// Data packets go to the small CloudBurst queue.
     cb_class: bool,
+    /// The MPTCP connection this subflow belongs to, and its index there.
+    group: Option<(Coupling, usize)>,
     // sender
     una: u64,
     nxt: u64,
@@ -240,6 +307,7 @@ impl Tcp {
             sel,
             thresholds: cfg.pias_thresholds.clone(),
             cb_class: false,
+            group: None,
             una: 0,
             nxt: 0,
             cwnd: cfg.init_cwnd,
@@ -295,6 +363,26 @@ impl Tcp {
     fn arm(&self, now: u64, out: &mut Vec<Action>) {
         out.push(Action::Timer { at: now + (self.rto * PS) as u64 });
     }
+
+    /// Tells the connection this subflow's window and RTT (a window of 0
+    /// once it has sent everything).
+    fn publish(&self) {
+        if let Some((g, i)) = &self.group {
+            let w = if self.una >= self.nseg { 0.0 } else { self.cwnd };
+            g.lock().unwrap_or_else(PoisonError::into_inner).subflows[*i] = (w, self.srtt);
+        }
+    }
+
+    /// Congestion-avoidance growth for `newly` new segments.
+    fn ca_increase(&self, newly: f64) -> f64 {
+        match &self.group {
+            Some((g, i)) => {
+                self.publish();
+                g.lock().unwrap_or_else(PoisonError::into_inner).increase(*i, newly)
+            }
+            None => newly / self.cwnd,
+        }
+    }
 }
 
 impl Transport for Tcp {
@@ -322,7 +410,7 @@ impl Transport for Tcp {
         if self.una >= self.nseg {
             return;
         }
-        let dctcp = self.cc != Cc::NewReno;
+        let dctcp = matches!(self.cc, Cc::Dctcp | Cc::Pias);
         if dctcp {
             self.win_acked += 1;
             if ece {
@@ -357,7 +445,7 @@ impl Transport for Tcp {
             } else if self.cwnd < self.ssthresh {
                 self.cwnd += newly;
             } else {
-                self.cwnd += newly / self.cwnd;
+                self.cwnd += self.ca_increase(newly);
             }
             if dctcp && self.una > self.win_end {
                 // One observation window (about one RTT) ended: update alpha.
@@ -370,6 +458,7 @@ impl Transport for Tcp {
                 self.win_end = self.nxt;
             }
             if self.una >= self.nseg {
+                self.publish();
                 out.push(Action::CancelTimer);
                 return;
             }
@@ -392,6 +481,13 @@ impl Transport for Tcp {
             self.ssthresh = self.cwnd;
             self.cwr_end = self.nxt;
         }
+        if self.cc == Cc::Lia && ece && self.una >= self.cwr_end && !self.in_recovery {
+            // RFC 3168: an ECN echo halves the window, once per window.
+            self.cwnd = (self.cwnd / 2.0).max(1.0);
+            self.ssthresh = self.cwnd;
+            self.cwr_end = self.nxt;
+        }
+        self.publish();
         self.fill(out);
     }
 
@@ -406,12 +502,22 @@ impl Transport for Tcp {
         self.in_recovery = false;
         self.dupacks = 0;
         self.rto = (self.rto * 2.0).min(1.0);
+        self.publish();
         self.fill(out);
         self.arm(now, out);
     }
 
     fn timeouts(&self) -> u32 {
         self.timeouts
+    }
+
+    fn couple(&mut self, group: &Coupling) -> bool {
+        if self.cc != Cc::Lia {
+            return false;
+        }
+        let i = group.lock().unwrap_or_else(PoisonError::into_inner).join(self.cwnd);
+        self.group = Some((Arc::clone(group), i));
+        true
     }
 
     fn alpha_updates(&self) -> (u64, f64) {
@@ -512,5 +618,27 @@ impl Transport for CloudBurst {
 
     fn timeouts(&self) -> u32 {
         self.timeouts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 6356 §3 by hand: windows 10 and 20 packets, RTTs 100 and 200 us.
+    /// w_total = 30; max(w/rtt^2) = 10 / 1e-8 = 1e9; sum(w/rtt) = 1e5 + 1e5;
+    /// alpha = 30 x 1e9 / 4e10 = 0.75; an ACK of one segment grows either
+    /// subflow by min(0.75 / 30, 1 / w_i) = 0.025 packets.
+    #[test]
+    fn lia_increase_by_hand() {
+        let g = LiaGroup { subflows: vec![(10.0, 100e-6), (20.0, 200e-6)] };
+        assert!((g.increase(0, 1.0) - 0.025).abs() < 1e-12);
+        assert!((g.increase(1, 1.0) - 0.025).abs() < 1e-12);
+        // Alone (the other has finished), a subflow grows as TCP does.
+        let g = LiaGroup { subflows: vec![(10.0, 100e-6), (0.0, 200e-6)] };
+        assert!((g.increase(0, 1.0) - 0.1).abs() < 1e-12);
+        // Without an RTT sample yet, as TCP too.
+        let g = LiaGroup { subflows: vec![(10.0, 0.0), (20.0, 200e-6)] };
+        assert!((g.increase(0, 2.0) - 0.2).abs() < 1e-12);
     }
 }

@@ -7,7 +7,18 @@ fn rack(hosts: usize) -> Topology {
 }
 
 fn flow(id: u64, src: u32, dst: u32, bytes: u64, tp: &str) -> FlowSpec {
-    FlowSpec { id, src, dst, bytes, start_s: 0.0, transport: tp.into(), task_id: -1, priority: 1, path_offset: 0 }
+    FlowSpec {
+        id,
+        src,
+        dst,
+        bytes,
+        start_s: 0.0,
+        transport: tp.into(),
+        task_id: -1,
+        priority: 1,
+        path_offset: 0,
+        coupling: None,
+    }
 }
 
 #[test]
@@ -212,4 +223,43 @@ fn dctcp_alpha_decays_by_one_minus_g_per_window_without_marks() {
     assert!((d.alpha_mean - want).abs() < 1e-12, "mean {} against {want} over {n} updates", d.alpha_mean);
     assert_eq!(r.flows[1].alpha_updates, 0);
     assert!(r.flows[1].alpha_mean.is_nan());
+}
+
+/// RFC 6356 §2 ("do no harm"): an MPTCP connection whose two subflows
+/// share one bottleneck with a TCP flow takes no more than that flow's
+/// share. Host 0 sends 2 x 20 MB over two subflows, host 1 one 40 MB flow,
+/// both into host 3. Equal shares end both at about 80 MB over the link
+/// rate; a connection taking two shares of three (its subflows uncoupled)
+/// ends at 0.75 of the single flow's time.
+#[test]
+fn lia_subflows_take_no_more_than_one_tcp_share_on_a_shared_bottleneck() {
+    let topo = rack(4);
+    let cfg = NetConfig { ecn_threshold_bytes: Some(30_000), port_buffer_bytes: 600_000, ..Default::default() };
+    let run = |coupled: bool| {
+        let mut sim = Simulator::new(&topo, cfg.clone()).unwrap();
+        for s in 0..2u64 {
+            let sub = FlowSpec {
+                path_offset: s as usize,
+                coupling: coupled.then_some(7),
+                ..flow(s, 0, 3, 20_000_000, "lia")
+            };
+            sim.add_flow(sub, &TransportConfig::default()).unwrap();
+        }
+        sim.add_flow(flow(2, 1, 3, 40_000_000, "lia"), &TransportConfig::default()).unwrap();
+        let r = sim.run(f64::INFINITY);
+        let mptcp = r.flows[0].finish_s.max(r.flows[1].finish_s);
+        let tcp = r.flows[2].finish_s;
+        // The link carried 80 MB (plus headers): no schedule ends sooner.
+        assert!(mptcp.max(tcp) >= 80e6 * 1500.0 / 1460.0 * 8.0 / 10e9);
+        mptcp / tcp
+    };
+    let coupled = run(true);
+    let uncoupled = run(false);
+    println!("MPTCP over TCP completion: coupled {coupled:.3}, uncoupled {uncoupled:.3}");
+    assert!((0.95..1.4).contains(&coupled), "coupled {coupled}");
+    assert!(uncoupled < 0.82, "uncoupled {uncoupled}");
+    // A transport that does not couple refuses a connection.
+    let mut sim = Simulator::new(&topo, cfg.clone()).unwrap();
+    let e = sim.add_flow(FlowSpec { coupling: Some(1), ..flow(0, 0, 3, 1_000, "dctcp") }, &TransportConfig::default());
+    assert!(e.is_err_and(|e| e.to_string().contains("does not couple")));
 }

@@ -162,6 +162,7 @@ fn crosscheck(topo: &Topology, case: &Case, cfg: &NetConfig) {
             task_id: -1,
             priority: 1,
             path_offset: np - ecmp,
+            coupling: None,
         };
         sim.add_flow_with_paths(spec, &tcfg, std::slice::from_ref(p)).expect("flow");
     }

@@ -234,6 +234,7 @@ pub fn run_incast_point(
                 task_id: -1,
                 priority: 1,
                 path_offset: 0,
+                coupling: None,
             });
             id += 1;
         }
@@ -273,6 +274,7 @@ pub fn run_incast_point(
                 task_id: task,
                 priority: if tp.starts_with("cloudburst") { 1 } else { prio },
                 path_offset: off,
+                coupling: None,
             };
             match variant {
                 "dctcp-replication" => {
@@ -438,6 +440,7 @@ mod tests {
                 task_id: id as i64,
                 priority: prio,
                 path_offset: 0,
+                coupling: None,
             };
             sim.add_flow(f(0, 5, 20_000_000, 0.0, 1), &tcfg).unwrap();
             sim.add_flow(f(1, 0, 93_000, 2e-3, prio), &tcfg).unwrap();

@@ -729,9 +729,10 @@ pub struct TransportSection {
     /// bytes sent, PIAS NSDI'15), `cloudburst` (multipath with fountain
     /// coding in the small CloudBurst queue, §3 of the CloudBurst slides;
     /// `spray` and `small-queue` turn its two mechanisms off for the
-    /// slides' variants A to C), `mptcp` (a
-    /// message split in two halves over two uncoupled DCTCP subflows on
-    /// different ECMP paths; done when both are) or `dctcp-replication`
+    /// slides' variants A to C), `mptcp` (a message split in two halves
+    /// over two subflows on different ECMP paths, done when both are;
+    /// `mptcp-subflows` says which congestion control they run) or
+    /// `dctcp-replication`
     /// (two DCTCP copies of a message on different ECMP paths; done when
     /// the first is).
     #[serde(default)]
@@ -753,6 +754,13 @@ pub struct TransportSection {
     /// gives a baseline all of CloudBurst's isolation (default false).
     /// Other kinds refuse it.
     pub small_queue: Option<bool>,
+    /// `mptcp`: the subflows' congestion control. `lia` (default): MPTCP as
+    /// standardized, RFC 6356's linked increases coupling the two windows,
+    /// each of which halves on a loss or, once a window, on an ECN echo
+    /// (RFC 3168). `dctcp`: two uncoupled DCTCP subflows (ours; each
+    /// takes a DCTCP flow's share, so the message takes two on a shared
+    /// bottleneck).
+    pub mptcp_subflows: Option<MptcpSubflows>,
     /// `kind = "cloudburst"`: the application tasks' symbols are sprayed
     /// packet by packet over all equal-cost paths, CloudBurst's multipath
     /// (false keeps each message on its ECMP path, the slides' variants A
@@ -777,6 +785,17 @@ pub struct TransportSection {
     /// back), so the timer fires only when every symbol in flight was lost.
     #[schemars(with = "Option<UnitString>")]
     pub reburst_timeout: Option<Duration>,
+}
+
+/// `transport.mptcp-subflows`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum MptcpSubflows {
+    /// RFC 6356's coupled increases over RFC 3168 windows.
+    #[default]
+    Lia,
+    /// Uncoupled DCTCP subflows.
+    Dctcp,
 }
 
 /// `transport.kind`.
@@ -817,9 +836,18 @@ impl TransportKind {
     /// CloudBurst queue, `spray` (`None`: on) sprays CloudBurst's symbols.
     /// The engine names CloudBurst's four combinations by the slides'
     /// letters: A neither, B spraying, C the small queue, D both.
-    pub fn engine_tag(self, small_queue: Option<bool>, spray: Option<bool>) -> &'static str {
+    /// `subflows` is `mptcp`'s congestion control.
+    pub fn engine_tag(self, small_queue: Option<bool>, spray: Option<bool>, subflows: MptcpSubflows) -> &'static str {
+        let small = small_queue == Some(true);
         match self {
-            Self::Dctcp | Self::Mptcp | Self::DctcpReplication if small_queue == Some(true) => "dctcp-cbq",
+            Self::Mptcp if subflows == MptcpSubflows::Lia => {
+                if small {
+                    "lia-cbq"
+                } else {
+                    "lia"
+                }
+            }
+            Self::Dctcp | Self::Mptcp | Self::DctcpReplication if small => "dctcp-cbq",
             Self::Dctcp | Self::Mptcp | Self::DctcpReplication => "dctcp",
             Self::Cloudburst => match (spray.unwrap_or(true), small_queue.unwrap_or(true)) {
                 (false, false) => "cloudburst-a",

@@ -218,6 +218,15 @@ impl Scenario {
                             ),
                         ));
                     }
+                    if t.mptcp_subflows.is_some()
+                        && t.kind != TransportKind::Mptcp
+                        && t.traffic_kind != Some(TransportKind::Mptcp)
+                    {
+                        return Err(at(
+                            "transport.mptcp-subflows",
+                            "chooses the congestion control of `mptcp`'s subflows; neither `transport.kind` nor `transport.traffic-kind` is `mptcp`".into(),
+                        ));
+                    }
                     if t.spray.is_some() && t.kind != TransportKind::Cloudburst {
                         return Err(at(
                             "transport.spray",

@@ -179,6 +179,8 @@ impl Sender<'_> {
                 task_id: m.task_id,
                 priority: prio,
                 path_offset: off,
+                // One connection per message: its two halves' windows.
+                coupling: (m.split == Split::Halves && netheat_packet::transport::couples(tag)).then_some(idx as u64),
             };
             out.push((spec, extra.clone()));
         }
@@ -358,12 +360,13 @@ pub fn run_packet(
     let t = s.transport.as_ref();
     let kind = t.map_or(TransportKind::Newreno, |t| t.kind);
     let traffic_kind = t.and_then(|t| t.traffic_kind).unwrap_or(kind);
+    let subflows = t.and_then(|t| t.mptcp_subflows).unwrap_or_default();
     let tt = TaskTransport {
         kind,
-        tag: kind.engine_tag(t.and_then(|t| t.small_queue), t.and_then(|t| t.spray)),
+        tag: kind.engine_tag(t.and_then(|t| t.small_queue), t.and_then(|t| t.spray), subflows),
         class: t.and_then(|t| t.task_class).unwrap_or(0).min(7),
     };
-    let traffic_tag = traffic_kind.engine_tag(None, None);
+    let traffic_tag = traffic_kind.engine_tag(None, None, subflows);
     let d = NetConfig::default();
     let p = s.packet.as_ref();
     let dctcp_in_use = (!flows.is_empty() && traffic_kind.uses_ecn()) || (!tasks.is_empty() && kind.uses_ecn());

@@ -2,7 +2,9 @@
 //! registry knows and builds: the scenario's enums (which carry the keys'
 //! documentation) cannot drift from the registries.
 
-use netheat_scenario::config::{PlacementPolicyKind, RoutingPolicy, SchedulingPolicy, StoragePolicy, TransportKind};
+use netheat_scenario::config::{
+    MptcpSubflows, PlacementPolicyKind, RoutingPolicy, SchedulingPolicy, StoragePolicy, TransportKind,
+};
 use serde::de::DeserializeOwned;
 
 /// The values a scenario file may give an enum key, from its schema.
@@ -65,8 +67,10 @@ fn every_policy_a_scenario_names_is_registered() {
         let k = parse::<TransportKind>(&v);
         for small_queue in [None, Some(false), Some(true)] {
             for spray in [None, Some(false), Some(true)] {
-                let tag = k.engine_tag(small_queue, spray);
-                assert!(netheat_packet::transport_tags().contains(&tag), "transport.kind = {v:?}: {tag}");
+                for subflows in [MptcpSubflows::Lia, MptcpSubflows::Dctcp] {
+                    let tag = k.engine_tag(small_queue, spray, subflows);
+                    assert!(netheat_packet::transport_tags().contains(&tag), "transport.kind = {v:?}: {tag}");
+                }
             }
         }
     }
