@@ -215,14 +215,13 @@ impl StorageRun {
         let f = dag.min_racks.max(1) - 1;
         // A writer that stores nothing (a compute host) is an external client.
         let local = self.cluster.hosts[writer as usize].stores.then_some(writer);
-        Some(PlacementRequest {
-            file: task_id,
-            block: u64::from(block),
-            bytes,
-            writer: local,
-            redundancy: Redundancy::Replicate { r: k, f: f.min(k.saturating_sub(1)) },
-            time_s: now,
-        })
+        // An erasure-coded chunk's hops carry a stripe's chunks: the object
+        // is `data` of them.
+        let (bytes, redundancy) = match dag.erasure {
+            Some((d, p)) => (bytes * f64::from(d), Redundancy::Erasure { k: d as usize, m: p as usize }),
+            None => (bytes, Redundancy::Replicate { r: k, f: f.min(k.saturating_sub(1)) }),
+        };
+        Some(PlacementRequest { file: task_id, block: u64::from(block), bytes, writer: local, redundancy, time_s: now })
     }
 
     /// Block requests among `ready` (a `file-write` task's request delays):
@@ -366,7 +365,7 @@ impl StorageRun {
         let row = BlockOut {
             task_id,
             block,
-            bytes,
+            bytes: dag.erasure.map_or(bytes, |(d, _)| bytes * f64::from(d)),
             writer,
             replicas: hosts.iter().map(u32::to_string).collect::<Vec<_>>().join(";"),
             racks: racks.len() as u32,
@@ -392,7 +391,10 @@ impl StorageRun {
             p.bind(&self.cluster);
         }
         for st in stores {
-            let redundancy = Redundancy::Replicate { r: st.replicas, f: st.min_racks.max(1) - 1 };
+            let redundancy = match st.erasure {
+                Some(e) => Redundancy::Erasure { k: e.data, m: e.parity },
+                None => Redundancy::Replicate { r: st.replicas, f: st.min_racks.max(1) - 1 },
+            };
             for c in &st.chunks {
                 let req = PlacementRequest {
                     file: c.object,
@@ -462,7 +464,9 @@ impl StorageRun {
 
     /// Resolves the read a `chunk-store` task makes ([`ReadPick`]) against
     /// the chunks readable now: its device step goes to the picked replica's
-    /// disk and its flow from there to the client, with the chunk's bytes.
+    /// disk and its flow from there to the client, with the chunk's bytes;
+    /// for an erasure-coded chunk, its branches to the stripe's data chunks
+    /// in order, each with a data chunk's bytes.
     pub(crate) fn resolve_read(&mut self, now: f64, dag: &mut TaskDag) {
         use netheat_workloads::Step;
         let Some(pick) = dag.read else { return };
@@ -472,21 +476,38 @@ impl StorageRun {
         }
         let k = ((pick.object * n as f64) as usize).min(n - 1);
         let b = &self.fs.blocks[self.readable[k]];
-        let host = b.hosts[((pick.copy * b.hosts.len() as f64) as usize).min(b.hosts.len() - 1)];
-        let (object, bytes) = (b.file, b.bytes);
+        let object = b.file;
+        let sources: Vec<(HostId, f64)> = match b.redundancy {
+            Redundancy::Erasure { k: d, .. } => {
+                let piece = b.redundancy.piece_bytes(b.bytes);
+                b.hosts[..d].iter().map(|&h| (h, piece)).collect()
+            }
+            Redundancy::Replicate { .. } => {
+                vec![(b.hosts[((pick.copy * b.hosts.len() as f64) as usize).min(b.hosts.len() - 1)], b.bytes)]
+            }
+        };
         self.reads += 1;
         if k >= self.readable_before {
             self.reads_of_written += 1;
         }
-        self.read_bytes_by_rack[self.cluster.rack_of(host) as usize] += bytes;
+        for &(h, bytes) in &sources {
+            self.read_bytes_by_rack[self.cluster.rack_of(h) as usize] += bytes;
+        }
         self.last_read_s = now;
+        // Branch i is the i-th device step and the i-th flow (the workload
+        // makes one branch per source: the config refuses other mixes).
+        let (mut io, mut flow) = (0, 0);
         for st in &mut dag.steps {
             match st {
                 Step::Io { host: h, bytes: b, object: o, .. } => {
+                    let (host, bytes) = sources[io % sources.len()];
                     (*h, *b, *o) = (host, bytes, object);
+                    io += 1;
                 }
                 Step::Flow { src, bytes: b, .. } => {
+                    let (host, bytes) = sources[flow % sources.len()];
                     (*src, *b) = (host, bytes);
+                    flow += 1;
                 }
                 Step::Delay { .. } => {}
             }

@@ -105,6 +105,10 @@ pub struct TaskDag {
     /// Racks the pieces of each block must span (`file-write` tasks, whose
     /// replicas a storage policy may re-place); 0 otherwise.
     pub min_racks: usize,
+    /// A `chunk-store` task's erasure code, `(data, parity)` chunks a
+    /// stripe: a write's hops are the stripe's chunks, a read's branches
+    /// its data chunks. `None`: replicated.
+    pub erasure: Option<(u32, u32)>,
     /// The tasks of a `compute-job` (whose hosts a placement policy may
     /// choose again); `None` otherwise.
     pub job: Option<Box<JobTasks>>,
@@ -153,6 +157,7 @@ impl TaskDag {
             dep_ids: Vec::new(),
             kind,
             min_racks: 0,
+            erasure: None,
             job: None,
             read: None,
             queue: None,

@@ -52,7 +52,7 @@ impl Wcx<'_> {
             peak_factor => "peak-factor", missing_estimate_share => "missing-estimate-share",
             drift_share => "drift-share", latency_sensitive_share => "latency-sensitive-share",
             queries => "queries", query_period => "query-period", jobs => "jobs",
-            read_share => "read-share", sizes => "sizes", stored => "stored", read_from => "read-from", write => "write",
+            read_share => "read-share", sizes => "sizes", stored => "stored", read_from => "read-from", write => "write", erasure => "erasure",
         );
         let limit = match a.tasks {
             Some(n) => count(self.cx, &format!("{p}.tasks"), n, 1)?,

@@ -6,7 +6,7 @@ use netheat_workloads::apps::aggregation::{
     self, AggregationSpec, MidHost, Placement as AggPlacement, SizeLaw, Structure,
 };
 use netheat_workloads::apps::cfs::CfsWrite;
-use netheat_workloads::apps::chunks::{ChunkStore, ChunkStoreRun};
+use netheat_workloads::apps::chunks::{ChunkStore, ChunkStoreRun, Erasure};
 use netheat_workloads::apps::cluster::{ClusterJobs, ClusterWorkload, QueryType};
 use netheat_workloads::apps::incast::Incasts;
 use netheat_workloads::apps::rack_hosts;
@@ -289,11 +289,35 @@ impl Wcx<'_> {
                 "read-from",
                 "write",
                 "client-racks",
+                "erasure",
             ],
         )?;
         let sizes = match &a.sizes {
             Some(t) => self.sizes(&format!("{p}.sizes"), Some(t))?,
             None => SizeDist::Uniform { lo: 100e3, hi: 1e6 },
+        };
+        let erasure = match a.erasure {
+            Some(e) => {
+                for (key, set) in [("replicas", a.replicas.is_some()), ("fault-tolerance", a.fault_tolerance.is_some())]
+                {
+                    if set {
+                        return Err(self.at(
+                            &format!("{p}.{key}"),
+                            "an erasure-coded chunk store has no replicas: its stripe's chunks are one per rack (`erasure`)",
+                        ));
+                    }
+                }
+                let data = count(self.cx, &format!("{p}.erasure.data"), e.data, 1)?;
+                let parity = count(self.cx, &format!("{p}.erasure.parity"), e.parity, 0)?;
+                if a.write.as_deref() == Some("pipeline") {
+                    return Err(self.at(
+                        &format!("{p}.write"),
+                        "an erasure-coded stripe's chunks are written by the client directly, not in a pipeline",
+                    ));
+                }
+                Some(Erasure { data, parity })
+            }
+            None => None,
         };
         let replicas = count(self.cx, &format!("{p}.replicas"), a.replicas.unwrap_or(3), 1)?;
         let fault_tolerance =
@@ -325,17 +349,34 @@ impl Wcx<'_> {
             return Err(self
                 .at(&format!("{p}.stored"), "reads need chunks stored before the run: at least 1, or read-share = 0"));
         }
-        let cs = ChunkStore { read_share, sizes, replicas, fault_tolerance, direct, read_stored_only, stored };
+        let cs = ChunkStore { read_share, sizes, replicas, fault_tolerance, direct, read_stored_only, stored, erasure };
         cs.validate().map_err(|e| self.gen(p, e))?;
         let racks = self.topo.hosts().iter().map(|h| h.rack).collect::<std::collections::BTreeSet<_>>().len();
-        if fault_tolerance + 1 > racks {
+        let (pieces, span) = cs.layout();
+        if span > racks {
+            let (key, what) = match erasure {
+                Some(_) => ("erasure", format!("a stripe of {pieces} chunks")),
+                None => ("fault-tolerance", "replicas".to_string()),
+            };
+            return Err(self.at(&format!("{p}.{key}"), format!("{what} in {span} racks, the datacenter has {racks}")));
+        }
+        // Reads pick among every chunk-store's chunks, so a read's branches
+        // (one replica, or a stripe's data chunks) must suit them all.
+        let branches = |e: Option<Erasure>| e.map_or(1, |e| e.data);
+        if out.stores.first().is_some_and(|o| branches(o.erasure) != branches(erasure)) {
             return Err(self.at(
-                &format!("{p}.fault-tolerance"),
-                format!("replicas in {} racks, the datacenter has {racks}", fault_tolerance + 1),
+                &format!("{p}.erasure"),
+                "the `chunk-store` apps of a workload read alike (a read picks among all their chunks): \
+                 the same `erasure.data`, or all replicated",
             ));
         }
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0057_07ED);
-        out.stores.push(ChunkStoreRun { replicas, min_racks: fault_tolerance + 1, chunks: cs.stored_chunks(&mut rng) });
+        out.stores.push(ChunkStoreRun {
+            replicas: pieces,
+            min_racks: span,
+            erasure,
+            chunks: cs.stored_chunks(&mut rng),
+        });
         Ok(cs)
     }
 

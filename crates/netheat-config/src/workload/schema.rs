@@ -146,6 +146,16 @@ pub enum DistName {
     Uniform,
 }
 
+/// An erasure code of a `chunk-store`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ErasureTable {
+    /// Data chunks a stripe (at least 1).
+    pub data: i64,
+    /// Parity chunks a stripe (at least 0).
+    pub parity: i64,
+}
+
 /// A size distribution, e.g. `{ dist = "bounded-pareto", shape = 1.1, min = "10KB", max = "1GB" }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -336,6 +346,13 @@ pub struct AppTable {
     /// Colossus clients do, §2.2; default) or `pipeline` (client → r1 → r2
     /// ..., all hops at once).
     pub write: Option<String>,
+    /// `chunk-store`: erasure-coded chunks instead of replicas, e.g.
+    /// `{ data = 6, parity = 3 }` (RS(6, 3)): a stripe of `data` chunks of
+    /// a chunk's bytes / `data` plus `parity` more, one per rack, placed by
+    /// the storage policy; a read fetches the data chunks in parallel, a
+    /// write sends all of them from the client (`write = "direct"`). Not
+    /// with `replicas` or `fault-tolerance`.
+    pub erasure: Option<ErasureTable>,
     /// `coflow`, `write-job`: the trace dataset (default `coflow-fb2010`),
     /// or a trace file of yours in its format (the Coflow-Benchmark text
     /// format; a value with a `/` or a `.`, relative to the workload file).

@@ -246,3 +246,83 @@ fn bad_chunk_store_input_is_refused_at_its_key() {
     ));
     assert!(e.contains("sizes.max"), "{e}");
 }
+
+/// `ONE_DISK` with racks 0-2 of HDD hosts and rack 3 of clients, and the
+/// chunks stored as RS(2, 1) stripes.
+fn erasure_coded() -> String {
+    ONE_DISK
+        .replace("racks = 2\n", "racks = 4\n")
+        .replace("racks = [0]", "racks = [0, 1, 2]")
+        .replace("replicas = 1\n", "erasure = { data = 2, parity = 1 }\n")
+}
+
+#[test]
+fn an_erasure_coded_read_fetches_its_data_chunks_in_parallel() {
+    let r = run(&erasure_coded()).unwrap();
+    let mut reads: Vec<_> = r.tasks.iter().filter(|t| t.kind == "chunk-read").collect();
+    assert_eq!(reads.len(), 20);
+    reads.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    // The 1 MB chunk is two 0.5 MB data chunks on two hosts of two racks,
+    // read at once: each 10 ms + 0.5 MB / 100 MB/s = 15 ms after the read
+    // before it at that disk (both disks see the same reads); then both
+    // 0.5 MB into the client's 10 Gbit/s link together, 0.8 ms.
+    let mut free = 0.0f64;
+    for t in &reads {
+        let done = free.max(t.start_s) + 0.015;
+        assert!((t.io_s - (done - t.start_s)).abs() < 1e-9, "{} vs {}", t.io_s, done - t.start_s);
+        assert!((t.network_s - 0.0008).abs() < 1e-9, "{}", t.network_s);
+        assert_eq!(t.bytes, 1e6);
+        free = done;
+        let fl: Vec<_> = r.flows.iter().filter(|f| f.task_id == t.task_id as i64).collect();
+        assert_eq!(fl.len(), 2);
+        // Both to the client, in rack 3 (hosts 6, 7).
+        assert!(fl.iter().all(|f| f.bytes == 5e5 && f.dst == fl[0].dst && f.dst >= 6), "{fl:?}");
+        // Hosts 0-5 are the storing racks 0-2, two hosts each.
+        let (a, b) = (fl[0].src, fl[1].src);
+        assert!(a < 6 && b < 6 && a / 2 != b / 2, "data chunks on {a} and {b}");
+    }
+    assert_eq!(stat(&r, "chunk_reads"), 20.0);
+    assert_eq!(stat(&r, "io_steps"), 40.0);
+}
+
+#[test]
+fn an_erasure_coded_write_sends_each_chunk_of_its_stripe_to_its_own_rack() {
+    let text = erasure_coded()
+        .replace("read-share = 1.0", "read-share = 0.0")
+        .replace("stored = 1", "stored = 0")
+        .replace("rate = 200.0", "rate = 10.0");
+    let r = run(&text).unwrap();
+    let writes: Vec<_> = r.tasks.iter().filter(|t| t.kind == "chunk-write").collect();
+    assert!(writes.len() >= 5, "{}", writes.len());
+    for t in &writes {
+        let b = r.blocks.iter().find(|b| b.task_id == t.task_id).unwrap();
+        // The object's bytes, in three chunks on three racks.
+        assert_eq!((b.bytes, b.racks), (1e6, 3));
+        let fl: Vec<_> = r.flows.iter().filter(|f| f.task_id == t.task_id as i64).collect();
+        assert_eq!(fl.len(), 3);
+        assert!(fl.iter().all(|f| f.src == b.writer && f.bytes == 5e5), "{fl:?}");
+        // Each chunk's disk write: 10 ms + 0.5 MB / 100 MB/s when free.
+        assert!(t.io_s >= 0.015 - 1e-9, "{}", t.io_s);
+    }
+}
+
+#[test]
+fn bad_erasure_codes_are_refused_at_their_key() {
+    let ec = erasure_coded();
+    let e = err(&ec.replace("erasure = {", "replicas = 2\nerasure = {"));
+    assert!(e.contains(".replicas") && e.contains("erasure"), "{e}");
+    let e = err(&ec.replace("stored = 1", "stored = 1\nwrite = \"pipeline\""));
+    assert!(e.contains(".write") && e.contains("directly"), "{e}");
+    let e = err(&ec.replace("data = 2", "data = 0"));
+    assert!(e.contains("erasure.data"), "{e}");
+    // A stripe of 5 chunks needs 5 racks; the datacenter has 4.
+    let e = err(&ec.replace("parity = 1", "parity = 3"));
+    assert!(e.contains(".erasure") && e.contains("5 racks"), "{e}");
+    let e = err(&ec.replace("erasure = { data = 2, parity = 1 }", "erasure = { data = 2, parity = 1, local = 1 }"));
+    assert!(e.contains("local"), "{e}");
+    // Two chunk stores whose reads differ (2 data chunks against 1 replica).
+    let two =
+        format!("{ec}\n[[workload.app]]\nkind = \"chunk-store\"\ntasks = 5\nrate = 10.0\nreplicas = 1\nstored = 1\n");
+    let e = err(&two);
+    assert!(e.contains("workload.app[1].erasure") && e.contains("read alike"), "{e}");
+}

@@ -17,6 +17,14 @@
 //!   stored when the read starts and rewrites the steps, so that every
 //!   policy compared on one workload reads the same picks.
 //!
+//! With an erasure code ([`Erasure`]) an object is a stripe of `data`
+//! chunks of `bytes / data` and `parity` chunks of the same size, one per
+//! rack: a write sends every chunk from the client to its host (then each
+//! chunk's disk write), a read fetches the `data` data chunks in parallel
+//! (each one's disk read, then its transfer), as striped reads of erasure-
+//! coded files do (HDFS-EC). Reads never need the parity chunks here: no
+//! host is unavailable, so there are no degraded reads.
+//!
 //! The replicas a write names here are [`uniform_rack_aware`]'s, a stand-in:
 //! a scenario's storage policy places every chunk when its request starts.
 //! The chunks stored before the run ([`ChunkStore::stored`]) are drawn by
@@ -35,6 +43,17 @@ use crate::GenError;
 /// Object ids of chunks written during a run start here (the chunks stored
 /// before the run are `0..stored`).
 pub const WRITTEN_BASE: u64 = 1 << 40;
+
+/// An erasure code: `data` data chunks and `parity` parity chunks a
+/// stripe, each on its own rack (Reed-Solomon RS(data, parity) survives
+/// `parity` lost racks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Erasure {
+    /// Data chunks a stripe.
+    pub data: usize,
+    /// Parity chunks a stripe.
+    pub parity: usize,
+}
 
 /// Parameters of chunk store operations.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +74,9 @@ pub struct ChunkStore {
     pub read_stored_only: bool,
     /// Chunks stored before the run.
     pub stored: usize,
+    /// Erasure coding instead of replicas (`replicas` and
+    /// `fault_tolerance` then unused; writes are direct).
+    pub erasure: Option<Erasure>,
 }
 
 /// A chunk stored before the run: its object id and size; the storage
@@ -75,6 +97,8 @@ pub struct ChunkStoreRun {
     pub replicas: usize,
     /// Racks the replicas span.
     pub min_racks: usize,
+    /// The erasure code, if the chunks are erasure-coded stripes.
+    pub erasure: Option<Erasure>,
     /// The chunks, in object order.
     pub chunks: Vec<StoredChunk>,
 }
@@ -86,7 +110,14 @@ impl ChunkStore {
         if !(0.0..=1.0).contains(&self.read_share) {
             return Err(GenError::param("read_share", format!("{} is not a probability", self.read_share)));
         }
-        check_replicas(self.replicas, self.fault_tolerance)?;
+        match self.erasure {
+            Some(e) if e.data == 0 => return Err(GenError::param("erasure", "a stripe needs at least 1 data chunk")),
+            Some(_) if !self.direct => {
+                return Err(GenError::param("erasure", "erasure-coded chunks are written by the client directly"))
+            }
+            Some(_) => {}
+            None => check_replicas(self.replicas, self.fault_tolerance)?,
+        }
         if self.read_share > 0.0 && self.stored == 0 {
             return Err(GenError::param("stored", "reads need chunks stored before the run (stored >= 1)"));
         }
@@ -111,27 +142,43 @@ impl ChunkStore {
                 copy: rng.gen::<f64>(),
                 stored_before_only: self.read_stored_only,
             };
-            return Ok(Self::read(client, pick));
+            let mut dag = Self::read(client, pick, self.erasure.map_or(1, |e| e.data));
+            dag.erasure = self.erasure.map(|e| (e.data as u32, e.parity as u32));
+            return Ok(dag);
         }
         let bytes = self.sizes.sample(rng);
-        let hosts = uniform_rack_aware(topo, client, self.replicas, self.fault_tolerance + 1, rng)?;
-        self.write(topo, client, WRITTEN_BASE + op, bytes, &hosts)
+        let (pieces, racks) = self.layout();
+        let hosts = uniform_rack_aware(topo, client, pieces, racks, rng)?;
+        let chunk = self.erasure.map_or(bytes, |e| bytes / e.data as f64);
+        self.write(topo, client, WRITTEN_BASE + op, chunk, &hosts)
     }
 
-    /// A read by `client` of the chunk `pick` names: the disk read, then
-    /// the chunk to the client (hosts and size are the storage layer's to
-    /// fill in when the read starts; until then the steps name the client
-    /// and no bytes).
-    pub fn read(client: HostId, pick: ReadPick) -> TaskDag {
-        let mut dag = TaskDag::new("chunk-read");
+    /// Pieces a chunk is stored as (replicas, or a stripe's chunks) and
+    /// the racks they span.
+    pub fn layout(&self) -> (usize, usize) {
+        match self.erasure {
+            Some(e) => (e.data + e.parity, e.data + e.parity),
+            None => (self.replicas, self.fault_tolerance + 1),
+        }
+    }
+
+    /// A read by `client` of the chunk `pick` names, in `branches`
+    /// parallel branches (1 for a replicated chunk, a stripe's data chunks
+    /// for an erasure-coded one): each a disk read, then its bytes to the
+    /// client (hosts and sizes are the storage layer's to fill in when the
+    /// read starts; until then the steps name the client and no bytes).
+    pub fn read(client: HostId, pick: ReadPick, branches: usize) -> TaskDag {
+        let mut dag = TaskDag::with_capacity("chunk-read", 2 * branches.max(1));
         dag.read = Some(pick);
-        let io = dag.io(client, 0.0, false, u64::MAX, &[]);
-        dag.flow(client, client, 0.0, &[io]);
+        for _ in 0..branches.max(1) {
+            let io = dag.io(client, 0.0, false, u64::MAX, &[]);
+            dag.flow(client, client, 0.0, &[io]);
+        }
         dag
     }
 
-    /// A write by `client` of `bytes` of chunk `object` to `hosts` (in
-    /// pipeline order).
+    /// A write by `client` of chunk `object` to `hosts` (in pipeline
+    /// order), `bytes` to each: a replica, or one chunk of a stripe.
     pub fn write(
         &self,
         topo: &Topology,
@@ -142,7 +189,8 @@ impl ChunkStore {
     ) -> Result<TaskDag, GenError> {
         check_host(topo, "client", client)?;
         let mut dag = TaskDag::new("chunk-write");
-        dag.min_racks = self.fault_tolerance + 1;
+        dag.min_racks = self.layout().1;
+        dag.erasure = self.erasure.map(|e| (e.data as u32, e.parity as u32));
         let request: [StepId; 1] = [dag.delay(0.0, &[])];
         let mut from = client;
         let mut hops = Vec::with_capacity(hosts.len());
