@@ -470,7 +470,9 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   `sizes` with `replicas` over `fault-tolerance + 1` racks (`write =
   "direct"` from the client to each replica, or `"pipeline"`), or as
   erasure-coded stripes (`erasure = { data = 6, parity = 3 }`: one chunk
-  of a sixth per rack, a read fetching the data chunks in parallel), with
+  of a sixth per rack, a read fetching the data chunks in parallel, or,
+  when a failure has cut one off, the first reachable chunks of the stripe:
+  a degraded read), with
   `stored` chunks placed before the run by `storage.initial-policy`: each
   disk access waits in the FIFO queue of one of the host's disks and takes
   its access time plus its bytes at its rate; the tasks table's `network_s`

@@ -209,6 +209,10 @@ pub struct Decisions<'n, 't> {
     background: Option<BackgroundRun>,
     /// When a `cluster` app stops starting flows (0: none).
     cluster_until_s: f64,
+    /// The storage run's periodic timers (reports, decisions, rebalancer
+    /// checks) left unarmed while every flow was stranded, to be armed
+    /// again when a task or step starts.
+    storage_idle: [bool; 3],
     error: Option<String>,
 }
 
@@ -255,6 +259,38 @@ impl BackgroundRun {
 }
 
 impl Decisions<'_, '_> {
+    /// Whether the storage run's periodic timers go on: tasks are still to
+    /// start, or some running task can move (not every flow is stranded by
+    /// a failure: else they would tick for ever in a run that cannot end).
+    fn storage_busy(&self, ctx: &Ctx<'_, '_>) -> bool {
+        self.started < self.total_tasks || (self.running > 0 && !ctx.all_flows_stranded())
+    }
+
+    /// Arms again, on their cadence, the storage timers left unarmed while
+    /// every flow was stranded (before any block's wait for the next
+    /// decision is set, so that the decision comes first at its instant).
+    fn rearm_storage(&mut self, ctx: &mut Ctx<'_, '_>) {
+        if !self.storage_idle.contains(&true) {
+            return;
+        }
+        let Some(st) = self.storage.as_ref() else { return };
+        let now = ctx.now();
+        let next = |every: f64| ((now / every).floor() + 1.0) * every;
+        let timers = [
+            (TOKEN_REPORT, Some(st.report_s)),
+            (TOKEN_DECIDE, (st.decision_s > 0.0).then_some(st.decision_s)),
+            (TOKEN_REBALANCE, st.rebalancer.as_ref().map(|r| r.interval_s)),
+        ];
+        for (i, (token, every)) in timers.into_iter().enumerate() {
+            if let (true, Some(every)) = (self.storage_idle[i], every) {
+                self.storage_idle[i] = false;
+                if let Err(e) = ctx.schedule_timer(next(every), token) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
+        }
+    }
+
     fn place_blocks(&mut self, now: f64, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
         if !netheat_workloads::apps::cfs::writes_blocks(dag.kind) && dag.kind != "chunk-write" {
             return;
@@ -384,7 +420,8 @@ impl Decisions<'_, '_> {
                 }
             }
         } else if token == TOKEN_REPORT {
-            let busy = self.started < self.total_tasks || self.running > 0;
+            let busy = self.storage_busy(ctx);
+            self.storage_idle[0] = !busy;
             if let Some(st) = self.storage.as_mut() {
                 // What a counter reads: the run's flows and, over the step
                 // just ended, the precalculated traffic.
@@ -406,7 +443,8 @@ impl Decisions<'_, '_> {
                 }
             }
         } else if token == TOKEN_REBALANCE {
-            let busy = self.started < self.total_tasks || self.running > 0;
+            let busy = self.storage_busy(ctx);
+            self.storage_idle[2] = !busy;
             let Some(st) = self.storage.as_mut() else { return };
             // A move is a flow from the host giving the chunk away to the
             // one taking it, by ECMP, in the link's competition like any.
@@ -423,7 +461,8 @@ impl Decisions<'_, '_> {
                 }
             }
         } else if token == TOKEN_DECIDE {
-            let busy = self.started < self.total_tasks || self.running > 0;
+            let busy = self.storage_busy(ctx);
+            self.storage_idle[1] = !busy;
             let Some(st) = self.storage.as_mut() else { return };
             if let Err(e) = st.decide_pending(now) {
                 self.error.get_or_insert(e);
@@ -490,10 +529,12 @@ impl Decisions<'_, '_> {
 
 impl FlowHooks for Decisions<'_, '_> {
     fn steps_ready(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        self.rearm_storage(ctx);
         self.place_blocks(ctx.now(), task_id, dag, ready);
     }
 
     fn task_started(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
+        self.rearm_storage(ctx);
         if let (Some(st), true) = (self.storage.as_mut(), dag.read.is_some()) {
             st.resolve_read(ctx.now(), dag);
         }
@@ -1086,6 +1127,7 @@ pub fn run_flow(
         period_start_s: 0.0,
         first_detour_s: None,
         cut_off: BTreeSet::new(),
+        storage_idle: [false; 3],
         tracks_flows: sched.reclassifies(),
         sched,
         ids: TaskIdAllocator::new(lbs),

@@ -569,7 +569,8 @@ impl Scenario {
                                 storage::StorageRun::new(policy, cluster, cfg.delta_s, st.balance_threshold, seed)
                                     .with_decision_interval(q, cfg.threshold_bytes)
                                     .with_free_source(st.free_source)
-                                    .with_disks(topo);
+                                    .with_disks(topo)
+                                    .with_failures(topo);
                             if let Some(iv) = st.rebalance_interval {
                                 if !(iv.0.is_finite() && iv.0 > 0.0) {
                                     return Err(ScenarioError::Config(

@@ -107,6 +107,70 @@ pub struct StorageRun {
     decided: BTreeMap<(u64, u32), (Vec<HostId>, usize)>,
     /// Reports and placements with their state, when recorded.
     pub(crate) record: Option<Vec<Decision>>,
+    /// Which hosts are reachable as the datacenter's capacity events
+    /// fail and restore links (`live`).
+    availability: Option<Availability>,
+    /// Chunk reads that found a chunk's host unreachable: served from
+    /// other replicas or chunks (degraded), or not at all (unavailable).
+    reads_degraded: u64,
+    reads_unavailable: u64,
+}
+
+/// The datacenter's capacity events as the storage layer sees them: a host
+/// is reachable while one of its ports carries traffic both ways and that
+/// port's ToR keeps an uplink each way (when it has uplinks); a failure is
+/// capacity 0. Replica placement takes only reachable hosts, and a read
+/// goes to reachable replicas or chunks.
+struct Availability {
+    /// The events, by time (stable).
+    events: Vec<netheat_topology::CapacityEvent>,
+    /// Events applied so far.
+    applied: usize,
+    /// Every link's capacity now.
+    cap: Vec<f64>,
+    /// Per host: its ports' (up, down, ToR index).
+    ports: Vec<Vec<(u32, u32, u32)>>,
+    /// Per ToR: its uplinks and downlinks.
+    tors: Vec<(Vec<u32>, Vec<u32>)>,
+}
+
+impl Availability {
+    fn new(topo: &Topology) -> Option<Self> {
+        let mut events = topo.events().to_vec();
+        if events.is_empty() {
+            return None;
+        }
+        events.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
+        Some(Self {
+            events,
+            applied: 0,
+            cap: topo.links().iter().map(|l| l.capacity_bps).collect(),
+            ports: topo.hosts().iter().map(|h| h.ports.iter().map(|p| (p.up, p.down, p.tor)).collect()).collect(),
+            tors: topo.tors().iter().map(|t| (t.up.clone(), t.down.clone())).collect(),
+        })
+    }
+
+    /// Applies the events up to `now`; true when any was applied (then
+    /// `live` is recomputed).
+    fn advance(&mut self, now: f64, live: &mut [bool]) -> bool {
+        let start = self.applied;
+        while let Some(e) = self.events.get(self.applied).filter(|e| e.time_s <= now) {
+            self.cap[e.link as usize] = e.capacity_bps;
+            self.applied += 1;
+        }
+        if self.applied == start {
+            return false;
+        }
+        let up = |l: &u32| self.cap[*l as usize] > 0.0;
+        let tor_ok = |t: u32| {
+            let (u, d) = &self.tors[t as usize];
+            u.is_empty() || (u.iter().any(up) && d.iter().any(up))
+        };
+        for (h, ports) in self.ports.iter().enumerate() {
+            live[h] = ports.iter().any(|&(u, d, t)| up(&u) && up(&d) && tor_ok(t));
+        }
+        true
+    }
 }
 
 /// A block waiting for the next decision of the interval.
@@ -161,6 +225,22 @@ impl StorageRun {
             seq: 0,
             decided: BTreeMap::new(),
             record: None,
+            availability: None,
+            reads_degraded: 0,
+            reads_unavailable: 0,
+        }
+    }
+
+    /// The same run following the datacenter's capacity events: hosts cut
+    /// off by a failure take no replicas and serve no reads until restored.
+    pub fn with_failures(self, topo: &Topology) -> Self {
+        Self { availability: Availability::new(topo), ..self }
+    }
+
+    /// Brings `live` up to `now`.
+    fn advance(&mut self, now: f64) {
+        if let Some(a) = self.availability.as_mut() {
+            a.advance(now, &mut self.live);
         }
     }
 
@@ -267,6 +347,7 @@ impl StorageRun {
     /// Asks the policy for the replicas of `req` and stores the block:
     /// its hosts and its index in the file system.
     fn decide(&mut self, now: f64, req: &PlacementRequest) -> Result<(Vec<HostId>, usize), String> {
+        self.advance(now);
         let view = View {
             cluster: &self.cluster,
             live: &self.live,
@@ -474,18 +555,43 @@ impl StorageRun {
         if n == 0 {
             return;
         }
+        self.advance(now);
         let k = ((pick.object * n as f64) as usize).min(n - 1);
         let b = &self.fs.blocks[self.readable[k]];
         let object = b.file;
-        let sources: Vec<(HostId, f64)> = match b.redundancy {
+        let live = |h: &&HostId| self.live[**h as usize];
+        // A read goes to reachable copies: a replica drawn among the live
+        // ones; an erasure-coded chunk's data chunks, or, with any of them
+        // cut off, the first `data` live chunks of the stripe, parity
+        // included (a degraded read, reconstructing the missing data). With
+        // none left it goes where it would have and never finishes.
+        let (sources, degraded): (Vec<(HostId, f64)>, Option<bool>) = match b.redundancy {
             Redundancy::Erasure { k: d, .. } => {
                 let piece = b.redundancy.piece_bytes(b.bytes);
-                b.hosts[..d].iter().map(|&h| (h, piece)).collect()
+                let data = &b.hosts[..d];
+                let alive: Vec<HostId> = b.hosts.iter().filter(live).copied().take(d).collect();
+                let (hosts, state) = if data.iter().all(|h| live(&h)) {
+                    (data.to_vec(), Some(false))
+                } else if alive.len() == d {
+                    (alive, Some(true))
+                } else {
+                    (data.to_vec(), None)
+                };
+                (hosts.into_iter().map(|h| (h, piece)).collect(), state)
             }
             Redundancy::Replicate { .. } => {
-                vec![(b.hosts[((pick.copy * b.hosts.len() as f64) as usize).min(b.hosts.len() - 1)], b.bytes)]
+                let alive: Vec<HostId> = b.hosts.iter().filter(live).copied().collect();
+                let (from, state) =
+                    if alive.is_empty() { (&b.hosts, None) } else { (&alive, Some(alive.len() < b.hosts.len())) };
+                let h = from[((pick.copy * from.len() as f64) as usize).min(from.len() - 1)];
+                (vec![(h, b.bytes)], state)
             }
         };
+        match degraded {
+            Some(true) => self.reads_degraded += 1,
+            None => self.reads_unavailable += 1,
+            Some(false) => {}
+        }
         self.reads += 1;
         if k >= self.readable_before {
             self.reads_of_written += 1;
@@ -619,7 +725,10 @@ fn disk_of(object: u64, host: HostId, disks: usize) -> usize {
 /// (`storage_cross_rack_bytes`, and over the precalculated traffic's
 /// `storage_to_background_cross_rack_bytes`); with chunk reads, how many
 /// (`chunk_reads`) and the share that read a chunk written during the run
-/// (`chunk_reads_of_written_share`) and the mean read load of each uplink
+/// (`chunk_reads_of_written_share`), with capacity events those served by
+/// other replicas or chunks because a host was cut off
+/// (`chunk_reads_degraded`) or not at all (`chunk_reads_unavailable`),
+/// and the mean read load of each uplink
 /// class (`read_uplink_util_high`...); with device steps, how many
 /// (`io_steps`) and their mean FIFO wait (`io_queued_mean_s`); with a
 /// rebalancer, its checks, moves, the largest imbalance a check found
@@ -643,6 +752,10 @@ pub(crate) fn storage_stats(out: &mut ScenarioResult, st: &StorageRun, backgroun
     if st.reads > 0 {
         out.stat("chunk_reads", st.reads as f64);
         out.stat("chunk_reads_of_written_share", st.reads_of_written as f64 / st.reads as f64);
+        if st.availability.is_some() {
+            out.stat("chunk_reads_degraded", st.reads_degraded as f64);
+            out.stat("chunk_reads_unavailable", st.reads_unavailable as f64);
+        }
         read_uplink_utils(out, st);
     }
     if st.ios > 0 {

@@ -103,4 +103,9 @@ impl Ctx<'_, '_> {
     pub fn flow_bytes_sent(&self, flow_id: u64) -> Option<f64> {
         self.sim.flow_bytes_sent(flow_id)
     }
+    /// Whether the run has flows and every one is stranded by a failure
+    /// (none moves until a link comes back).
+    pub fn all_flows_stranded(&self) -> bool {
+        self.sim.n_active > 0 && self.sim.stranded.len() == self.sim.n_active
+    }
 }

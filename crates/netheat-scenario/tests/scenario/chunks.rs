@@ -326,3 +326,61 @@ fn bad_erasure_codes_are_refused_at_their_key() {
     let e = err(&two);
     assert!(e.contains("workload.app[1].erasure") && e.contains("read alike"), "{e}");
 }
+
+#[test]
+fn a_read_of_a_stripe_with_a_data_chunk_cut_off_is_degraded() {
+    // Without failures: the stripe's data chunks are on hosts a and b.
+    let r = run(&erasure_coded()).unwrap();
+    let first = r.tasks.iter().find(|t| t.kind == "chunk-read").unwrap();
+    let mut data: Vec<u32> = r.flows.iter().filter(|f| f.task_id == first.task_id as i64).map(|f| f.src).collect();
+    data.sort_unstable();
+    let (a, b) = (data[0], data[1]);
+    assert_eq!(r.stats.get("chunk_reads_degraded"), None, "no events, no count");
+    // a's ToR fails at 50 ms: every read starting from then fetches b's
+    // data chunk and the parity chunk (the stripe's third rack) instead.
+    let failed =
+        format!("{}\n[[events]]\nat = \"50ms\"\nnodes = [\"tor{}\"]\naction = \"fail\"\n", erasure_coded(), a / 2);
+    let r = run(&failed).unwrap();
+    let after: Vec<_> = r.tasks.iter().filter(|t| t.kind == "chunk-read" && t.start_s >= 0.05).collect();
+    assert!(after.len() >= 5, "{}", after.len());
+    for t in &after {
+        let src: Vec<u32> = r.flows.iter().filter(|f| f.task_id == t.task_id as i64).map(|f| f.src).collect();
+        assert_eq!(src.len(), 2);
+        assert!(src.contains(&b) && src.iter().all(|&h| h / 2 != a / 2 && h < 6), "{src:?} (a = {a}, b = {b})");
+        assert!(t.finish_s.is_finite(), "a degraded read finishes");
+    }
+    assert_eq!(stat(&r, "chunk_reads_degraded"), after.len() as f64);
+    assert_eq!(stat(&r, "chunk_reads_unavailable"), 0.0);
+}
+
+#[test]
+fn a_read_of_a_chunk_with_every_replica_cut_off_never_finishes() {
+    // One replica; its host's ToR fails at 50 ms (rack 0 is the only
+    // storing rack, so that ToR is tor0).
+    let text = format!("{ONE_DISK}\n[[events]]\nat = \"50ms\"\nnodes = [\"tor0\"]\naction = \"fail\"\n");
+    let r = run(&text).unwrap();
+    let after: Vec<_> = r.tasks.iter().filter(|t| t.kind == "chunk-read" && t.start_s >= 0.05).collect();
+    assert!(!after.is_empty());
+    assert!(after.iter().all(|t| t.finish_s.is_nan()), "unavailable reads are stranded");
+    assert_eq!(stat(&r, "chunk_reads_unavailable"), after.len() as f64);
+    assert_eq!(stat(&r, "chunk_reads_degraded"), 0.0);
+}
+
+#[test]
+fn no_chunk_is_placed_on_a_host_cut_off_by_a_failure() {
+    // Writes of one replica to racks 0-2 (hosts 0-5), 40 at 20 a second;
+    // tor0 fails at 0.5 s. Uniform placement would put about a third of
+    // the later ones on rack 0 (none of 30: (2/3)^30, 5e-6).
+    let text = ONE_DISK
+        .replace("racks = 2\n", "racks = 4\n")
+        .replace("racks = [0]", "racks = [0, 1, 2]")
+        .replace("read-share = 1.0", "read-share = 0.0")
+        .replace("stored = 1", "stored = 0\nfault-tolerance = 0")
+        .replace("rate = 200.0", "rate = 20.0")
+        .replace("tasks = 20", "tasks = 40");
+    let r = run(&format!("{text}\n[[events]]\nat = \"0.5s\"\nnodes = [\"tor0\"]\naction = \"fail\"\n")).unwrap();
+    let host = |b: &netheat_scenario::BlockOut| b.replicas.parse::<u32>().unwrap();
+    let (before, after): (Vec<_>, Vec<_>) = r.blocks.iter().partition(|b| b.start_s < 0.5);
+    assert!(!after.is_empty() && before.iter().any(|b| host(b) < 2), "rack 0 took chunks before");
+    assert!(after.iter().all(|b| (2..6).contains(&host(b))), "{:?}", after.iter().map(|b| host(b)).collect::<Vec<_>>());
+}

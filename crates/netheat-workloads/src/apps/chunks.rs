@@ -22,8 +22,10 @@
 //! rack: a write sends every chunk from the client to its host (then each
 //! chunk's disk write), a read fetches the `data` data chunks in parallel
 //! (each one's disk read, then its transfer), as striped reads of erasure-
-//! coded files do (HDFS-EC). Reads never need the parity chunks here: no
-//! host is unavailable, so there are no degraded reads.
+//! coded files do (HDFS-EC). When a failure has cut a data chunk's host
+//! off, the storage layer reads the first `data` reachable chunks of the
+//! stripe instead, parity included (a degraded read); a replicated read
+//! goes to a reachable replica.
 //!
 //! The replicas a write names here are [`uniform_rack_aware`]'s, a stand-in:
 //! a scenario's storage policy places every chunk when its request starts.
