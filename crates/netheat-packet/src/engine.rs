@@ -96,6 +96,25 @@ pub struct FlowSpec {
     pub coupling: Option<u64>,
 }
 
+impl FlowSpec {
+    /// A flow of `bytes` from `src` to `dst` over `transport` starting at
+    /// time 0, in class 1 on its ECMP path, in no task or connection.
+    pub fn new(id: u64, src: u32, dst: u32, bytes: u64, transport: &str) -> Self {
+        Self {
+            id,
+            src,
+            dst,
+            bytes,
+            start_s: 0.0,
+            transport: transport.into(),
+            task_id: -1,
+            priority: 1,
+            path_offset: 0,
+            coupling: None,
+        }
+    }
+}
+
 /// Per-flow outcome, same columns as the flow engine's `flows.parquet`.
 #[derive(Debug, Clone)]
 pub struct FlowRecord {

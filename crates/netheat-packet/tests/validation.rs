@@ -7,18 +7,7 @@ fn rack(hosts: usize) -> Topology {
 }
 
 fn flow(id: u64, src: u32, dst: u32, bytes: u64, tp: &str) -> FlowSpec {
-    FlowSpec {
-        id,
-        src,
-        dst,
-        bytes,
-        start_s: 0.0,
-        transport: tp.into(),
-        task_id: -1,
-        priority: 1,
-        path_offset: 0,
-        coupling: None,
-    }
+    FlowSpec::new(id, src, dst, bytes, tp)
 }
 
 #[test]

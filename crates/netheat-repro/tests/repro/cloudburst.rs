@@ -6,18 +6,7 @@ use netheat_repro::cloudburst::{IncastParams, SHARED_BUFFER_ALPHA, TRIDENT_PLUS_
 use netheat_topology::{Topology, TopologySpec};
 
 fn flow(id: u64, src: u32, dst: u32, bytes: u64, tp: &str) -> FlowSpec {
-    FlowSpec {
-        id,
-        src,
-        dst,
-        bytes,
-        start_s: 0.0,
-        transport: tp.into(),
-        task_id: -1,
-        priority: 1,
-        path_offset: 0,
-        coupling: None,
-    }
+    FlowSpec::new(id, src, dst, bytes, tp)
 }
 
 #[test]
