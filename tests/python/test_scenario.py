@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
@@ -347,3 +348,32 @@ def test_precalculated_traffic_in_the_links_table_and_tor_balance(tmp_path: Path
         "tor_up_cv_median",
         "tor_down_cv_median",
     }
+
+
+def test_erasure_coded_example_reads_degraded_while_a_tor_is_down() -> None:
+    """examples/scenarios/chunk-store-erasure.toml: RS(4, 2) stripes on eight
+    disk racks of 8 hosts, tor3 (hosts 24-31) down from 2 s to 6 s."""
+    r = Scenario.from_toml(ROOT / "examples" / "scenarios" / "chunk-store-erasure.toml").run()
+    tasks = pl.from_arrow(r.tables["tasks"])
+    flows = pl.from_arrow(r.tables["flows"])
+    assert isinstance(tasks, pl.DataFrame) and isinstance(flows, pl.DataFrame)
+    j = flows.join(tasks.select("task_id", "kind", "start_s"), on="task_id", suffix="_task")
+    down = (pl.col("start_s_task") >= 2.0) & (pl.col("start_s_task") < 6.0)
+    rack3 = pl.col("src").is_between(24, 31)
+    reads = j.filter(pl.col("kind") == "chunk-read")
+    # While tor3 is down no read fetches a chunk from rack 3 and no write
+    # sends one there; before and after, stripes use rack 3 as any rack.
+    assert reads.filter(down & rack3).height == 0
+    assert reads.filter(~down & rack3).height > 0
+    writes = j.filter(pl.col("kind") == "chunk-write")
+    assert writes.filter(down & pl.col("dst").is_between(24, 31)).height == 0
+    # A stripe's 6 chunks are on 6 of the 8 racks, so a given rack holds one
+    # of its 4 data chunks with probability 4/8: about half of the reads
+    # started while it is down are degraded (fewer, as the chunks written
+    # meanwhile avoid it), none unavailable, and nothing stays stranded.
+    in_window = (pl.col("start_s") >= 2.0) & (pl.col("start_s") < 6.0)
+    window = tasks.filter((pl.col("kind") == "chunk-read") & in_window)
+    degraded = r.stats["chunk_reads_degraded"]
+    assert 0.35 * window.height <= degraded <= 0.55 * window.height, (degraded, window.height)
+    assert r.stats["chunk_reads_unavailable"] == 0
+    assert r.stats["stranded"] == 0 and tasks["finish_s"].is_nan().sum() == 0
