@@ -811,7 +811,8 @@ pub enum TransportKind {
     Pias,
     /// CloudBurst.
     Cloudburst,
-    /// Two uncoupled DCTCP subflows on different paths, half each.
+    /// A message in two halves on two subflows on different paths
+    /// (`mptcp-subflows`: coupled by LIA, or uncoupled DCTCP).
     Mptcp,
     /// Two DCTCP copies on different paths, the first to finish counts.
     DctcpReplication,
