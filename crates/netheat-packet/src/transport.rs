@@ -377,8 +377,10 @@ impl Tcp {
     fn ca_increase(&self, newly: f64) -> f64 {
         match &self.group {
             Some((g, i)) => {
-                self.publish();
-                g.lock().unwrap_or_else(PoisonError::into_inner).increase(*i, newly)
+                // This subflow's window and RTT as of now, then its growth.
+                let mut g = g.lock().unwrap_or_else(PoisonError::into_inner);
+                g.subflows[*i] = (self.cwnd, self.srtt);
+                g.increase(*i, newly)
             }
             None => newly / self.cwnd,
         }

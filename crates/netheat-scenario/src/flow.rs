@@ -210,8 +210,8 @@ pub struct Decisions<'n, 't> {
     /// When a `cluster` app stops starting flows (0: none).
     cluster_until_s: f64,
     /// The storage run's periodic timers (reports, decisions, rebalancer
-    /// checks) left unarmed while every flow was stranded, to be armed
-    /// again when a task or step starts.
+    /// checks, in that order) left unarmed while every flow was stranded,
+    /// to be armed again when a task or step starts.
     storage_idle: [bool; 3],
     error: Option<String>,
 }

@@ -150,16 +150,15 @@ impl Availability {
         })
     }
 
-    /// Applies the events up to `now`; true when any was applied (then
-    /// `live` is recomputed).
-    fn advance(&mut self, now: f64, live: &mut [bool]) -> bool {
+    /// Applies the events up to `now`, recomputing `live` when any was.
+    fn advance(&mut self, now: f64, live: &mut [bool]) {
         let start = self.applied;
         while let Some(e) = self.events.get(self.applied).filter(|e| e.time_s <= now) {
             self.cap[e.link as usize] = e.capacity_bps;
             self.applied += 1;
         }
         if self.applied == start {
-            return false;
+            return;
         }
         let up = |l: &u32| self.cap[*l as usize] > 0.0;
         let tor_ok = |t: u32| {
@@ -169,7 +168,6 @@ impl Availability {
         for (h, ports) in self.ports.iter().enumerate() {
             live[h] = ports.iter().any(|&(u, d, t)| up(&u) && up(&d) && tor_ok(t));
         }
-        true
     }
 }
 
@@ -569,20 +567,29 @@ impl StorageRun {
             Redundancy::Erasure { k: d, .. } => {
                 let piece = b.redundancy.piece_bytes(b.bytes);
                 let data = &b.hosts[..d];
-                let alive: Vec<HostId> = b.hosts.iter().filter(live).copied().take(d).collect();
                 let (hosts, state) = if data.iter().all(|h| live(&h)) {
                     (data.to_vec(), Some(false))
-                } else if alive.len() == d {
-                    (alive, Some(true))
                 } else {
-                    (data.to_vec(), None)
+                    let alive: Vec<HostId> = b.hosts.iter().filter(live).copied().take(d).collect();
+                    if alive.len() == d {
+                        (alive, Some(true))
+                    } else {
+                        (data.to_vec(), None)
+                    }
                 };
                 (hosts.into_iter().map(|h| (h, piece)).collect(), state)
             }
             Redundancy::Replicate { .. } => {
-                let alive: Vec<HostId> = b.hosts.iter().filter(live).copied().collect();
-                let (from, state) =
-                    if alive.is_empty() { (&b.hosts, None) } else { (&alive, Some(alive.len() < b.hosts.len())) };
+                // (No copy of the list while every replica is reachable.)
+                let all = b.hosts.iter().all(|h| live(&h));
+                let alive: Vec<HostId> = if all { Vec::new() } else { b.hosts.iter().filter(live).copied().collect() };
+                let (from, state) = if all {
+                    (&b.hosts, Some(false))
+                } else if alive.is_empty() {
+                    (&b.hosts, None)
+                } else {
+                    (&alive, Some(true))
+                };
                 let h = from[((pick.copy * from.len() as f64) as usize).min(from.len() - 1)];
                 (vec![(h, b.bytes)], state)
             }
