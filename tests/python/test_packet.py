@@ -112,6 +112,13 @@ def test_transport_combinations_that_mean_nothing_are_refused() -> None:
         small("dctcp", **{"transport.task-class": 8}).check()
     with pytest.raises(ConfigError, match=r"transport\.pias-thresholds"):
         small("pias", **{"transport.pias-thresholds": ["2MB", "1MB"]}).check()
+    # UDP has no sender window, ACKs or timeouts to set.
+    tcp_keys = (("transport.min-rto", "1ms"), ("transport.init-cwnd", 4.0), ("transport.dctcp-gain", 0.1))
+    for key, value in tcp_keys:
+        with pytest.raises(ConfigError, match=key.replace(".", r"\.")) as e:
+            small("udp", **{key: value}).check()
+        assert "datagrams" in str(e.value)
+    small("udp", **{"transport.traffic-kind": "dctcp", "transport.min-rto": "1ms"}).check()
     with pytest.raises(ConfigError, match=r"packet\.buffer-alpha"):
         small("dctcp", **{"packet.buffer-alpha": 0.0}).check()
     # Subways' vanilla ECMP is a flow-engine policy.
@@ -306,6 +313,32 @@ def test_capacity_search_finds_the_memcache_uplink_bound(tmp_path: Path) -> None
     # Type 1: each memcache server reaches two ToRs, twice the uplink.
     t1 = _search_point(tmp_path, **{"topology.wiring": "type1"})
     assert t1["search.found"] > 1.8 * t0["search.found"]
+
+
+def test_udp_capacity_search_finds_the_response_bound(tmp_path: Path) -> None:
+    # Over UDP a 1,472 B response is one 1,500 B packet and nothing is
+    # acknowledged, so the two memcache ToRs' 2 x 4 Gbps of uplink carry
+    # 2 x 4e9 / (1,500 x 8) = 666,667 responses a second. Below that the
+    # queues stay short (M/D/1 at 98%: 24.5 packet times, 147 us at the
+    # 2 Gbps agg links); above it a queue grows by the excess over the 4 ms
+    # of arrivals, and a 300 KB port drops once it holds 1.2 ms, a lost
+    # request or response leaving its task unfinished.
+    over = {
+        "transport.kind": "udp",
+        "workload.app.0.request": "22B",
+        "workload.app.0.response": "1472B",
+    }
+    bound = 2 * 4e9 / (1500 * 8)
+    v = _search_point(tmp_path, **over)
+    assert 0.95 * bound <= v["search.found"] <= 1.4 * bound, v["search.found"] / bound
+    assert v["memcache.tct_mean_s"] <= 1e-3 and v["unfinished_tasks"] == 0
+    # Far past the bound requests and responses are lost, and stay lost.
+    res = Scenario.from_text(MEMCACHE).with_overrides({**over, "workload.app.0.rate": 3 * bound}).run()
+    tasks = pl.from_arrow(res.tables["tasks"])
+    flows = pl.from_arrow(res.tables["flows"])
+    assert isinstance(tasks, pl.DataFrame) and isinstance(flows, pl.DataFrame)
+    assert tasks["tct_s"].is_nan().sum() > 0
+    assert sorted(flows["bytes"].unique().to_list()) == [22.0, 1472.0]
 
 
 def test_a_search_needs_all_its_keys_and_a_feasible_start(tmp_path: Path) -> None:

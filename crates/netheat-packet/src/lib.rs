@@ -4,7 +4,8 @@
 //! per-port output queues with drop-tail, ECN marking and strict priorities,
 //! shared-buffer switches with dynamic thresholds, link serialization plus
 //! propagation and switching delay per hop, and transports (NewReno, DCTCP,
-//! PIAS, multipath baselines, CloudBurst) behind one trait selected by tag.
+//! PIAS, UDP, multipath baselines, CloudBurst) behind one trait selected by
+//! tag.
 //! Events are ordered by (time in picoseconds, sequence), so runs are
 //! deterministic. Scenarios run on it (`netheat-scenario`'s `packet.rs`:
 //! CloudBurst's incast experiment and Subways' memcache experiment among

@@ -8,6 +8,8 @@
 //! `cloudburst-a|b|c|d` (the CloudBurst slides' variants: A neither spraying
 //! nor the small queue, B spraying, C the small queue, D both; `cloudburst`
 //! = `cloudburst-d`).
+//! `udp` sends a message as datagrams at once, with no ACKs, window or
+//! retransmission: a message with a lost datagram never finishes.
 //! `lia` and `lia-cbq` are MPTCP subflows (RFC 6356's linked increases
 //! over NewReno windows that halve on loss or an ECN echo, RFC 3168): the
 //! flows the engine gives one [`FlowSpec::coupling`](crate::FlowSpec) share
@@ -25,6 +27,11 @@ use crate::{PacketError, PS};
 pub const MSS: u64 = 1460;
 /// Header bytes per data packet.
 pub const HDR: u64 = 40;
+
+/// Payload bytes of a UDP datagram in a 1,500-byte IPv4 packet.
+pub const UDP_PAYLOAD: u64 = 1472;
+/// IPv4 and UDP header bytes per datagram.
+pub const UDP_HDR: u64 = 28;
 
 /// PIAS demotion thresholds (bytes) for the web-search flow-size
 /// distribution: the thresholds the PIAS authors use for this workload in
@@ -166,6 +173,7 @@ netheat_core::registry! {
         "pias" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Pias, sel)),
         "lia" => Box::new(Tcp::new(cfg, bytes, prio, Cc::Lia, sel)),
         "lia-cbq" => Box::new(Tcp { cb_class: true, ..Tcp::new(cfg, bytes, prio, Cc::Lia, sel) }),
+        "udp" => Box::new(Udp::new(bytes, prio, sel)),
         "cloudburst" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, true)),
         "cloudburst-a" => Box::new(CloudBurst::new(cfg, bytes, flow_id, false, false)),
         "cloudburst-b" => Box::new(CloudBurst::new(cfg, bytes, flow_id, true, false)),
@@ -524,6 +532,61 @@ impl Transport for Tcp {
 
     fn alpha_updates(&self) -> (u64, f64) {
         (self.alpha_n, self.alpha_sum)
+    }
+}
+
+/// UDP: every datagram of the message leaves at the start, as fast as the
+/// host's port sends them; the receiver has the message when all have
+/// arrived. Nothing is acknowledged or sent again, so a message with a
+/// lost datagram never finishes (memcache over UDP, Subways §8.5; the
+/// Facebook memcache paper, Nishtala et al. NSDI'13 §3.1, counts such a
+/// get as an error at the client).
+struct Udp {
+    bytes: u64,
+    datagrams: u64,
+    arrived: u64,
+    prio: u8,
+    sel: PathSel,
+    done: bool,
+}
+
+impl Udp {
+    fn new(bytes: u64, prio: u8, sel: PathSel) -> Self {
+        let bytes = bytes.max(1);
+        Self { bytes, datagrams: bytes.div_ceil(UDP_PAYLOAD), arrived: 0, prio, sel, done: false }
+    }
+}
+
+impl Transport for Udp {
+    fn on_start(&mut self, _now: u64, out: &mut Vec<Action>) {
+        for i in 0..self.datagrams {
+            let payload = if i + 1 == self.datagrams { self.bytes - UDP_PAYLOAD * i } else { UDP_PAYLOAD };
+            out.push(Action::Send {
+                seq: i,
+                size: (payload + UDP_HDR) as u32,
+                prio: self.prio,
+                sel: self.sel,
+                cb_class: false,
+            });
+        }
+    }
+
+    fn on_data(&mut self, _now: u64, _seq: u64, _ecn: bool, _ts: u64, _path: u32, out: &mut Vec<Action>) {
+        // Each datagram is sent once and the network does not duplicate
+        // packets, so arrivals can be counted.
+        self.arrived += 1;
+        if self.arrived == self.datagrams && !self.done {
+            self.done = true;
+            out.push(Action::Done);
+        }
+    }
+
+    fn on_ack(&mut self, _now: u64, _seq: u64, _ece: bool, _ts: u64, _out: &mut Vec<Action>) {}
+
+    fn on_timer(&mut self, _now: u64, _out: &mut Vec<Action>) {}
+
+    fn timeouts(&self) -> u32 {
+        0
     }
 }
 

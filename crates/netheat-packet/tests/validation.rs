@@ -252,3 +252,63 @@ fn lia_subflows_take_no_more_than_one_tcp_share_on_a_shared_bottleneck() {
     let e = sim.add_flow(FlowSpec { coupling: Some(1), ..flow(0, 0, 3, 1_000, "dctcp") }, &TransportConfig::default());
     assert!(e.is_err_and(|e| e.to_string().contains("does not couple")));
 }
+
+/// UDP by hand: 3,000 B between two hosts of one ToR are datagrams of
+/// 1,472 + 1,472 + 56 payload bytes, 1,500 + 1,500 + 84 on the wire. At
+/// 10 Gbps (0.8 ns a byte) the first leaves the host at 1.2 us and reaches
+/// the ToR 1 us later; the ToR's port then sends the three back to back
+/// (the second arrives as the first leaves), so the last arrives at
+/// 2.2 + (1,500 + 1,500 + 84) x 0.8 ns + 1 = 5.6672 us. Nothing comes back.
+#[test]
+fn udp_message_is_its_datagrams_back_to_back_and_sends_no_acks() {
+    let topo = rack(4);
+    let mut sim = Simulator::new(&topo, NetConfig::default()).unwrap();
+    sim.add_flow(flow(0, 0, 1, 3_000, "udp"), &TransportConfig::default()).unwrap();
+    let r = sim.run(f64::INFINITY);
+    let f = &r.flows[0];
+    assert_eq!(f.packets_sent, 3);
+    assert!((f.fct_s - 5.6672e-6).abs() < 1e-12, "fct {}", f.fct_s);
+    let up = topo.hosts()[0].ports[0].up as usize;
+    let back = topo.hosts()[1].ports[0].up as usize;
+    assert_eq!(r.ports[up].tx_bytes, 3_084);
+    assert_eq!(r.ports[back].tx_bytes, 0, "a UDP receiver sends nothing back");
+}
+
+/// Four hosts send 1 MB each at once into one 10 Gbps port. With a buffer
+/// that holds them all, every message arrives, the last when the port has
+/// sent all 4 x 680 datagrams (4 x 1,000,000 B + 4 x 680 x 28 B of
+/// headers, 3.2022 ms). With 100 KB the port drops, and exactly the
+/// messages that lost a datagram never finish: nothing is sent again.
+#[test]
+fn udp_messages_that_lose_a_datagram_never_finish() {
+    let run = |buffer: u64| {
+        let topo = rack(8);
+        let cfg = NetConfig { port_buffer_bytes: buffer, ..Default::default() };
+        let mut sim = Simulator::new(&topo, cfg).unwrap();
+        for s in 0..4u32 {
+            sim.add_flow(flow(s as u64, s + 1, 0, 1_000_000, "udp"), &TransportConfig::default()).unwrap();
+        }
+        let down = topo.hosts()[0].ports[0].down as usize;
+        let r = sim.run(f64::INFINITY);
+        (r.flows.clone(), r.ports[down].clone())
+    };
+    let (flows, port) = run(5_000_000);
+    assert_eq!(port.drops, 0);
+    assert!(flows.iter().all(|f| f.packets_sent == 680 && f.finish_s.is_finite()));
+    let wire = 4.0 * (1_000_000.0 + 680.0 * 28.0) * 8.0 / 10e9;
+    let last = flows.iter().map(|f| f.finish_s).fold(0.0, f64::max);
+    // The port is busy from the first datagram's arrival (one datagram's
+    // serialization and 1 us after the start) to the last one's end.
+    assert!(last >= wire && last <= wire + 1.2e-6 + 2e-6 + 1e-9, "last {last}, wire {wire}");
+    let (flows, port) = run(100_000);
+    assert!(port.drops > 0);
+    assert!(flows.iter().all(|f| f.packets_sent == 680 && f.timeouts == 0), "nothing is sent again");
+    let finished = flows.iter().filter(|f| f.finish_s.is_finite()).count() as u64;
+    assert!(finished < 4, "a message that lost a datagram cannot finish");
+    // Conservation at the port: what it sent plus what it dropped (1,500 B
+    // datagrams, or a message's last one of 512 + 28 B) is all that came.
+    let all = 4 * (1_000_000 + 680 * 28);
+    assert!(port.tx_bytes + 540 * port.drops <= all && all <= port.tx_bytes + 1_500 * port.drops);
+    // Finished messages got all their bytes through; the others did not.
+    assert!(port.tx_bytes >= finished * (1_000_000 + 680 * 28));
+}

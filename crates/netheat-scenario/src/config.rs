@@ -734,7 +734,10 @@ pub struct TransportSection {
     /// `mptcp-subflows` says which congestion control they run) or
     /// `dctcp-replication`
     /// (two DCTCP copies of a message on different ECMP paths; done when
-    /// the first is).
+    /// the first is) or `udp` (each message's datagrams of up to 1,472
+    /// payload bytes, 28 header bytes each, sent at once with no ACKs,
+    /// window or retransmission, so a message with a lost datagram never
+    /// finishes: memcache's requests and responses in Subways §8.5).
     #[serde(default)]
     pub kind: TransportKind,
     /// Transport of the open-loop `[[workload.traffic]]` flows. Default:
@@ -816,6 +819,9 @@ pub enum TransportKind {
     Mptcp,
     /// Two DCTCP copies on different paths, the first to finish counts.
     DctcpReplication,
+    /// UDP datagrams: no ACKs, window or retransmission; a message with a
+    /// lost datagram never finishes.
+    Udp,
 }
 
 impl TransportKind {
@@ -828,6 +834,7 @@ impl TransportKind {
             Self::Cloudburst => "cloudburst",
             Self::Mptcp => "mptcp",
             Self::DctcpReplication => "dctcp-replication",
+            Self::Udp => "udp",
         }
     }
 

@@ -236,6 +236,19 @@ impl Scenario {
                             ),
                         ));
                     }
+                    if t.kind == TransportKind::Udp && t.traffic_kind.unwrap_or(t.kind) == TransportKind::Udp {
+                        let tcp_only = [
+                            ("transport.init-cwnd", t.init_cwnd.is_some()),
+                            ("transport.min-rto", t.min_rto.is_some()),
+                            ("transport.dctcp-gain", t.dctcp_gain.is_some()),
+                        ];
+                        if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
+                            return Err(at(
+                                key,
+                                "sets a TCP sender; `transport.kind = \"udp\"` sends datagrams with no window, ACKs or retransmission".into(),
+                            ));
+                        }
+                    }
                     if let Some(c) = t.task_class.filter(|&c| c > 7) {
                         return Err(at(
                             "transport.task-class",
