@@ -348,3 +348,48 @@ def test_a_search_needs_all_its_keys_and_a_feasible_start(tmp_path: Path) -> Non
         _search_point(tmp_path, **{"search.at-most": 1e-9})
     with pytest.raises(ConfigError, match=r"search\.value"):
         _search_point(tmp_path, **{"search.value": "no_such_value"})
+
+
+MEMCACHE_SCENARIO = ROOT / "experiments" / "scenarios" / "memcache.toml"
+
+
+def _memcache_tor_uplink_bytes(rate: float, policy: str) -> dict[str, float]:
+    """Bytes each ToR sent up over 4 ms of requests to the paper's memcache
+    scenario (Type 1, memcache racks 0 and 1)."""
+    sc = Scenario.from_toml(MEMCACHE_SCENARIO).with_overrides(
+        {
+            "workload.app.0.rate": rate,
+            "workload.duration": "4ms",
+            "scenario.duration": "12ms",
+            "scenario.warmup": "0s",
+            "routing.policy": policy,
+        }
+    )
+    links = pl.from_arrow(sc.run().tables["links"])
+    assert isinstance(links, pl.DataFrame)
+    up = links.filter((pl.col("layer") == "tor-agg") & (pl.col("direction") == "up"))
+    window = pl.col("window_end_s") - pl.col("window_start_s")
+    sent = up.with_columns(b=pl.col("utilization") * pl.col("capacity_bps") * window / 8)
+    return dict(sent.group_by("src_node").agg(pl.col("b").sum()).rows())
+
+
+def test_memcache_racks_sharing_a_tor_load_it_twice_under_ecmp_and_balancing_evens_it() -> None:
+    # Racks 0 and 1 hold memcache; rack k is wired to ToRs k and k + 1, so
+    # ToR 1 serves both. Of each memcache rack's 10 web racks one shares a
+    # ToR with it (rack 11 ToR 0, rack 2 ToR 2); ECMP splits the responses to
+    # the other 9 over the rack's two ToRs: ToRs 0 / 1 / 2 send 0.225 /
+    # 0.45 / 0.225 of all responses up. At 4 M requests/s for 4 ms that is
+    # 16,000 x 0.9 x 1,500 B = 21.6 MB, 10.8 MB through ToR 1.
+    low = _memcache_tor_uplink_bytes(4e6, "ecmp")
+    mc = low["tor0"] + low["tor1"] + low["tor2"]
+    assert mc == pytest.approx(21.6e6, rel=0.03)
+    assert low["tor1"] / mc == pytest.approx(0.5, abs=0.03)
+    assert low["tor0"] / mc == pytest.approx(0.25, abs=0.03)
+    # At 14 M/s ECMP would give ToR 1 0.45 x 14e6 x 12,000 bits = 75.6 Gbps
+    # for its 60 Gbps of uplinks; balanced over the three ToRs each sends
+    # 50.4 Gbps. Adaptive balancing moves ToR 1's excess to ToRs 0 and 2.
+    hot = _memcache_tor_uplink_bytes(14e6, "ecmp")
+    even = _memcache_tor_uplink_bytes(14e6, "adaptive")
+    share = {k: v["tor1"] / (v["tor0"] + v["tor1"] + v["tor2"]) for k, v in (("ecmp", hot), ("lb", even))}
+    assert share["ecmp"] > 0.45, share
+    assert share["lb"] < 0.40, share
