@@ -121,6 +121,30 @@ def test_transport_combinations_that_mean_nothing_are_refused() -> None:
     small("udp", **{"transport.traffic-kind": "dctcp", "transport.min-rto": "1ms"}).check()
     with pytest.raises(ConfigError, match=r"packet\.buffer-alpha"):
         small("dctcp", **{"packet.buffer-alpha": 0.0}).check()
+    # Per-packet balancing replaces the controller, for `adaptive` and `detour` only.
+    with pytest.raises(ConfigError, match=r"routing\.least-queued") as e:
+        small("dctcp", **{"routing.least-queued": True}).check()
+    assert "not `ecmp`" in str(e.value)
+    with pytest.raises(ConfigError, match=r"routing\.period"):
+        small(
+            "dctcp", **{"routing.policy": "adaptive", "routing.least-queued": True, "routing.period": "1ms"}
+        ).check()
+    small("dctcp", **{"routing.policy": "detour", "routing.least-queued": True}).check()
+    with pytest.raises(ConfigError, match=r"routing\.least-queued") as e:
+        Scenario.from_text(
+            MEMCACHE.replace('engine = "packet"', 'engine = "flow"').replace(
+                '[transport]\nkind = "newreno"\n', ""
+            )
+        ).with_overrides({"routing.policy": "adaptive", "routing.least-queued": False}).check()
+    assert "packet by packet" in str(e.value)
+    # The packet engine's links keep their capacity: failures are refused, not ignored.
+    failing = (
+        SMALL.format(kind="dctcp", sizes='["93000B"]')
+        + '[[events]]\nat = "1ms"\nnodes = ["tor0"]\naction = "fail"\n'
+    )
+    with pytest.raises(ConfigError, match="events") as e:
+        Scenario.from_text(failing).check()
+    assert "flow" in str(e.value)
     # Subways' vanilla ECMP is a flow-engine policy.
     with pytest.raises(ConfigError, match=r"routing\.policy") as e:
         small("dctcp", **{"routing.policy": "subways-ecmp"}).check()
@@ -354,24 +378,37 @@ def test_a_search_needs_all_its_keys_and_a_feasible_start(tmp_path: Path) -> Non
 MEMCACHE_SCENARIO = ROOT / "experiments" / "scenarios" / "memcache.toml"
 
 
-def _memcache_tor_uplink_bytes(rate: float, policy: str) -> dict[str, float]:
-    """Bytes each ToR sent up over 4 ms of requests to the paper's memcache
-    scenario (Type 1, memcache racks 0 and 1)."""
+def _memcache_tor_uplinks(over: dict[str, Any]) -> pl.DataFrame:
+    """Bytes ToRs 0-2 sent up per 10 ms in the paper's memcache scenario
+    (Type 1, memcache racks 0 and 1), a column per ToR."""
     sc = Scenario.from_toml(MEMCACHE_SCENARIO).with_overrides(
-        {
-            "workload.app.0.rate": rate,
-            "workload.duration": "4ms",
-            "scenario.duration": "12ms",
-            "scenario.warmup": "0s",
-            "routing.policy": policy,
-        }
+        {"scenario.warmup": "0s", "scenario.record": ["links"], **over}
     )
     links = pl.from_arrow(sc.run().tables["links"])
     assert isinstance(links, pl.DataFrame)
-    up = links.filter((pl.col("layer") == "tor-agg") & (pl.col("direction") == "up"))
+    tors = pl.col("src_node").is_in(["tor0", "tor1", "tor2"])
+    up = links.filter((pl.col("layer") == "tor-agg") & (pl.col("direction") == "up") & tors)
     window = pl.col("window_end_s") - pl.col("window_start_s")
-    sent = up.with_columns(b=pl.col("utilization") * pl.col("capacity_bps") * window / 8)
-    return dict(sent.group_by("src_node").agg(pl.col("b").sum()).rows())
+    sent = up.with_columns(
+        b=pl.col("utilization") * pl.col("capacity_bps") * window / 8,
+        period=(pl.col("window_start_s") / 0.01).floor(),
+    )
+    return sent.pivot(values="b", index="period", on="src_node", aggregate_function="sum").sort("period")
+
+
+def _memcache_tor_uplink_bytes(rate: float, policy: str) -> dict[str, float]:
+    """Bytes each of ToRs 0-2 sent up over 4 ms of requests; `adaptive` is
+    per-packet (`least-queued`)."""
+    over: dict[str, Any] = {
+        "workload.app.0.rate": rate,
+        "workload.duration": "4ms",
+        "scenario.duration": "12ms",
+        "routing.policy": policy,
+    }
+    if policy != "ecmp":
+        over["routing.least-queued"] = True
+    up = _memcache_tor_uplinks(over)
+    return {t: float(up[t].sum()) for t in ("tor0", "tor1", "tor2")}
 
 
 def test_memcache_racks_sharing_a_tor_load_it_twice_under_ecmp_and_balancing_evens_it() -> None:
@@ -394,3 +431,29 @@ def test_memcache_racks_sharing_a_tor_load_it_twice_under_ecmp_and_balancing_eve
     share = {k: v["tor1"] / (v["tor0"] + v["tor1"] + v["tor2"]) for k, v in (("ecmp", hot), ("lb", even))}
     assert share["ecmp"] > 0.45, share
     assert share["lb"] < 0.40, share
+
+
+def test_the_subways_controller_moves_memcache_responses_off_the_shared_tor() -> None:
+    # Ratio 10: 30 Gbps of uplink a ToR. At 7 M requests/s ECMP gives the
+    # shared ToR 1 0.45 x 7e6 x 12,000 bits = 37.8 Gbps, over its uplinks,
+    # and ToRs 0 and 2 18.9 Gbps each, so its share of the three ToRs'
+    # bytes stays at 30 / 67.8 = 0.44. The controller (§5.2, the flow
+    # engine's code) reads the links' counters every 10 ms and weights a
+    # memcache server's two ToRs by their residual uplink capacity (capped
+    # at the server's port's, 10 Gbps), so once ToR 1's EWMA utilization
+    # passes 2/3 its servers send less through it.
+    over = {
+        "workload.app.0.rate": 7e6,
+        "workload.duration": "50ms",
+        "scenario.duration": "55ms",
+        "topology.oversubscription": 10.0,
+    }
+    share = {}
+    for policy in ("ecmp", "adaptive"):
+        up = _memcache_tor_uplinks({**over, "routing.policy": policy}).filter(pl.col("period") < 5)
+        share[policy] = (up["tor1"] / (up["tor0"] + up["tor1"] + up["tor2"])).to_list()
+    assert all(0.43 < x < 0.46 for x in share["ecmp"]), share
+    # The first period is ECMP's (no counters yet); by the fourth or fifth
+    # the controller has moved a fifth of ToR 1's share to ToRs 0 and 2.
+    assert share["adaptive"][0] == pytest.approx(share["ecmp"][0], abs=0.01), share
+    assert min(share["adaptive"][3:]) < 0.36, share

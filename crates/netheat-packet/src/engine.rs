@@ -223,6 +223,8 @@ enum Ev {
     Timer(u32, u32),
     /// Flow starts.
     Start(u32),
+    /// The path policy's controller period ends.
+    Period,
 }
 
 struct Port {
@@ -254,6 +256,7 @@ struct FlowState {
     timer_gen: u32,
     finish_ps: Option<u64>,
     sent: u64,
+    started: bool,
 }
 
 /// The simulator.
@@ -280,11 +283,47 @@ pub struct Simulator<'a> {
     done: Vec<u32>,
     /// MPTCP connections by [`FlowSpec::coupling`].
     connections: HashMap<u64, Coupling>,
+    /// The load balancer choosing paths, if any ([`Simulator::set_path_policy`]).
+    policy: Option<Box<dyn PathPolicy + 'a>>,
+    /// Each port's `tx_bytes` at the last controller period.
+    tx_at_period: Vec<u64>,
 }
 
 /// Flows a [`Simulator::run_with`] controller starts: each with the extra
 /// paths it may use (see [`Simulator::add_flow_with_paths`]).
 pub type NewFlows = Vec<(FlowSpec, Vec<Vec<LinkId>>)>;
+
+/// A flow that has started and not finished, as a [`PathPolicy`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct RunningFlow<'p> {
+    /// Flow id ([`FlowSpec::id`]).
+    pub id: u64,
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Links its data packets take now.
+    pub path: &'p [LinkId],
+}
+
+/// A load balancer outside the engine that picks each flow's path as the
+/// flow starts and hears link counters once a controller period: the
+/// Subways paper's controller (CoNEXT'15 §5.2, §8.1), which reads the
+/// ToRs' packet counters every `T_rebind` and re-weights the servers' path
+/// choices. The engine asks it instead of hashing the flow onto a path; a
+/// path it returns that is not among the flow's paths is added to them.
+pub trait PathPolicy {
+    /// The controller period, seconds.
+    fn period_s(&self) -> f64;
+    /// The links of the path of flow `spec` as it starts (`None`: its ECMP
+    /// path).
+    fn route(&mut self, spec: &FlowSpec) -> Option<Vec<LinkId>>;
+    /// The period ending at `now_s`: `rate_bps[l]` is the rate link `l`
+    /// carried on average over it (bytes sent times 8 over the period).
+    /// Returns flows to move, by id, with the links their next data packets
+    /// take (packets already sent keep theirs).
+    fn on_period(&mut self, now_s: f64, rate_bps: &[f64], running: &[RunningFlow<'_>]) -> Vec<(u64, Vec<LinkId>)>;
+}
 
 impl<'a> Simulator<'a> {
     /// A simulator over `topo` with `cfg`.
@@ -352,7 +391,24 @@ impl<'a> Simulator<'a> {
             actions: Vec::new(),
             done: Vec::new(),
             connections: HashMap::new(),
+            policy: None,
+            tx_at_period: Vec::new(),
         })
+    }
+
+    /// Lets `policy` choose every flow's path as it starts, and hear the
+    /// links' counters every [`PathPolicy::period_s`] from time 0 while
+    /// anything else is still to happen.
+    pub fn set_path_policy(&mut self, policy: Box<dyn PathPolicy + 'a>) -> Result<(), PacketError> {
+        let p = policy.period_s();
+        if !(p.is_finite() && p > 0.0) {
+            return Err(PacketError::Config(format!("path policy period must be > 0 s, got {p}")));
+        }
+        self.policy = Some(policy);
+        self.tx_at_period = vec![0; self.ports.len()];
+        let at = (p * PS).round() as u64;
+        self.push(at.max(self.now + 1), Ev::Period);
+        Ok(())
     }
 
     /// Adds a flow with its transport configuration.
@@ -438,6 +494,7 @@ impl<'a> Simulator<'a> {
             timer_gen: 0,
             finish_ps: None,
             sent: 0,
+            started: false,
         });
         self.push(t, Ev::Start(idx));
         Ok(())
@@ -495,7 +552,12 @@ impl<'a> Simulator<'a> {
                         self.actions = acts;
                     }
                 }
+                Ev::Period => self.period()?,
                 Ev::Start(f) => {
+                    self.flows[f as usize].started = true;
+                    if let Some(links) = self.policy.as_mut().and_then(|p| p.route(&self.flows[f as usize].spec)) {
+                        self.use_path(f, links)?;
+                    }
                     let mut acts = std::mem::take(&mut self.actions);
                     self.flows[f as usize].tp.on_start(self.now, &mut acts);
                     self.apply(f, &mut acts);
@@ -504,6 +566,89 @@ impl<'a> Simulator<'a> {
             }
         }
         Ok(self.finish())
+    }
+
+    /// Flow `f`'s data packets take `links` from now on (added to its paths,
+    /// with the reverse for its ACKs, when it is not one of them).
+    fn use_path(&mut self, f: u32, links: Vec<LinkId>) -> Result<(), PacketError> {
+        let fs = &self.flows[f as usize];
+        let k = match fs.paths.iter().position(|&p| self.path_arena[p as usize] == links) {
+            Some(k) => k,
+            None => {
+                let all = self.topo.links();
+                let (src, dst) =
+                    (self.topo.hosts()[fs.spec.src as usize].node, self.topo.hosts()[fs.spec.dst as usize].node);
+                let walk = !links.is_empty()
+                    && links.iter().all(|&l| (l as usize) < all.len())
+                    && all[links[0] as usize].src == src
+                    && all[links[links.len() - 1] as usize].dst == dst
+                    && links.windows(2).all(|w| all[w[0] as usize].dst == all[w[1] as usize].src);
+                if !walk {
+                    return Err(PacketError::BadFlow {
+                        flow: fs.spec.id,
+                        reason: format!(
+                            "path policy's path {links:?} is not a walk from its source to its destination"
+                        ),
+                    });
+                }
+                let rev: Vec<LinkId> = links.iter().rev().map(|&l| all[l as usize].reverse).collect();
+                let (p, a) = (self.path_arena.len() as u32, self.path_arena.len() as u32 + 1);
+                self.path_arena.push(links);
+                self.path_arena.push(rev);
+                let fs = &mut self.flows[f as usize];
+                fs.paths.push(p);
+                fs.ack_paths.push(a);
+                fs.paths.len() - 1
+            }
+        };
+        let fs = &mut self.flows[f as usize];
+        fs.ecmp = k;
+        fs.spray_next = k;
+        Ok(())
+    }
+
+    /// A controller period ends: the policy hears each link's rate over it
+    /// and may move running flows; the next period is due unless nothing
+    /// else is left to happen.
+    fn period(&mut self) -> Result<(), PacketError> {
+        let Some(mut policy) = self.policy.take() else { return Ok(()) };
+        let p = policy.period_s();
+        let rate: Vec<f64> = self
+            .ports
+            .iter()
+            .zip(&self.tx_at_period)
+            .map(|(port, &before)| (port.stats.tx_bytes - before) as f64 * 8.0 / p)
+            .collect();
+        self.tx_at_period = self.ports.iter().map(|port| port.stats.tx_bytes).collect();
+        let running: Vec<RunningFlow<'_>> = self
+            .flows
+            .iter()
+            .filter(|fs| fs.started && fs.finish_ps.is_none())
+            .map(|fs| RunningFlow {
+                id: fs.spec.id,
+                src: fs.spec.src,
+                dst: fs.spec.dst,
+                path: &self.path_arena[fs.paths[fs.ecmp] as usize],
+            })
+            .collect();
+        let moves = policy.on_period(self.now as f64 / PS, &rate, &running);
+        drop(running);
+        let mut moved = Ok(());
+        if !moves.is_empty() {
+            let by_id: HashMap<u64, u32> =
+                self.flows.iter().enumerate().map(|(i, fs)| (fs.spec.id, i as u32)).collect();
+            for (id, links) in moves {
+                if let Some(&f) = by_id.get(&id) {
+                    moved = moved.and(self.use_path(f, links));
+                }
+            }
+        }
+        if !self.heap.is_empty() {
+            let at = self.now + (p * PS).round() as u64;
+            self.push(at, Ev::Period);
+        }
+        self.policy = Some(policy);
+        moved
     }
 
     /// Index of flow `f`'s path with the fewest bytes queued along it plus

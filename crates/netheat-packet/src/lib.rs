@@ -15,7 +15,9 @@
 pub mod engine;
 pub mod transport;
 
-pub use engine::{FlowRecord, FlowSpec, LinkWindow, NetConfig, NewFlows, PortStats, SimResult, Simulator};
+pub use engine::{
+    FlowRecord, FlowSpec, LinkWindow, NetConfig, NewFlows, PathPolicy, PortStats, RunningFlow, SimResult, Simulator,
+};
 pub use transport::{transport_tags, TransportConfig};
 
 /// Picoseconds per second: the engine's clock and the transports' timers

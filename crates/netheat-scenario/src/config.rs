@@ -199,13 +199,19 @@ pub struct RoutingSection {
     /// (§8.1: counters read every period). A ToR whose every link fails at
     /// time 0 (`[[events]]`) is down for these policies from the start: they
     /// never use its ports; later capacity events are seen only through the
-    /// rates. On the packet engine, `adaptive` is per-packet choice of the
-    /// least-queued path (a hop costing a packet), `detour` the same over
-    /// the shortest paths and detours through a neighbouring server (one
-    /// per ToR of the source, with a port on a ToR the source does not
-    /// reach), and `subways-ecmp` is refused.
+    /// rates. On the packet engine `adaptive` and `detour` are the same
+    /// controller, which draws each flow's path as it starts and hears the
+    /// links' byte counters every period (unless `least-queued`), and
+    /// `subways-ecmp` is refused.
     #[serde(default)]
     pub policy: RoutingPolicy,
+    /// Packet engine, `adaptive` and `detour`: instead of the controller,
+    /// every data packet takes its flow's path with the fewest bytes queued
+    /// along it now (a hop costing a packet; ours, not the Subways paper's
+    /// mechanism), for `detour` among the shortest paths and detours through
+    /// a neighbouring server (one per ToR of the source, with a port on a
+    /// ToR the source does not reach). Default: false.
+    pub least_queued: Option<bool>,
     /// Controller period: utilization samples and re-binding.
     #[schemars(with = "Option<UnitString>")]
     pub period: Option<Duration>,
@@ -222,6 +228,24 @@ pub struct RoutingSection {
     pub detour_share: Option<f64>,
     /// Most intermediate servers on a detour.
     pub max_intermediate: Option<usize>,
+}
+
+impl RoutingSection {
+    /// The load balancers' parameters: the Subways defaults
+    /// (`netheat_subways::LbParams`) where the section sets none.
+    pub fn lb_params(&self) -> netheat_subways::LbParams {
+        let d = netheat_subways::LbParams::default();
+        netheat_subways::LbParams {
+            t_rebind_s: self.period.map_or(d.t_rebind_s, |x| x.0),
+            ewma_weight: self.ewma_weight.unwrap_or(d.ewma_weight),
+            aggressiveness: self.aggressiveness.unwrap_or(d.aggressiveness),
+            hot_threshold: self.hot_threshold.unwrap_or(d.hot_threshold),
+            t_duration_s: self.hot_duration.map_or(d.t_duration_s, |x| x.0),
+            detour_share: self.detour_share.unwrap_or(d.detour_share),
+            max_intermediate: self.max_intermediate.unwrap_or(d.max_intermediate),
+            ..d
+        }
+    }
 }
 
 /// `routing.policy`.

@@ -152,8 +152,49 @@ impl Scenario {
                 if s.packet.is_some() {
                     return Err(at("packet", "[packet] sets switch buffers of `scenario.engine = \"packet\"`".into()));
                 }
+                if s.routing.as_ref().is_some_and(|r| r.least_queued.is_some()) {
+                    return Err(at(
+                        "routing.least-queued",
+                        "chooses paths packet by packet on `scenario.engine = \"packet\"`; the flow engine's `adaptive` and `detour` are the controller's".into(),
+                    ));
+                }
             }
             EngineKind::Packet => {
+                if !p.topology.events().is_empty() {
+                    return Err(at(
+                        "events",
+                        "capacity `[[events]]` (failures, restores, scaling) run on `scenario.engine = \"flow\"`; the packet engine's links keep their capacity".into(),
+                    ));
+                }
+                if let Some(r) = s.routing.as_ref().filter(|r| {
+                    matches!(r.policy, RoutingPolicy::Adaptive | RoutingPolicy::Detour) && r.least_queued != Some(true)
+                }) {
+                    r.lb_params().validate().map_err(|e| at("routing", e.to_string()))?;
+                }
+                if let Some(r) = s.routing.as_ref().filter(|r| r.least_queued == Some(true)) {
+                    if !matches!(r.policy, RoutingPolicy::Adaptive | RoutingPolicy::Detour) {
+                        return Err(at(
+                            "routing.least-queued",
+                            format!("applies to `adaptive` and `detour`, not `{}`", r.policy.tag()),
+                        ));
+                    }
+                    let controller = [
+                        ("routing.period", r.period.is_some()),
+                        ("routing.ewma-weight", r.ewma_weight.is_some()),
+                        ("routing.aggressiveness", r.aggressiveness.is_some()),
+                        ("routing.hot-threshold", r.hot_threshold.is_some()),
+                        ("routing.hot-duration", r.hot_duration.is_some()),
+                        ("routing.detour-share", r.detour_share.is_some()),
+                        ("routing.max-intermediate", r.max_intermediate.is_some()),
+                    ];
+                    if let Some((key, _)) = controller.iter().find(|(_, set)| *set) {
+                        return Err(at(
+                            key,
+                            "sets the controller, which `routing.least-queued = true` replaces by per-packet choice"
+                                .into(),
+                        ));
+                    }
+                }
                 if s.scenario.dense != DenseSetting::Auto {
                     return Err(at(
                         "scenario.dense",
@@ -484,21 +525,8 @@ impl Scenario {
                         .map_err(|e| ScenarioError::Budget(e.to_string()))
                 })?;
                 let compute_jobs = workload.tasks.iter().any(|t| t.2.job.is_some());
-                let lbp = netheat_subways::LbParams::default();
                 let r = s.routing.clone();
-                let lb = match &r {
-                    None => lbp,
-                    Some(r) => netheat_subways::LbParams {
-                        t_rebind_s: r.period.map_or(lbp.t_rebind_s, |d| d.0),
-                        ewma_weight: r.ewma_weight.unwrap_or(lbp.ewma_weight),
-                        aggressiveness: r.aggressiveness.unwrap_or(lbp.aggressiveness),
-                        hot_threshold: r.hot_threshold.unwrap_or(lbp.hot_threshold),
-                        t_duration_s: r.hot_duration.map_or(lbp.t_duration_s, |d| d.0),
-                        detour_share: r.detour_share.unwrap_or(lbp.detour_share),
-                        max_intermediate: r.max_intermediate.unwrap_or(lbp.max_intermediate),
-                        ..lbp
-                    },
-                };
+                let lb = r.as_ref().map_or_else(netheat_subways::LbParams::default, config::RoutingSection::lb_params);
                 lb.validate().map_err(|e| self.doc.at("routing", e.to_string()))?;
                 let sc = s.scheduling.clone();
                 let scheduling = sc.as_ref().map_or(SchedulingPolicy::FairShare, |x| x.policy);

@@ -14,25 +14,35 @@
 //! same, finished when both halves are (`mptcp`) or the first copy is
 //! (`dctcp-replication`).
 //!
-//! `routing.policy = "detour"` gives every flow between servers of a
-//! Subways datacenter, besides its shortest paths, detours through a
-//! neighbouring server: for each ToR `a` of the source, one server (chosen
-//! by the flow id) with a port on `a` and another on a ToR `b` the source
-//! does not reach, then from `b` through the fabric to the destination
-//! (CoNEXT'15 §5.3). Packets take the least-queued path, a hop costing a
-//! packet (`adaptive`), so detours carry traffic only when the direct ToRs
-//! back up.
+//! `routing.policy = "adaptive"` and `"detour"` are the Subways
+//! controller of `netheat-subways` (CoNEXT'15 §5.2 and §6), the same code
+//! as on the flow engine, through the engine's [`PathPolicy`]: it draws
+//! each flow's ports and path as the flow starts, from the ToRs' residual
+//! capacity, and every `routing.period` hears each link's bytes over the
+//! period (§8.1's counters) and re-binds or detours running flows, whose
+//! next packets take the new path. With `routing.least-queued = true`
+//! (ours) every data packet instead takes its flow's path with the fewest
+//! bytes queued along it, a hop costing a packet; for `detour` the paths
+//! are the shortest ones and detours through a neighbouring server: for
+//! each ToR `a` of the source, one server (chosen by the flow id) with a
+//! port on `a` and another on a ToR `b` the source does not reach, then
+//! from `b` through the fabric to the destination.
 //!
 //! Flow sizes are rounded to whole bytes (at least one). A flow between
 //! two ports of one host never enters the network and is reported finished
 //! at its start, as on the flow engine.
 
 use netheat_core::LinkId;
+use netheat_engine::Route;
 use netheat_packet::transport::{HDR, MSS};
-use netheat_packet::{FlowSpec, NetConfig, NewFlows, Simulator, TransportConfig};
+use netheat_packet::{FlowSpec, NetConfig, NewFlows, PathPolicy, RunningFlow, Simulator, TransportConfig};
+use netheat_subways::lb::ActiveFlow;
+use netheat_subways::{LoadBalancer, Net};
 use netheat_topology::Topology;
 use netheat_workloads::dag::Step;
 use netheat_workloads::{FlowRow, TaskDag};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use crate::config::{RoutingPolicy, Sections, TransportKind};
 use crate::result::{FlowOut, QueueOut, ScenarioResult, TaskOut};
@@ -111,6 +121,35 @@ pub fn detours(topo: &Topology, src: u32, dst: u32, pick: u64) -> Vec<Vec<LinkId
         }
     }
     out
+}
+
+/// A Subways load balancer choosing the packet engine's paths: each flow's
+/// route as it starts, and each period's re-binding and detours.
+struct Controller<'a> {
+    lb: Box<dyn LoadBalancer>,
+    net: Net<'a>,
+    rng: ChaCha8Rng,
+    period_s: f64,
+}
+
+impl PathPolicy for Controller<'_> {
+    fn period_s(&self) -> f64 {
+        self.period_s
+    }
+
+    fn route(&mut self, spec: &FlowSpec) -> Option<Vec<LinkId>> {
+        match self.lb.route(&self.net, spec.src, spec.dst, &mut self.rng) {
+            Route::Explicit(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn on_period(&mut self, now_s: f64, rate_bps: &[f64], running: &[RunningFlow<'_>]) -> Vec<(u64, Vec<LinkId>)> {
+        let active: Vec<ActiveFlow> =
+            running.iter().map(|f| ActiveFlow { id: f.id, src: f.src, dst: f.dst, path: f.path.to_vec() }).collect();
+        let rate = |l: LinkId| rate_bps.get(l as usize).copied().unwrap_or(0.0);
+        self.lb.on_period(&self.net, now_s, &rate, &active, &mut self.rng)
+    }
 }
 
 /// How a message becomes engine flows.
@@ -372,6 +411,8 @@ pub fn run_packet(
     let dctcp_in_use = (!flows.is_empty() && traffic_kind.uses_ecn()) || (!tasks.is_empty() && kind.uses_ecn());
     let window_s = s.scenario.window.map_or(1e-3, |w| w.0);
     let routing = s.routing.as_ref().map_or(RoutingPolicy::Ecmp, |r| r.policy);
+    let balanced = matches!(routing, RoutingPolicy::Adaptive | RoutingPolicy::Detour);
+    let least_queued = balanced && s.routing.as_ref().is_some_and(|r| r.least_queued == Some(true));
     let net = NetConfig {
         prop_delay_s: p.and_then(|p| p.propagation_delay).map_or(d.prop_delay_s, |x| x.0),
         switch_delay_s: p.and_then(|p| p.switch_delay).map_or(d.switch_delay_s, |x| x.0),
@@ -385,7 +426,7 @@ pub fn run_packet(
             .or(dctcp_in_use.then_some(DCTCP_K_BYTES)),
         window_s,
         seed: s.scenario.seed,
-        adaptive: matches!(routing, RoutingPolicy::Adaptive | RoutingPolicy::Detour),
+        adaptive: least_queued,
         ..d
     };
     let td = TransportConfig::default();
@@ -404,7 +445,15 @@ pub fn run_packet(
         ..td
     };
     let mut sim = Simulator::new(topo, net)?;
-    let mut snd = Sender { topo, detour: routing == RoutingPolicy::Detour, messages: Vec::new(), owner: Vec::new() };
+    if balanced && !least_queued {
+        let lb = s.routing.as_ref().map(crate::config::RoutingSection::lb_params).unwrap_or_default();
+        let period_s = lb.t_rebind_s;
+        let lb = netheat_subways::load_balancer(routing.tag(), &lb)?;
+        let rng = ChaCha8Rng::seed_from_u64(s.scenario.seed);
+        sim.set_path_policy(Box::new(Controller { lb, net: Net::new(topo), rng, period_s }))?;
+    }
+    let detour_paths = least_queued && routing == RoutingPolicy::Detour;
+    let mut snd = Sender { topo, detour: detour_paths, messages: Vec::new(), owner: Vec::new() };
     let mut local: Vec<FlowOut> = Vec::new();
     let mut new: NewFlows = Vec::new();
     for f in flows {
