@@ -439,9 +439,9 @@ def test_the_subways_controller_moves_memcache_responses_off_the_shared_tor() ->
     # and ToRs 0 and 2 18.9 Gbps each, so its share of the three ToRs'
     # bytes stays at 30 / 67.8 = 0.44. The controller (§5.2, the flow
     # engine's code) reads the links' counters every 10 ms and weights a
-    # memcache server's two ToRs by their residual uplink capacity (capped
-    # at the server's port's, 10 Gbps), so once ToR 1's EWMA utilization
-    # passes 2/3 its servers send less through it.
+    # memcache server's two ToRs by their remaining uplink capacity
+    # B (1 - U), U an EWMA of the counters, so its servers send less through
+    # ToR 1 from the second period on.
     over = {
         "workload.app.0.rate": 7e6,
         "workload.duration": "50ms",
@@ -453,7 +453,8 @@ def test_the_subways_controller_moves_memcache_responses_off_the_shared_tor() ->
         up = _memcache_tor_uplinks({**over, "routing.policy": policy}).filter(pl.col("period") < 5)
         share[policy] = (up["tor1"] / (up["tor0"] + up["tor1"] + up["tor2"])).to_list()
     assert all(0.43 < x < 0.46 for x in share["ecmp"]), share
-    # The first period is ECMP's (no counters yet); by the fourth or fifth
-    # the controller has moved a fifth of ToR 1's share to ToRs 0 and 2.
+    # The first period is ECMP's (no counters yet); by the fourth the
+    # controller has moved a fifth of ToR 1's share to ToRs 0 and 2 (it then
+    # swings back: the weights follow counters a period old).
     assert share["adaptive"][0] == pytest.approx(share["ecmp"][0], abs=0.01), share
     assert min(share["adaptive"][3:]) < 0.36, share

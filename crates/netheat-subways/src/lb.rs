@@ -19,9 +19,10 @@
 //!   counters every `t_rebind` (10 ms, §8.1) into an EWMA of utilization.
 //!   New flows take a shortcut when one exists (uniformly), else pick the
 //!   source port with probability proportional to the remaining outbound
-//!   capacity `V = B (1 - U)` of its ToR's uplinks (capped by the remaining
-//!   capacity of the server-ToR link), and the destination port by the
-//!   remaining inbound capacity `E = B (1 - D)` likewise. Every `t_rebind`
+//!   capacity `V = B (1 - U)` of its ToR's uplinks, and the destination
+//!   port by the remaining inbound capacity `E = B (1 - D)` likewise (§5.2,
+//!   "Initial flow placement"; the server-ToR link bounds only the
+//!   re-binding split below). Every `t_rebind`
 //!   each server re-binds all its running non-shortcut flows: with `u_i` its
 //!   current share of traffic on ToR `i` (NIC counters), `U_i` ToR `i`'s
 //!   uplink EWMA and `U_target = sum B_i U_i / sum B_i`, the target share is
@@ -518,22 +519,19 @@ impl Adaptive {
         if !short.is_empty() {
             return short[rng.gen_range(0..short.len())].clone();
         }
-        let u = |l: LinkId| self.util.get(l as usize).copied().unwrap_or(0.0);
         let sps = net.ports(src);
         let dps = net.ports(dst);
+        // §5.1-5.2: a new flow's ToR is drawn by the ToR's remaining
+        // capacity alone, V = B (1 - U) out of the source and E = B (1 - D)
+        // into the destination; the server-ToR link bounds only the
+        // re-binding split (`rebind_split`).
         let ws: Vec<f64> = sps
             .iter()
-            .map(|p| {
-                let tor = net.tor_up_bps[p.tor as usize] * (1.0 - self.tor_out_util(net, p.tor)).max(0.0);
-                (p.speed_bps * (1.0 - u(p.up)).max(0.0)).min(tor)
-            })
+            .map(|p| net.tor_up_bps[p.tor as usize] * (1.0 - self.tor_out_util(net, p.tor)).max(0.0))
             .collect();
         let wd: Vec<f64> = dps
             .iter()
-            .map(|p| {
-                let tor = net.tor_down_bps[p.tor as usize] * (1.0 - self.tor_in_util(net, p.tor)).max(0.0);
-                (p.speed_bps * (1.0 - u(p.down)).max(0.0)).min(tor)
-            })
+            .map(|p| net.tor_down_bps[p.tor as usize] * (1.0 - self.tor_in_util(net, p.tor)).max(0.0))
             .collect();
         // Group fairness: an edge rack's new flows avoid the protected ToRs.
         let ws = match self.fair[0].get(&rack_key(net, src)) {

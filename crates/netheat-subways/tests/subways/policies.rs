@@ -58,8 +58,9 @@ fn adaptive_splits_by_remaining_capacity() {
     let n = 2000;
     let via0 = (0..n).filter(|_| matches!(lb.route(&net, 0, 30, &mut rng), Route::Explicit(p) if p[0] == port0)).count()
         as f64;
-    // The server port (10G idle) caps nothing here: min(10G, 5G) = 5G vs min(10G, 20G) = 10G -> 1/3.
-    let want = 1.0 / 3.0;
+    // §5.2: by the ToRs' remaining capacity alone, not capped by the
+    // server's 10G port (which would give min(10G, 5G) : min(10G, 20G), 1/3).
+    let want = 1.0 / 5.0;
     let sigma = (want * (1.0 - want) / n as f64).sqrt();
     assert!((via0 / n as f64 - want).abs() < 3.0 * sigma, "{}", via0 / n as f64);
 }
