@@ -451,15 +451,8 @@ impl<'a> Simulator<'a> {
             self.path_arena.push(rev);
         }
         let links = self.topo.links();
-        let (src_node, dst_node) =
-            (self.topo.hosts()[spec.src as usize].node, self.topo.hosts()[spec.dst as usize].node);
         for p in extra {
-            let walk = !p.is_empty()
-                && p.iter().all(|&l| (l as usize) < links.len())
-                && links[p[0] as usize].src == src_node
-                && links[p[p.len() - 1] as usize].dst == dst_node
-                && p.windows(2).all(|w| links[w[0] as usize].dst == links[w[1] as usize].src);
-            if !walk {
+            if !self.is_walk(spec.src, spec.dst, p) {
                 return Err(PacketError::BadFlow {
                     flow: spec.id,
                     reason: format!("extra path {p:?} is not a walk from host {} to host {}", spec.src, spec.dst),
@@ -568,6 +561,17 @@ impl<'a> Simulator<'a> {
         Ok(self.finish())
     }
 
+    /// Whether `links` is a connected walk from host `src` to host `dst`.
+    fn is_walk(&self, src: u32, dst: u32, links: &[LinkId]) -> bool {
+        let all = self.topo.links();
+        let (src, dst) = (self.topo.hosts()[src as usize].node, self.topo.hosts()[dst as usize].node);
+        !links.is_empty()
+            && links.iter().all(|&l| (l as usize) < all.len())
+            && all[links[0] as usize].src == src
+            && all[links[links.len() - 1] as usize].dst == dst
+            && links.windows(2).all(|w| all[w[0] as usize].dst == all[w[1] as usize].src)
+    }
+
     /// Flow `f`'s data packets take `links` from now on (added to its paths,
     /// with the reverse for its ACKs, when it is not one of them).
     fn use_path(&mut self, f: u32, links: Vec<LinkId>) -> Result<(), PacketError> {
@@ -576,14 +580,7 @@ impl<'a> Simulator<'a> {
             Some(k) => k,
             None => {
                 let all = self.topo.links();
-                let (src, dst) =
-                    (self.topo.hosts()[fs.spec.src as usize].node, self.topo.hosts()[fs.spec.dst as usize].node);
-                let walk = !links.is_empty()
-                    && links.iter().all(|&l| (l as usize) < all.len())
-                    && all[links[0] as usize].src == src
-                    && all[links[links.len() - 1] as usize].dst == dst
-                    && links.windows(2).all(|w| all[w[0] as usize].dst == all[w[1] as usize].src);
-                if !walk {
+                if !self.is_walk(fs.spec.src, fs.spec.dst, &links) {
                     return Err(PacketError::BadFlow {
                         flow: fs.spec.id,
                         reason: format!(
