@@ -761,7 +761,7 @@ pub struct TransportSection {
     /// the first is) or `udp` (each message's datagrams of up to 1,472
     /// payload bytes, 28 header bytes each, sent at once with no ACKs,
     /// window or retransmission, so a message with a lost datagram never
-    /// finishes: memcache's requests and responses in Subways §8.5).
+    /// finishes: memcache's requests and responses in Subways §8.7).
     #[serde(default)]
     pub kind: TransportKind,
     /// Transport of the open-loop `[[workload.traffic]]` flows. Default:

@@ -187,7 +187,7 @@ impl Scenario {
                         ("routing.detour-share", r.detour_share.is_some()),
                         ("routing.max-intermediate", r.max_intermediate.is_some()),
                     ];
-                    if let Some((key, _)) = controller.iter().find(|(_, set)| *set) {
+                    if let Some(key) = first_set(&controller) {
                         return Err(at(
                             key,
                             "sets the controller, which `routing.least-queued = true` replaces by per-packet choice"
@@ -283,7 +283,7 @@ impl Scenario {
                             ("transport.min-rto", t.min_rto.is_some()),
                             ("transport.dctcp-gain", t.dctcp_gain.is_some()),
                         ];
-                        if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
+                        if let Some(key) = first_set(&tcp_only) {
                             return Err(at(
                                 key,
                                 "sets a TCP sender; `transport.kind = \"udp\"` sends datagrams with no window, ACKs or retransmission".into(),
@@ -761,4 +761,9 @@ fn trace_task_sizes(flows: &[netheat_workloads::FlowRow]) -> Vec<f64> {
     }
     out.extend(by.into_values());
     out
+}
+
+/// The first of `keys` that the file sets (each key with whether it is set).
+fn first_set<'k>(keys: &[(&'k str, bool)]) -> Option<&'k str> {
+    keys.iter().find(|(_, set)| *set).map(|(key, _)| *key)
 }

@@ -129,12 +129,12 @@ struct Controller<'a> {
     lb: Box<dyn LoadBalancer>,
     net: Net<'a>,
     rng: ChaCha8Rng,
-    period_s: f64,
 }
 
 impl PathPolicy for Controller<'_> {
     fn period_s(&self) -> f64 {
-        self.period_s
+        // `adaptive` and `detour` have one; a static policy would be refused.
+        self.lb.period_s().unwrap_or(f64::NAN)
     }
 
     fn route(&mut self, spec: &FlowSpec) -> Option<Vec<LinkId>> {
@@ -447,10 +447,9 @@ pub fn run_packet(
     let mut sim = Simulator::new(topo, net)?;
     if balanced && !least_queued {
         let lb = s.routing.as_ref().map(crate::config::RoutingSection::lb_params).unwrap_or_default();
-        let period_s = lb.t_rebind_s;
         let lb = netheat_subways::load_balancer(routing.tag(), &lb)?;
         let rng = ChaCha8Rng::seed_from_u64(s.scenario.seed);
-        sim.set_path_policy(Box::new(Controller { lb, net: Net::new(topo), rng, period_s }))?;
+        sim.set_path_policy(Box::new(Controller { lb, net: Net::new(topo), rng }))?;
     }
     let detour_paths = least_queued && routing == RoutingPolicy::Detour;
     let mut snd = Sender { topo, detour: detour_paths, messages: Vec::new(), owner: Vec::new() };
