@@ -535,9 +535,12 @@ baseline in its testbed and ns-2 runs (`experiments/baraat-task-size.toml`,
 
 The packet engine runs application tasks as the flow engine does (a step
 starts when what it waits for has finished: a memcache response when its
-request has arrived), and `routing.policy = "detour"` there gives every flow
-detours through a neighbouring server, taken packet by packet when the direct
-ToRs back up (`experiments/scenarios/memcache.toml`). On the packet engine,
+request has arrived), and `routing.policy = "adaptive"` and `"detour"` there
+are the Subways controller of the flow engine, choosing each flow's path as it
+starts and re-binding or detouring flows from the links' counters every
+`routing.period` (`experiments/memcache.toml`); with `routing.least-queued =
+true` (ours) each packet takes its flow's least-queued path instead, detours
+through a neighbouring server included. On the packet engine,
 `transport.kind` is the transport of every flow, or of
 the application tasks' messages when `transport.traffic-kind` sets the
 open-loop traffic's: CloudBurst's incast messages over DCTCP background is

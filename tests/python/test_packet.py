@@ -378,16 +378,23 @@ def test_a_search_needs_all_its_keys_and_a_feasible_start(tmp_path: Path) -> Non
 MEMCACHE_SCENARIO = ROOT / "experiments" / "scenarios" / "memcache.toml"
 
 
-def _memcache_tor_uplinks(over: dict[str, Any]) -> pl.DataFrame:
-    """Bytes ToRs 0-2 sent up per 10 ms in the paper's memcache scenario
+def _memcache_tor_uplinks(
+    over: dict[str, Any], tors: tuple[str, ...] = ("tor0", "tor1", "tor2")
+) -> pl.DataFrame:
+    """Bytes `tors` sent up per 10 ms in the paper's memcache scenario
     (Type 1, memcache racks 0 and 1), a column per ToR."""
     sc = Scenario.from_toml(MEMCACHE_SCENARIO).with_overrides(
         {"scenario.warmup": "0s", "scenario.record": ["links"], **over}
     )
-    links = pl.from_arrow(sc.run().tables["links"])
+    return _tor_uplinks(sc.run(), tors)
+
+
+def _tor_uplinks(res: Any, tors: tuple[str, ...]) -> pl.DataFrame:
+    """Bytes `tors` sent up per 10 ms in a run that recorded `links`."""
+    links = pl.from_arrow(res.tables["links"])
     assert isinstance(links, pl.DataFrame)
-    tors = pl.col("src_node").is_in(["tor0", "tor1", "tor2"])
-    up = links.filter((pl.col("layer") == "tor-agg") & (pl.col("direction") == "up") & tors)
+    tors_ = pl.col("src_node").is_in(list(tors))
+    up = links.filter((pl.col("layer") == "tor-agg") & (pl.col("direction") == "up") & tors_)
     window = pl.col("window_end_s") - pl.col("window_start_s")
     sent = up.with_columns(
         b=pl.col("utilization") * pl.col("capacity_bps") * window / 8,
@@ -458,3 +465,50 @@ def test_the_subways_controller_moves_memcache_responses_off_the_shared_tor() ->
     # swings back: the weights follow counters a period old).
     assert share["adaptive"][0] == pytest.approx(share["ecmp"][0], abs=0.01), share
     assert min(share["adaptive"][3:]) < 0.36, share
+
+
+def test_memcache_responses_that_start_while_their_rack_is_hot_take_its_detours() -> None:
+    # Ratio 10, 7 M requests/s: under ECMP ToRs 0 and 2 send 0.225 x 7e6 x
+    # 12,000 bits = 18.9 Gbps of their 30 up (63%) and ToR 1 more than it
+    # has, so from the first 10 ms window both memcache racks are hot (§6:
+    # every ToR of theirs above 60% over a whole window, then hot for
+    # T_duration = 100 ms). Rack 0 (ToRs 0, 1) detours left through ToRs 11
+    # and 10, rack 1 (ToRs 1, 2) right through ToRs 3 and 4 (one and two
+    # intermediate servers; never through the other's hot ToRs). Each remote
+    # ToR offers 60% of its residual 30 Gbps, so with idle remotes a rack's
+    # responses are detoured with probability 2 x 18 / (2 x 18 + 60) = 0.375,
+    # less as the remotes fill; 1 of each rack's 10 client racks shares a
+    # ToR with it and takes the shortcut. A response is one datagram, never
+    # running at a period: only the detours planned for its rack's new flows
+    # reach it.
+    over: dict[str, Any] = {
+        "scenario.warmup": "0s",
+        "scenario.record": ["links", "flows"],
+        "workload.app.0.rate": 7e6,
+        "workload.duration": "50ms",
+        "scenario.duration": "55ms",
+        "topology.oversubscription": 10.0,
+        "routing.policy": "detour",
+    }
+    res = Scenario.from_toml(MEMCACHE_SCENARIO).with_overrides(over).run()
+    flows = pl.from_arrow(res.tables["flows"])
+    assert isinstance(flows, pl.DataFrame)
+    after = flows.filter((pl.col("bytes") == 1472.0) & (pl.col("start_s") >= 0.01)).height
+    unfinished = int(flows["finish_s"].is_nan().sum())
+    detours = res.stats["detours"]
+    # Detours counts the new flows sent on one and the running flows moved
+    # onto one; the only flows running at a period for long are datagrams
+    # lost (never finished), re-drawn at each of the 4 later periods.
+    most = 0.9 * 0.375 * after * 1.02 + 4 * unfinished
+    assert 0.9 * 0.25 * after < detours <= most, (detours, after, unfinished)
+    # Up through the remote ToRs: their racks' requests (about 1.8 MB each
+    # under `adaptive`, which never detours) and the detoured responses
+    # that leave the loop there (one to a client behind the remote ToR itself
+    # goes down from it). At most 0.9 x 0.375 of the responses after 10 ms.
+    remote = ("tor3", "tor4", "tor10", "tor11")
+    up = _tor_uplinks(res, remote)
+    adaptive = {**over, "routing.policy": "adaptive", "scenario.record": ["links"]}
+    quiet = _memcache_tor_uplinks(adaptive, remote)
+    assert all(float(quiet[t].sum()) < 3e6 for t in remote), quiet
+    detoured = sum(float(up[t].sum()) - float(quiet[t].sum()) for t in remote)
+    assert 0.9 * 0.2 * after * 1500 < detoured < 0.9 * 0.375 * after * 1500 * 1.02, (detoured, after)

@@ -164,7 +164,7 @@ pub struct Decisions<'n, 't> {
     meter: WindowMeter,
     /// When that period started, seconds.
     period_start_s: f64,
-    /// When the load balancer first moved a flow onto a detour.
+    /// When the load balancer first sent or moved a flow onto a detour.
     first_detour_s: Option<f64>,
     /// Running flows the load balancer left to the engine (no live port).
     cut_off: BTreeSet<u64>,
@@ -660,7 +660,11 @@ impl Decisions<'_, '_> {
                 self.cut_off.insert(spec.id);
             }
             if spec.src != spec.dst && !cut_off {
+                let before = lb.detours();
                 spec.route = lb.route(self.net, spec.src, spec.dst, &mut self.rng);
+                if lb.detours() > before && self.first_detour_s.is_none() {
+                    self.first_detour_s = Some(spec.start_s);
+                }
                 let path = match &spec.route {
                     Route::Explicit(p) => p.clone(),
                     _ => Vec::new(),

@@ -20,7 +20,8 @@
 //! each flow's ports and path as the flow starts, from the ToRs' residual
 //! capacity, and every `routing.period` hears each link's bytes over the
 //! period (§8.1's counters) and re-binds or detours running flows, whose
-//! next packets take the new path. With `routing.least-queued = true`
+//! next packets take the new path; under `detour` a flow that starts while
+//! its rack is hot takes the rack's detours as a running one would. With `routing.least-queued = true`
 //! (ours) every data packet instead takes its flow's path with the fewest
 //! bytes queued along it, a hop costing a packet; for `detour` the paths
 //! are the shortest ones and detours through a neighbouring server: for
@@ -43,6 +44,8 @@ use netheat_workloads::dag::Step;
 use netheat_workloads::{FlowRow, TaskDag};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
+use std::rc::Rc;
 
 use crate::config::{RoutingPolicy, Sections, TransportKind};
 use crate::result::{FlowOut, QueueOut, ScenarioResult, TaskOut};
@@ -129,6 +132,9 @@ struct Controller<'a> {
     lb: Box<dyn LoadBalancer>,
     net: Net<'a>,
     rng: ChaCha8Rng,
+    /// Flows the load balancer has sent or moved onto a detour (read after
+    /// the run, when the engine has dropped the controller).
+    detours: Rc<Cell<u64>>,
 }
 
 impl PathPolicy for Controller<'_> {
@@ -138,7 +144,9 @@ impl PathPolicy for Controller<'_> {
     }
 
     fn route(&mut self, spec: &FlowSpec) -> Option<Vec<LinkId>> {
-        match self.lb.route(&self.net, spec.src, spec.dst, &mut self.rng) {
+        let route = self.lb.route(&self.net, spec.src, spec.dst, &mut self.rng);
+        self.detours.set(self.lb.detours());
+        match route {
             Route::Explicit(p) => Some(p),
             _ => None,
         }
@@ -148,7 +156,9 @@ impl PathPolicy for Controller<'_> {
         let active: Vec<ActiveFlow> =
             running.iter().map(|f| ActiveFlow { id: f.id, src: f.src, dst: f.dst, path: f.path.to_vec() }).collect();
         let rate = |l: LinkId| rate_bps.get(l as usize).copied().unwrap_or(0.0);
-        self.lb.on_period(&self.net, now_s, &rate, &active, &mut self.rng)
+        let moves = self.lb.on_period(&self.net, now_s, &rate, &active, &mut self.rng);
+        self.detours.set(self.lb.detours());
+        moves
     }
 }
 
@@ -445,11 +455,13 @@ pub fn run_packet(
         ..td
     };
     let mut sim = Simulator::new(topo, net)?;
-    if balanced && !least_queued {
+    let controller = balanced && !least_queued;
+    let detours = Rc::new(Cell::new(0));
+    if controller {
         let lb = s.routing.as_ref().map(crate::config::RoutingSection::lb_params).unwrap_or_default();
         let lb = netheat_subways::load_balancer(routing.tag(), &lb)?;
         let rng = ChaCha8Rng::seed_from_u64(s.scenario.seed);
-        sim.set_path_policy(Box::new(Controller { lb, net: Net::new(topo), rng }))?;
+        sim.set_path_policy(Box::new(Controller { lb, net: Net::new(topo), rng, detours: Rc::clone(&detours) }))?;
     }
     let detour_paths = least_queued && routing == RoutingPolicy::Detour;
     let mut snd = Sender { topo, detour: detour_paths, messages: Vec::new(), owner: Vec::new() };
@@ -558,6 +570,9 @@ pub fn run_packet(
     out.stat("drops", res.ports.iter().map(|q| q.drops as f64).sum());
     out.stat("marks", res.ports.iter().map(|q| q.marks as f64).sum());
     out.stat("timeouts", res.flows.iter().map(|f| f64::from(f.timeouts)).sum());
+    if controller {
+        out.stat("detours", detours.get() as f64);
+    }
     if kind.is_cloudburst() || traffic_kind.is_cloudburst() {
         out.stat("reburst_timeout_s", reburst);
     }

@@ -36,8 +36,10 @@
 //! * `detour` (Type 1D/2D, §6): `adaptive` plus detours. A ToR whose uplink
 //!   (or downlink) utilization averaged over a whole `t_detect` window (the
 //!   controller period) is above `hot_threshold` (60%) is hot for at least
-//!   `t_duration` (100 ms). When every ToR of a server is hot, its running
-//!   flows may leave through a *remote* ToR of a neighbouring rack, reached
+//!   `t_duration` (100 ms). When every ToR of a server is hot, its flows
+//!   (those running at a period, and those that start before the next one:
+//!   the servers route along the detours they were notified of) may leave
+//!   through a *remote* ToR of a neighbouring rack, reached
 //!   through at most `max_intermediate` (2) intermediate servers that have
 //!   ports on both ToRs of each hop. A detour never passes through another
 //!   hot ToR or through a server of a hot rack (all of whose ToRs are hot,
@@ -214,7 +216,7 @@ pub trait LoadBalancer {
     ) -> Vec<(u64, Vec<LinkId>)> {
         Vec::new()
     }
-    /// Flows moved onto a detour so far.
+    /// Flows sent or moved onto a detour so far.
     fn detours(&self) -> u64 {
         0
     }
@@ -483,12 +485,29 @@ struct Adaptive {
     detours: u64,
     /// Group fairness of the last period, outbound ([0]) and inbound ([1]).
     fair: [FairMap; 2],
+    /// Detour plans of the last period, outbound ([0]) and inbound ([1]),
+    /// keyed by the hot rack's sorted ToRs: what the scheduler notified the
+    /// hot racks' servers of (§6: "notifications continue to arrive every
+    /// Tdetect ms until the congestion subsides"), used for running flows at
+    /// the period and for new flows until the next one.
+    notified: [BTreeMap<Vec<u32>, DetourPlan>; 2],
+    /// Servers that must not relay detours (hot racks), per direction, as of
+    /// the last period.
+    avoid: [Vec<HostId>; 2],
 }
 
 impl Adaptive {
     fn new(p: LbParams, detour: bool) -> Self {
-        let fair = [FairMap::new(), FairMap::new()];
-        Self { p, detour, util: Vec::new(), hot_until: [Vec::new(), Vec::new()], detours: 0, fair }
+        Self {
+            p,
+            detour,
+            util: Vec::new(),
+            hot_until: [Vec::new(), Vec::new()],
+            detours: 0,
+            fair: [FairMap::new(), FairMap::new()],
+            notified: [BTreeMap::new(), BTreeMap::new()],
+            avoid: [Vec::new(), Vec::new()],
+        }
     }
 
     fn ensure(&mut self, net: &Net<'_>) {
@@ -609,6 +628,30 @@ impl Adaptive {
         }
         out.push(dp.down);
         Some(out)
+    }
+
+    /// A detour for a flow from `src` to `dst` under the last period's
+    /// plans: when `src`'s rack has an outbound plan, with the plan's
+    /// probability a path out through one of its remote ToRs (chosen in
+    /// proportion to their offers); else likewise inbound when `dst`'s rack
+    /// has one; `None` when the flow goes direct.
+    fn planned_detour(&self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Option<Vec<LinkId>> {
+        if let Some((chains, offers, prob)) = self.notified[0].get(&rack_key(net, src)).filter(|p| p.2 > 0.0) {
+            if rng.gen::<f64>() < *prob {
+                let c = &chains[pick(offers, rng)];
+                let mut av = self.avoid[0].clone();
+                av.extend([src, dst]);
+                return self.detour_path(net, src, dst, c, &av, rng);
+            }
+        } else if let Some((chains, offers, prob)) = self.notified[1].get(&rack_key(net, dst)).filter(|p| p.2 > 0.0) {
+            if rng.gen::<f64>() < *prob {
+                let c = &chains[pick(offers, rng)];
+                let mut av = self.avoid[1].clone();
+                av.extend([src, dst]);
+                return self.inbound_path(net, src, dst, c, &av, rng);
+            }
+        }
+        None
     }
 
     /// Detour plans of the hotspots of `dir` (0 outbound: the sources'
@@ -875,6 +918,15 @@ impl LoadBalancer for Adaptive {
 
     fn route(&mut self, net: &Net<'_>, src: HostId, dst: HostId, rng: &mut ChaCha8Rng) -> Route {
         self.ensure(net);
+        // §6: the servers of a hot rack source-route along the detour paths
+        // the scheduler allocated them, new flows as well as running ones
+        // (a flow with a shortcut keeps it, as at the periods).
+        if self.detour && net.shortcuts(src, dst).is_empty() {
+            if let Some(p) = self.planned_detour(net, src, dst, rng) {
+                self.detours += 1;
+                return Route::Explicit(p);
+            }
+        }
         Route::Explicit(self.draw(net, src, dst, rng))
     }
 
@@ -923,7 +975,8 @@ impl LoadBalancer for Adaptive {
         } else {
             [FairMap::new(), FairMap::new()]
         };
-        let avoid = [
+        self.notified = [out_plans, in_plans];
+        self.avoid = [
             if self.detour { self.hot_servers(net, now, 0) } else { Vec::new() },
             if self.detour { self.hot_servers(net, now, 1) } else { Vec::new() },
         ];
@@ -965,28 +1018,8 @@ impl LoadBalancer for Adaptive {
             if f.path.len() <= 2 {
                 continue; // shortcut (or engine-routed): nothing better to do
             }
-            let mut src_tors = net.topo.host_tors(f.src);
-            src_tors.sort_unstable();
-            let mut dst_tors = net.topo.host_tors(f.dst);
-            dst_tors.sort_unstable();
             // Outbound detours first; else inbound; else a re-bound direct path.
-            let mut detour = None;
-            if let Some((chains, offers, prob)) = out_plans.get(&src_tors).filter(|p| p.2 > 0.0) {
-                if rng.gen::<f64>() < *prob {
-                    let c = &chains[pick(offers, rng)];
-                    let mut av = avoid[0].clone();
-                    av.extend([f.src, f.dst]);
-                    detour = self.detour_path(net, f.src, f.dst, c, &av, rng);
-                }
-            } else if let Some((chains, offers, prob)) = in_plans.get(&dst_tors).filter(|p| p.2 > 0.0) {
-                if rng.gen::<f64>() < *prob {
-                    let c = &chains[pick(offers, rng)];
-                    let mut av = avoid[1].clone();
-                    av.extend([f.src, f.dst]);
-                    detour = self.inbound_path(net, f.src, f.dst, c, &av, rng);
-                }
-            }
-            let path = match detour {
+            let path = match self.planned_detour(net, f.src, f.dst, rng) {
                 Some(p) => {
                     self.detours += 1;
                     p

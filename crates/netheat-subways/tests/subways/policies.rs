@@ -119,6 +119,76 @@ fn detours_only_when_every_tor_of_the_server_is_hot() {
 }
 
 #[test]
+fn new_flows_of_a_hot_rack_take_its_detours_with_the_plans_probability() {
+    // §6: the scheduler notifies a hot rack's servers of detour paths and
+    // they route along them until the congestion subsides, so a flow that
+    // starts after the period is detoured as a running one would be. ToRs 0
+    // and 1 (20G of uplink each) are hot over a whole window, the rest idle:
+    // the remote ToRs 2, 5 (one intermediate server) and 3, 4 (two) each
+    // offer 60% of their idle 20G, 48G in all, against the hot rack's own
+    // 40G, so a new flow of rack 0 detours with probability 48 / 88 = 6/11.
+    let t = loop6();
+    let net = Net::new(&t);
+    let sp = t.hosts()[0].ports[0];
+    let dp = t.hosts()[30].ports[0];
+    let flow = ActiveFlow { id: 7, src: 0, dst: 30, path: net.direct(&sp, &dp, 0) };
+    let rate = |l: u32| {
+        if t.tors()[0].up.contains(&l) || t.tors()[1].up.contains(&l) {
+            t.links()[l as usize].capacity_bps * 0.9
+        } else {
+            0.0
+        }
+    };
+    let up_tor = |p: &[u32]| {
+        let up = p.iter().find(|&&l| t.links()[l as usize].layer == netheat_topology::Layer::TorAgg).unwrap();
+        t.nodes()[t.links()[*up as usize].src as usize].rack.unwrap()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut lb = load_balancer("detour", &LbParams::default()).unwrap();
+    // Before any period: no plan, every flow direct.
+    for _ in 0..200 {
+        let Route::Explicit(p) = lb.route(&net, 0, 30, &mut rng) else { panic!("explicit") };
+        assert!([0, 1].contains(&up_tor(&p)));
+    }
+    assert_eq!(lb.detours(), 0);
+    lb.on_period(&net, 0.01, &rate, std::slice::from_ref(&flow), &mut rng);
+    let at_period = lb.detours();
+    let n = 4000;
+    let mut detoured = 0;
+    for _ in 0..n {
+        let Route::Explicit(p) = lb.route(&net, 0, 30, &mut rng) else { panic!("explicit") };
+        assert!(is_walk(&t, &p), "{p:?}");
+        let tor = up_tor(&p);
+        if [2, 3, 4, 5].contains(&tor) {
+            detoured += 1;
+        } else {
+            assert!([0, 1].contains(&tor), "left through ToR {tor}");
+        }
+    }
+    let want = 6.0 / 11.0;
+    let share = f64::from(detoured) / f64::from(n);
+    let sigma = (want * (1.0 - want) / f64::from(n)).sqrt();
+    assert!((share - want).abs() < 3.0 * sigma, "{share} against {want}");
+    assert_eq!(lb.detours() - at_period, u64::from(detoured as u32));
+    // A rack that is not hot (rack 2, ToRs 2 and 3), and flows into the hot
+    // rack (hot outbound only), go direct.
+    for (src, dst) in [(8, 30), (30, 0)] {
+        for _ in 0..200 {
+            let Route::Explicit(p) = lb.route(&net, src, dst, &mut rng) else { panic!("explicit") };
+            let direct = net.direct(&t.hosts()[src as usize].ports[0], &t.hosts()[dst as usize].ports[0], 0);
+            assert_eq!(p.len(), direct.len());
+        }
+    }
+    // `adaptive` never detours.
+    let mut lb = load_balancer("adaptive", &LbParams::default()).unwrap();
+    lb.on_period(&net, 0.01, &rate, std::slice::from_ref(&flow), &mut rng);
+    for _ in 0..200 {
+        let Route::Explicit(p) = lb.route(&net, 0, 30, &mut rng) else { panic!("explicit") };
+        assert!([0, 1].contains(&up_tor(&p)));
+    }
+}
+
+#[test]
 fn inbound_detours_come_down_a_neighbouring_tor() {
     // Server 0's ToRs 0 and 1 are hot inbound: flows to it from the other
     // cluster come down into ToR 2 or ToR 5 (or one hop further, 3 or 4)
