@@ -267,7 +267,14 @@ pub struct Simulator<'a> {
     switch_used: Vec<u64>,
     /// Shared buffer of each node (switches only), bytes; `None` = static.
     switch_cap: Vec<Option<u64>>,
+    /// Every distinct path a packet may take, each stored once: flows and
+    /// packets refer to them by index.
     path_arena: Vec<Vec<LinkId>>,
+    /// The index of each path in `path_arena`.
+    path_ids: HashMap<Vec<LinkId>, u32>,
+    /// The topology's paths between two hosts and their reverses (for
+    /// ACKs), as `path_arena` indices, per (source, destination).
+    pair_paths: HashMap<(u32, u32), (Vec<u32>, Vec<u32>)>,
     flows: Vec<FlowState>,
     heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     seq: u64,
@@ -381,6 +388,8 @@ impl<'a> Simulator<'a> {
             ports,
             switch_used: vec![0; nodes.len()],
             path_arena: Vec::new(),
+            path_ids: HashMap::new(),
+            pair_paths: HashMap::new(),
             flows: Vec::new(),
             heap: BinaryHeap::new(),
             seq: 0,
@@ -439,18 +448,22 @@ impl<'a> Simulator<'a> {
         if np == 0 {
             return Err(PacketError::BadFlow { flow: spec.id, reason: "no path".into() });
         }
-        let mut paths = Vec::with_capacity(np);
-        let mut ack_paths = Vec::with_capacity(np);
-        for k in 0..np {
-            let mut p = Vec::new();
-            self.topo.path(spec.src, spec.dst, k, &mut p);
-            let rev: Vec<LinkId> = p.iter().rev().map(|&l| self.topo.links()[l as usize].reverse).collect();
-            paths.push(self.path_arena.len() as u32);
-            self.path_arena.push(p);
-            ack_paths.push(self.path_arena.len() as u32);
-            self.path_arena.push(rev);
-        }
-        let links = self.topo.links();
+        let (mut paths, mut ack_paths) = match self.pair_paths.get(&(spec.src, spec.dst)) {
+            Some((p, a)) => (p.clone(), a.clone()),
+            None => {
+                let mut paths = Vec::with_capacity(np);
+                let mut ack_paths = Vec::with_capacity(np);
+                for k in 0..np {
+                    let mut p = Vec::new();
+                    self.topo.path(spec.src, spec.dst, k, &mut p);
+                    let (data, ack) = self.intern_both(p);
+                    paths.push(data);
+                    ack_paths.push(ack);
+                }
+                self.pair_paths.insert((spec.src, spec.dst), (paths.clone(), ack_paths.clone()));
+                (paths, ack_paths)
+            }
+        };
         for p in extra {
             if !self.is_walk(spec.src, spec.dst, p) {
                 return Err(PacketError::BadFlow {
@@ -458,11 +471,9 @@ impl<'a> Simulator<'a> {
                     reason: format!("extra path {p:?} is not a walk from host {} to host {}", spec.src, spec.dst),
                 });
             }
-            let rev: Vec<LinkId> = p.iter().rev().map(|&l| links[l as usize].reverse).collect();
-            paths.push(self.path_arena.len() as u32);
-            self.path_arena.push(p.clone());
-            ack_paths.push(self.path_arena.len() as u32);
-            self.path_arena.push(rev);
+            let (data, ack) = self.intern_both(p.clone());
+            paths.push(data);
+            ack_paths.push(ack);
         }
         let ecmp = (splitmix(spec.id ^ self.cfg.seed.rotate_left(17)) % np as u64) as usize;
         let mut tp = make_transport(&spec.transport, tcfg, spec.bytes, spec.priority, spec.id, spec.path_offset)?;
@@ -491,6 +502,30 @@ impl<'a> Simulator<'a> {
         });
         self.push(t, Ev::Start(idx));
         Ok(())
+    }
+
+    /// Distinct paths stored: each path a packet may take, and each one's
+    /// reverse, once, however many flows use it (a flow holds indices).
+    pub fn stored_paths(&self) -> usize {
+        self.path_arena.len()
+    }
+
+    /// The arena index of path `p`, stored if new.
+    fn intern(&mut self, p: Vec<LinkId>) -> u32 {
+        if let Some(&i) = self.path_ids.get(&p) {
+            return i;
+        }
+        let i = self.path_arena.len() as u32;
+        self.path_arena.push(p.clone());
+        self.path_ids.insert(p, i);
+        i
+    }
+
+    /// The arena indices of path `p` and of its reverse (its ACKs' path).
+    fn intern_both(&mut self, p: Vec<LinkId>) -> (u32, u32) {
+        let links = self.topo.links();
+        let rev: Vec<LinkId> = p.iter().rev().map(|&l| links[l as usize].reverse).collect();
+        (self.intern(p), self.intern(rev))
     }
 
     #[inline]
@@ -579,7 +614,6 @@ impl<'a> Simulator<'a> {
         let k = match fs.paths.iter().position(|&p| self.path_arena[p as usize] == links) {
             Some(k) => k,
             None => {
-                let all = self.topo.links();
                 if !self.is_walk(fs.spec.src, fs.spec.dst, &links) {
                     return Err(PacketError::BadFlow {
                         flow: fs.spec.id,
@@ -588,10 +622,7 @@ impl<'a> Simulator<'a> {
                         ),
                     });
                 }
-                let rev: Vec<LinkId> = links.iter().rev().map(|&l| all[l as usize].reverse).collect();
-                let (p, a) = (self.path_arena.len() as u32, self.path_arena.len() as u32 + 1);
-                self.path_arena.push(links);
-                self.path_arena.push(rev);
+                let (p, a) = self.intern_both(links);
                 let fs = &mut self.flows[f as usize];
                 fs.paths.push(p);
                 fs.ack_paths.push(a);

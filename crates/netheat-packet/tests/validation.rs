@@ -1,4 +1,5 @@
 //! Validation of the packet engine against textbook behaviour.
+use netheat_core::Routing;
 use netheat_packet::{FlowSpec, NetConfig, Simulator, TransportConfig};
 use netheat_topology::{Topology, TopologySpec};
 
@@ -381,4 +382,26 @@ fn a_path_policy_routes_flows_as_they_start_and_hears_each_period() {
     let sent: f64 = rates.iter().map(|r| r * 1e-3 / 8.0).sum();
     assert!((sent - 3_000_000.0).abs() < 1.0, "{sent}");
     assert_eq!(heard[0].2, 1, "the flow runs through the first period");
+}
+
+#[test]
+fn flows_between_the_same_hosts_share_their_stored_paths() {
+    // Two racks: host 0 and host 5 are in different racks, so each flow
+    // between them may take any of the topology's paths; the reverse of a
+    // path from 0 to 5 is a path from 5 to 0. However many flows run in
+    // either direction, each path is stored once: np one way and np back.
+    let topo = rack(4);
+    let np = topo.num_paths(0, 5);
+    assert!(np >= 1);
+    let mut sim = Simulator::new(&topo, NetConfig::default()).unwrap();
+    for id in 0..200u64 {
+        let (src, dst) = if id % 2 == 0 { (0, 5) } else { (5, 0) };
+        sim.add_flow(flow(id, src, dst, 3_000, "newreno"), &TransportConfig::default()).unwrap();
+    }
+    assert_eq!(sim.stored_paths(), 2 * np);
+    // A flow within rack 0 adds its own.
+    sim.add_flow(flow(200, 0, 1, 3_000, "newreno"), &TransportConfig::default()).unwrap();
+    assert_eq!(sim.stored_paths(), 2 * np + 2 * topo.num_paths(0, 1));
+    let r = sim.run(f64::INFINITY);
+    assert!(r.flows.iter().all(|f| f.fct_s.is_finite()));
 }
