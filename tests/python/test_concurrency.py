@@ -21,12 +21,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from netheat.experiments.registry import PointResult
+from netheat.experiments.runner import WORKER_DIED, Point, _run_local
 from netheat.output import MARKER, TMP_PREFIX, fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -326,3 +329,27 @@ def test_a_run_writing_its_marker_still_reads_as_in_use(tmp_path: Path) -> None:
     again = OutputDir.open(out, "experiment run")
     again.close()
     assert not (out / ".netheat-tmp-marker.json").exists()
+
+
+def _point_that_may_kill_its_worker(params: dict[str, Any], seed: int) -> PointResult:
+    """A point kind for the runner: point 3 kills its own process (as the OOM killer would)."""
+    if params["i"] == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return PointResult(values={"i": float(params["i"]), "seed": float(seed)})
+
+
+def test_a_point_that_kills_its_worker_fails_alone() -> None:
+    """A dead worker breaks the whole process pool; the points it took down run again, each in a
+    process of its own, so only the point that kills its worker fails (and the run does not hang)."""
+    todo = [Point(i, "v", "k", {}, 1, {"i": i}, f"h{i}") for i in range(8)]
+    done: dict[int, tuple[bool, Any]] = {}
+
+    def on_done(p: Point, ok: bool, x: Any) -> None:
+        done[p.index] = (ok, x)
+
+    _run_local(todo, {"k": _point_that_may_kill_its_worker}, 2, on_done)
+    assert sorted(done) == list(range(8))
+    assert done[3] == (False, WORKER_DIED)
+    for i in set(range(8)) - {3}:
+        ok, res = done[i]
+        assert ok and res.values == {"i": float(i), "seed": 1.0}, (i, res)

@@ -326,6 +326,11 @@ class Progress:
 
 OnDone = Callable[[Point, bool, Any], None]
 
+WORKER_DIED = (
+    "its worker process died (killed by the OS, most likely out of memory: see `dmesg`; or a crash), "
+    "also when it ran alone"
+)
+
 
 def _kill_self() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
@@ -371,9 +376,18 @@ def _run_local(todo: list[Point], fns: dict[str, RunPoint], workers: int, on_don
             on_done(p, ok, payload)
         return
     ctx = multiprocessing.get_context("forkserver" if sys.platform != "win32" else "spawn")
-    ex = ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(),)
-    )
+
+    def pool(n: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=n, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(),)
+        )
+
+    # A worker that dies (killed by the OS's out-of-memory killer, or a
+    # crash in native code) breaks the whole pool, and every point it had
+    # not finished fails with it. Those run again, each in a process of its
+    # own, so that only a point that kills its worker fails.
+    broken: list[Point] = []
+    ex = pool(workers)
     try:
         futures: dict[Future[tuple[bool, Any]], Point] = {
             ex.submit(execute_point, fns[p.kind], p.params, p.seed): p for p in todo
@@ -383,7 +397,8 @@ def _run_local(todo: list[Point], fns: dict[str, RunPoint], workers: int, on_don
             try:
                 ok, payload = fut.result()
             except BrokenProcessPool:
-                ok, payload = False, "worker process died (BrokenProcessPool)"
+                broken.append(p)
+                continue
             except Exception as e:
                 ok, payload = False, f"{type(e).__name__}: {e}"
             on_done(p, ok, payload)
@@ -391,6 +406,19 @@ def _run_local(todo: list[Point], fns: dict[str, RunPoint], workers: int, on_don
         ex.shutdown(wait=False, cancel_futures=True)
         raise
     ex.shutdown(wait=True)
+    for p in sorted(broken, key=lambda q: q.index):
+        one = pool(1)
+        try:
+            ok, payload = one.submit(execute_point, fns[p.kind], p.params, p.seed).result()
+        except BrokenProcessPool:
+            ok, payload = False, WORKER_DIED
+        except Exception as e:
+            ok, payload = False, f"{type(e).__name__}: {e}"
+        except BaseException:
+            one.shutdown(wait=False, cancel_futures=True)
+            raise
+        one.shutdown(wait=True)
+        on_done(p, ok, payload)
 
 
 def _split_address(address: str) -> tuple[str, int]:
