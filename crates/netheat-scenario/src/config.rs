@@ -194,7 +194,9 @@ pub struct RoutingSection {
     /// a fabric route is drawn uniformly), `adaptive` (ports and paths drawn
     /// by residual capacity, running flows re-drawn every period) or
     /// `detour` (adaptive plus detours through neighbouring racks' ToRs when
-    /// every ToR of a server is hot). The controller of `adaptive` and
+    /// every ToR of a server is hot: running flows move onto them at a
+    /// period, and flows that start before the next one take them). The
+    /// controller of `adaptive` and
     /// `detour` reads each link's average rate over the period just ended
     /// (§8.1: counters read every period). A ToR whose every link fails at
     /// time 0 (`[[events]]`) is down for these policies from the start: they
