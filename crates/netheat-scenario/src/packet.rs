@@ -21,13 +21,13 @@
 //! capacity, and every `routing.period` hears each link's bytes over the
 //! period (§8.1's counters) and re-binds or detours running flows, whose
 //! next packets take the new path; under `detour` a flow that starts while
-//! its rack is hot takes the rack's detours as a running one would. With `routing.least-queued = true`
-//! (ours) every data packet instead takes its flow's path with the fewest
-//! bytes queued along it, a hop costing a packet; for `detour` the paths
-//! are the shortest ones and detours through a neighbouring server: for
-//! each ToR `a` of the source, one server (chosen by the flow id) with a
-//! port on `a` and another on a ToR `b` the source does not reach, then
-//! from `b` through the fabric to the destination.
+//! its rack is hot takes the rack's detours as a running one would. With
+//! `routing.least-queued = true` (ours) every data packet instead takes its
+//! flow's path with the fewest bytes queued along it, a hop costing a
+//! packet; for `detour` the paths are the shortest ones and detours through
+//! a neighbouring server: for each ToR `a` of the source, one server (chosen
+//! by the flow id) with a port on `a` and another on a ToR `b` the source
+//! does not reach, then from `b` through the fabric to the destination.
 //!
 //! Flow sizes are rounded to whole bytes (at least one). A flow between
 //! two ports of one host never enters the network and is reported finished
