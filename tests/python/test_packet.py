@@ -393,8 +393,8 @@ def _tor_uplinks(res: Any, tors: tuple[str, ...]) -> pl.DataFrame:
     """Bytes `tors` sent up per 10 ms in a run that recorded `links`."""
     links = pl.from_arrow(res.tables["links"])
     assert isinstance(links, pl.DataFrame)
-    tors_ = pl.col("src_node").is_in(list(tors))
-    up = links.filter((pl.col("layer") == "tor-agg") & (pl.col("direction") == "up") & tors_)
+    of_tors = pl.col("src_node").is_in(list(tors))
+    up = links.filter((pl.col("layer") == "tor-agg") & (pl.col("direction") == "up") & of_tors)
     window = pl.col("window_end_s") - pl.col("window_start_s")
     sent = up.with_columns(
         b=pl.col("utilization") * pl.col("capacity_bps") * window / 8,

@@ -611,7 +611,8 @@ impl<'a> Simulator<'a> {
     /// with the reverse for its ACKs, when it is not one of them).
     fn use_path(&mut self, f: u32, links: Vec<LinkId>) -> Result<(), PacketError> {
         let fs = &self.flows[f as usize];
-        let k = match fs.paths.iter().position(|&p| self.path_arena[p as usize] == links) {
+        let known = self.path_ids.get(&links).and_then(|&i| fs.paths.iter().position(|&p| p == i));
+        let k = match known {
             Some(k) => k,
             None => {
                 if !self.is_walk(fs.spec.src, fs.spec.dst, &links) {
