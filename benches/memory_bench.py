@@ -10,7 +10,8 @@ exhaust a machine the budget says it fits; one far over it refuses runs that fit
 estimate at least the measured growth and, for tasks whose flows are not kept, at most 4 times
 it (a kept flow is charged for a run whose flows are all in flight at once).
 
-Run by ``make bench``; about four minutes on one core.
+Run by ``make bench``; about four minutes on one core. ``python benches/memory_bench.py SPC``
+runs only the cases whose name holds ``SPC``.
 """
 
 from __future__ import annotations
@@ -116,6 +117,14 @@ CASES: list[tuple[str, str, dict[str, str], tuple[int, int], int, float]] = [
         1,
         HIGH,
     ),
+    (
+        "one-stage aggregation (39 flows), SPC, every table kept",
+        AGGREGATION,
+        {"record": '["flows", "links"]', "structure": "one-stage", "two_stage": "", "policy": "spc"},
+        (5_000, 20_000),
+        1,
+        HIGH,
+    ),
 ]
 
 
@@ -144,7 +153,7 @@ def run(text: str, work: Path) -> tuple[float, float]:
     return usage.ru_maxrss * 1024.0, float(stats["workload_estimate_bytes"])
 
 
-def main() -> int:
+def main(only: str = "") -> int:
     print(
         f"{'memory benchmark (growth per task)':<52} {'measured':>11} {'estimate':>11} {'ratio':>7} {'ok':>4}"
     )
@@ -153,6 +162,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for name, template, fields, sizes, per_unit, high in CASES:
+            if only not in name:
+                continue
             peaks = []
             for size in sizes:
                 text = template.format(topology=TOPOLOGY, size=size, **fields)
@@ -171,4 +182,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(" ".join(sys.argv[1:])))

@@ -66,21 +66,30 @@ pub const BYTES_PER_FLOW: u64 = 2048;
 pub const BYTES_PER_UNKEPT_FLOW: u64 = 64;
 
 /// Memory per flow of a run of Baraat's SPC protocol simulator (or its RCP
-/// form, `scheduling.policy = "spc"` / `"rcp"`), which holds every flow of
-/// the run from the start to the end: the flow's protocol state, its path
-/// (in the scenario's task and in the simulator's flat path list), its
-/// per-link entries, its release list and its start and finish times.
+/// form, `scheduling.policy = "spc"` / `"rcp"`) that does not keep its
+/// `flows` table. The simulator holds every flow of the run from the start
+/// to the end: the flow's protocol state (64 B), its path and the ports'
+/// answers along it (20 B a link), its release list, its start and finish
+/// times, and whether it is a flow step; the scenario's DAG steps and the
+/// simulator's inputs are let go as the flows are built.
 ///
 /// Measured by `benches/memory_bench.py` (`make bench`) as the growth of
 /// peak RSS of `netheat run` on `examples/topologies/baraat-36k.toml`
 /// (2026-11-29): two-stage aggregation (1,230 flows a task), 600 to 2,400
-/// tasks, 497 KB a task, about 404 B a flow with the task's steps; one-stage
-/// (39 flows), 5,000 to 20,000 tasks, 14.4 KB a task (370 B a flow), 15.9 KB
-/// with the `flows` and `links` tables recorded (407 B). Rounded up to
-/// 512 B; with its step and its task's share ([`BYTES_PER_TASK_STEP`],
-/// [`BYTES_PER_TASK`]) such a flow is charged 1.4-1.6 times what it holds.
-/// (Until then it was charged [`BYTES_PER_FLOW`], 5-6 times.)
-pub const BYTES_PER_PROTOCOL_FLOW: u64 = 512;
+/// tasks, 216 KB a task (176 B a flow, with the task's steps); one-stage
+/// (39 flows), 5,000 to 20,000 tasks, 6.1 KB a task (155 B a flow). Rounded
+/// up to 256 B; with its step and its task's share ([`BYTES_PER_TASK_STEP`],
+/// [`BYTES_PER_TASK`]) such a flow is charged 1.8-2.3 times what it holds.
+/// (Until the simulator let its inputs go, a flow held 370-404 B and was
+/// charged 512 B.)
+pub const BYTES_PER_PROTOCOL_FLOW: u64 = 256;
+
+/// Memory per flow of an SPC run that keeps its `flows` table: what
+/// [`BYTES_PER_PROTOCOL_FLOW`] counts and the flow's row, in Rust and in
+/// the table Python builds. Measured as above, one-stage with the `flows`
+/// and `links` tables: 12.8 KB a task (329 B a flow); charged 512 B, 1.8
+/// times what it holds with its step and its task's share.
+pub const BYTES_PER_PROTOCOL_FLOW_KEPT: u64 = 512;
 
 /// Memory per directed link and telemetry window: the engine's sparse
 /// `(u32, f64)` entry (16 B) and the dense `links` table Python builds from

@@ -20,6 +20,7 @@ pub mod units;
 pub use budget::{
     check_budget, format_bytes, memory_budget, over_budget, set_memory_budget, with_memory_budget, BudgetError,
     BYTES_PER_FLOW, BYTES_PER_LINK, BYTES_PER_LINK_WINDOW, BYTES_PER_NODE, BYTES_PER_PROTOCOL_FLOW,
+    BYTES_PER_PROTOCOL_FLOW_KEPT,
 };
 pub use hash::{mix, IdHasher, IdMap};
 pub use routing::Routing;

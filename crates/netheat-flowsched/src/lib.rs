@@ -34,5 +34,5 @@ pub use ideal::{run_ideal, run_ideal_stats, IdealOptions, TaskResult};
 pub use policy::{policy_by_tag, FlowScheduler, TaskIdAllocator, TaskMeta, POLICIES};
 pub use poll::HeavyPoll;
 pub use reference::run_reference;
-pub use spc::{run_spc, run_spc_dag, ClassUnit, SpcOptions, SpcRecord, SpcResult, VirtualCapacity, Windows};
+pub use spc::{run_spc, run_spc_dag, ClassUnit, Releases, SpcOptions, SpcRecord, SpcResult, VirtualCapacity, Windows};
 pub use task::{Task, TaskFlow};

@@ -406,7 +406,6 @@ struct FlowSt {
     task: u32,
     /// Its class unit: its task, or itself ([`ClassUnit`]).
     unit: u32,
-    nic: f64,
     /// Bytes left at the start of round `since`.
     left: f64,
     since: u64,
@@ -559,7 +558,11 @@ fn same(a: f64, b: f64) -> bool {
 }
 
 struct Sim<'a> {
-    tasks: &'a [Task],
+    /// Per task, its arrival (seconds).
+    arrivals: Vec<f64>,
+    /// Per flow, its delay after its release (seconds); flows past its end
+    /// start as they are released.
+    delays: Vec<f64>,
     opts: &'a SpcOptions,
     rtt: f64,
     ids: Vec<u64>,
@@ -628,7 +631,60 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         }
         first += t.flows.len() as u32;
     }
-    simulate(caps, tasks, succ_off, succ, opts, None).map(|(r, _)| r)
+    simulate(caps, tasks.iter(), tasks.len(), succ_off, succ, opts, None).map(|(r, _)| r)
+}
+
+/// The flows each flow of a run releases, one list per flow in task and
+/// flow order, each entry the index of a later flow of the same task (in
+/// compressed rows: one allocation for the run, not one per flow, so a run
+/// of 57.6 million flows holds 4 B per release and per flow).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Releases {
+    off: Vec<u32>,
+    next: Vec<u32>,
+}
+
+impl Releases {
+    /// No flow yet.
+    pub fn new() -> Self {
+        Self { off: vec![0], next: Vec::new() }
+    }
+
+    /// The next flow's list: the indices, in its task, of the flows it
+    /// releases.
+    pub fn push(&mut self, feeds: impl IntoIterator<Item = u32>) {
+        if self.off.is_empty() {
+            self.off.push(0);
+        }
+        self.next.extend(feeds);
+        self.off.push(self.next.len() as u32);
+    }
+
+    /// From one list per task and flow (`feeds[t][j]`).
+    pub fn from_nested(feeds: &[Vec<Vec<u32>>]) -> Self {
+        let mut r = Self::new();
+        for t in feeds {
+            for ks in t {
+                r.push(ks.iter().copied());
+            }
+        }
+        r
+    }
+
+    /// Flows listed.
+    pub fn len(&self) -> usize {
+        self.off.len().saturating_sub(1)
+    }
+
+    /// Whether no flow is listed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The list of flow `i` (in run order).
+    fn get(&self, i: usize) -> &[u32] {
+        &self.next[self.off[i] as usize..self.off[i + 1] as usize]
+    }
 }
 
 /// [`run_spc`] for tasks whose flows form DAGs (a flow may release several
@@ -637,38 +693,39 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
 /// run over simulated days in 1 s windows would hold a window per link and
 /// second).
 ///
-/// `feeds[t][j]` lists the flows of task `t` that its flow `j` feeds (each
-/// a later flow of the task); it replaces the flows' own `feeds`. A flow
-/// starts `delay_s` after the last flow feeding it completes (or after its
-/// task's arrival if nothing feeds it). A flow of 0 bytes completes as it
-/// starts, sending nothing: with no links, it stands for a pause (compute,
-/// disk) of `delay_s` between the flows feeding it and those it feeds.
+/// `feeds` lists, for every flow of every task in order, the flows of its
+/// task it feeds (each a later flow of the task); it replaces the flows'
+/// own `feeds`. A flow starts `delay_s` after the last flow feeding it
+/// completes (or after its task's arrival if nothing feeds it). A flow of 0
+/// bytes completes as it starts, sending nothing: with no links, it stands
+/// for a pause (compute, disk) of `delay_s` between the flows feeding it and
+/// those it feeds.
+///
+/// The tasks are taken by value: each is dropped once the simulator has
+/// copied what it needs of it (its flows' paths go into one flat list), so
+/// a run does not hold its flows twice.
 pub fn run_spc_dag(
     caps: &[f64],
-    tasks: &[Task],
-    feeds: &[Vec<Vec<u32>>],
+    tasks: Vec<Task>,
+    feeds: &Releases,
     opts: &SpcOptions,
     windows: Option<Windows>,
 ) -> Result<(SpcResult, SpcRecord), FlowschedError> {
     if windows.is_some_and(|w| !(w.window_s.is_finite() && w.window_s > 0.0)) {
         return Err(FlowschedError::param("window", "must be > 0"));
     }
-    if feeds.len() != tasks.len() {
-        return Err(FlowschedError::param("feeds", format!("{} lists for {} tasks", feeds.len(), tasks.len())));
+    let n: usize = tasks.iter().map(|t| t.flows.len()).sum();
+    if feeds.len() != n {
+        return Err(FlowschedError::param("feeds", format!("{} lists for {n} flows", feeds.len())));
     }
-    check_tasks(tasks)?;
-    let mut succ = Vec::new();
-    let mut succ_off = vec![0u32];
+    check_tasks(&tasks)?;
+    let mut succ = Vec::with_capacity(feeds.next.len());
+    let mut succ_off = Vec::with_capacity(n + 1);
+    succ_off.push(0u32);
     let mut first = 0u32;
-    for (ti, (t, fs)) in tasks.iter().zip(feeds).enumerate() {
-        if fs.len() != t.flows.len() {
-            return Err(FlowschedError::param(
-                "feeds",
-                format!("task {ti}: {} lists for {} flows", fs.len(), t.flows.len()),
-            ));
-        }
-        for (j, ks) in fs.iter().enumerate() {
-            for &k in ks {
+    for (ti, t) in tasks.iter().enumerate() {
+        for j in 0..t.flows.len() {
+            for &k in feeds.get(first as usize + j) {
                 if k as usize <= j || k as usize >= t.flows.len() {
                     return Err(FlowschedError::param(
                         "feeds",
@@ -681,25 +738,28 @@ pub fn run_spc_dag(
         }
         first += t.flows.len() as u32;
     }
-    let n = first as usize;
+    let n_tasks = tasks.len();
     let rec = SpcRecord {
         flow_start_s: vec![f64::NAN; n],
         flow_finish_s: vec![f64::NAN; n],
-        task_began_s: vec![f64::NAN; tasks.len()],
+        task_began_s: vec![f64::NAN; n_tasks],
         window_s: windows.map(|w| w.window_s),
         link_bytes: if windows.is_some() { vec![Vec::new(); caps.len()] } else { Vec::new() },
         max_windows: windows.map_or(u32::MAX, |w| w.max_windows),
         overflow_s: None,
     };
-    let (res, rec) = simulate(caps, tasks, succ_off, succ, opts, Some(rec))?;
+    let (res, rec) = simulate(caps, tasks.into_iter(), n_tasks, succ_off, succ, opts, Some(rec))?;
     Ok((res, rec.unwrap_or_default()))
 }
 
-/// Runs the protocol; `succ_off` / `succ` are the flows each flow releases
-/// (global indices, each later in its own task; `tasks` already checked).
-fn simulate(
+/// Runs the protocol over `tasks` (`n_tasks` of them, already checked),
+/// taking from each what the rounds need and letting it go;
+/// `succ_off` / `succ` are the flows each flow releases (global indices,
+/// each later in its own task).
+fn simulate<T: std::borrow::Borrow<Task>>(
     caps: &[f64],
-    tasks: &[Task],
+    tasks: impl Iterator<Item = T>,
+    n_tasks: usize,
     succ_off: Vec<u32>,
     succ: Vec<u32>,
     opts: &SpcOptions,
@@ -714,22 +774,26 @@ fn simulate(
     if opts.class_size == 0 {
         return Err(FlowschedError::param("class_size", "must be >= 1"));
     }
-    if let Some(ids) = opts.ids.as_ref().filter(|ids| ids.len() != tasks.len()) {
-        return Err(FlowschedError::param("ids", format!("{} ids for {} tasks", ids.len(), tasks.len())));
+    if let Some(ids) = opts.ids.as_ref().filter(|ids| ids.len() != n_tasks) {
+        return Err(FlowschedError::param("ids", format!("{} ids for {} tasks", ids.len(), n_tasks)));
     }
-    if let Some(q) = opts.queues.as_ref().filter(|q| q.len() != tasks.len()) {
-        return Err(FlowschedError::param("queues", format!("{} queues for {} tasks", q.len(), tasks.len())));
+    if let Some(q) = opts.queues.as_ref().filter(|q| q.len() != n_tasks) {
+        return Err(FlowschedError::param("queues", format!("{} queues for {} tasks", q.len(), n_tasks)));
     }
+    let n_flows = succ_off.len().saturating_sub(1);
     let mut links: Vec<u32> = Vec::new();
-    let mut flows: Vec<FlowSt> = Vec::new();
-    let mut task_flows: Vec<(u32, u32)> = Vec::with_capacity(tasks.len());
-    for (ti, t) in tasks.iter().enumerate() {
+    let mut flows: Vec<FlowSt> = Vec::with_capacity(n_flows);
+    let mut delays: Vec<f64> = Vec::new();
+    let mut task_flows: Vec<(u32, u32)> = Vec::with_capacity(n_tasks);
+    let mut arrivals: Vec<f64> = Vec::with_capacity(n_tasks);
+    let mut task_bytes: Vec<f64> = Vec::with_capacity(n_tasks);
+    for (ti, t) in tasks.enumerate() {
+        let t = t.borrow();
         let first = flows.len() as u32;
         for f in &t.flows {
             if let Some(&l) = f.path.iter().find(|&&l| l as usize >= caps.len()) {
                 return Err(FlowschedError::param("path", format!("link {l} does not exist")));
             }
-            let nic = f.path.first().map_or(f64::INFINITY, |&l| caps[l as usize]);
             let unit = match opts.class_unit {
                 ClassUnit::Task => ti as u32,
                 ClassUnit::Flow => flows.len() as u32,
@@ -737,7 +801,6 @@ fn simulate(
             flows.push(FlowSt {
                 task: ti as u32,
                 unit,
-                nic,
                 left: f.bytes,
                 since: 0,
                 rate: 0.0,
@@ -750,19 +813,29 @@ fn simulate(
                 path_off: links.len() as u32,
                 path_len: f.path.len() as u32,
             });
+            if f.delay_s != 0.0 {
+                // Most flows start as they are released: the list is
+                // kept only once one does not.
+                delays.resize(flows.len() - 1, 0.0);
+                delays.push(f.delay_s);
+            }
             links.extend_from_slice(&f.path);
         }
         task_flows.push((first, flows.len() as u32));
+        arrivals.push(t.arrival_s);
+        task_bytes.push(t.bytes);
     }
+    links.shrink_to_fit();
     let n_links = caps.len();
     let mut pending = vec![0u32; flows.len()];
     for &k in &succ {
         pending[k as usize] += 1;
     }
-    let ids = opts.ids.clone().unwrap_or_else(|| assign_ids(tasks.len(), opts.lbs));
+    let ids = opts.ids.clone().unwrap_or_else(|| assign_ids(n_tasks, opts.lbs));
     let keys = class_keys(&ids, &task_flows, opts);
     let mut sim = Sim {
-        tasks,
+        arrivals,
+        delays,
         opts,
         rtt: opts.rtt_s,
         ids,
@@ -796,18 +869,16 @@ fn simulate(
         events: Calendar::new(),
         waiting: BinaryHeap::new(),
         buf: Vec::new(),
-        finish: vec![f64::NAN; tasks.len()],
-        remaining: tasks.len(),
+        finish: vec![f64::NAN; n_tasks],
+        remaining: n_tasks,
         queued: HashMap::new(),
         res: SpcResult::default(),
         rec,
     };
     sim.run()?;
-    let Sim { res: mut out, ids, finish, rec, .. } = sim;
-    out.tasks = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| TaskResult { id: ids[i], bytes: t.bytes, start_s: t.arrival_s, finish_s: finish[i] })
+    let Sim { res: mut out, ids, finish, rec, arrivals, .. } = sim;
+    out.tasks = (0..n_tasks)
+        .map(|i| TaskResult { id: ids[i], bytes: task_bytes[i], start_s: arrivals[i], finish_s: finish[i] })
         .collect();
     Ok((out, rec))
 }
@@ -883,10 +954,10 @@ impl Sim<'_> {
             // 2. Tasks arriving during [t0, t1) release the flows that
             //    nothing feeds; empty tasks finish on arrival.
             //    A task whose queue is busy waits for it.
-            while next_task < self.tasks.len() && self.tasks[next_task].arrival_s < t1 {
+            while next_task < self.arrivals.len() && self.arrivals[next_task] < t1 {
                 let ti = next_task;
                 next_task += 1;
-                let mut at = self.tasks[ti].arrival_s;
+                let mut at = self.arrivals[ti];
                 if let Some(k) = self.queue_of(ti) {
                     let e = self.queued.entry(k).or_default();
                     if e.0 {
@@ -1002,7 +1073,7 @@ impl Sim<'_> {
                         target = target.min(r);
                     }
                 };
-                at(self.tasks.get(next_task).map_or(f64::INFINITY, |t| t.arrival_s));
+                at(self.arrivals.get(next_task).copied().unwrap_or(f64::INFINITY));
                 at(self.waiting.peek().map_or(f64::INFINITY, |&Reverse((s, _))| f64::from_bits(s)));
                 if target == u64::MAX {
                     // Nothing can change any more, yet tasks are left: a
@@ -1139,14 +1210,26 @@ impl Sim<'_> {
         }
     }
 
+    /// Flow `fi`'s NIC rate: its first link's capacity (infinite without
+    /// links).
+    fn nic(&self, fi: u32) -> f64 {
+        let f = &self.flows[fi as usize];
+        if f.path_len == 0 {
+            f64::INFINITY
+        } else {
+            self.caps[self.links[f.path_off as usize] as usize]
+        }
+    }
+
     /// Flow `fi` starts in round `q`: it joins its ports with its first SRQ.
     fn start_flow(&mut self, fi: u32, q: u64) {
         let rtt = self.rtt;
+        let nic = self.nic(fi);
         let f = &mut self.flows[fi as usize];
         f.active = true;
         f.since = q;
         f.rate = 0.0;
-        f.demand = f.nic.min(f.left * 8.0 / rtt);
+        f.demand = nic.min(f.left * 8.0 / rtt);
         f.pos = self.active.len() as u32;
         self.active.push(fi);
         let (off, len, unit, demand) = (f.path_off, f.path_len, f.unit, f.demand);
@@ -1276,10 +1359,14 @@ impl Sim<'_> {
         }
     }
 
+    /// Flow `fi`'s delay after its release, seconds.
+    fn delay(&self, fi: u32) -> f64 {
+        self.delays.get(fi as usize).copied().unwrap_or(0.0)
+    }
+
     /// Flow `fi` is done at `t`: its task's count, and the flows it feeds.
     fn flow_finished(&mut self, fi: u32, t: f64) {
         let ti = self.flows[fi as usize].task as usize;
-        let first = self.task_flows[ti].0;
         if let Some(rec) = self.rec.as_mut() {
             rec.flow_finish_s[fi as usize] = t;
         }
@@ -1287,7 +1374,7 @@ impl Sim<'_> {
             let kf = self.succ[s as usize];
             self.pending[kf as usize] -= 1;
             if self.pending[kf as usize] == 0 {
-                let start = t + self.tasks[ti].flows[(kf - first) as usize].delay_s;
+                let start = t + self.delay(kf);
                 self.waiting.push(Reverse((start.to_bits(), kf)));
             }
         }
@@ -1320,7 +1407,7 @@ impl Sim<'_> {
         }
         for fi in a..b {
             if self.pending[fi as usize] == 0 {
-                let start = t + self.tasks[ti].flows[(fi - a) as usize].delay_s;
+                let start = t + self.delay(fi);
                 // Start times are >= 0, so their bit patterns sort as they do.
                 self.waiting.push(Reverse((start.to_bits(), fi)));
             }
@@ -1463,6 +1550,7 @@ impl Sim<'_> {
     fn sender(&mut self, fi: u32, q: u64) {
         let rtt = self.rtt;
         let delta = self.opts.delta_frac;
+        let nic = self.nic(fi);
         let f = &self.flows[fi as usize];
         if !f.active {
             return;
@@ -1476,11 +1564,11 @@ impl Sim<'_> {
         let b = f.rate * rtt / 8.0;
         let left_after = if b > 0.0 { (f.left - (q + 1 - f.since) as f64 * b).max(0.0) } else { f.left };
         // Step 2: NIC rate, or what is left over one RTT.
-        let full = f.nic.min(left_after * 8.0 / rtt);
+        let full = nic.min(left_after * 8.0 / rtt);
         // Steps 3-5: held back somewhere: the smallest NR plus delta.
         let mut d = full;
         if min_nr < f.demand && !same(min_nr, f.demand) {
-            d = d.min(min_nr + delta * f.nic);
+            d = d.min(min_nr + delta * nic);
         }
         let d = if same(d, f.demand) { f.demand } else { d };
         let rate = if same(min_ar, f.rate) { f.rate } else { min_ar };

@@ -989,13 +989,18 @@ impl Sections {
     /// that does not record its flows forgets each one when it finishes
     /// ([`netheat_core::budget::BYTES_PER_UNKEPT_FLOW`]); the SPC protocol
     /// simulator keeps every flow's compact state to the end
-    /// ([`netheat_core::budget::BYTES_PER_PROTOCOL_FLOW`]), and so does the
-    /// packet engine, with more of it.
+    /// ([`netheat_core::budget::BYTES_PER_PROTOCOL_FLOW`], and its row when
+    /// the `flows` table is kept:
+    /// [`netheat_core::budget::BYTES_PER_PROTOCOL_FLOW_KEPT`]), and so does
+    /// the packet engine, with more of it.
     pub fn flow_bytes(&self) -> u64 {
         let spc = self.scheduling.as_ref().is_some_and(|s| s.policy.protocol());
-        if self.scenario.engine == EngineKind::Flow && spc {
+        let kept = self.scenario.records(RecordedTable::Flows);
+        if self.scenario.engine == EngineKind::Flow && spc && kept {
+            netheat_core::budget::BYTES_PER_PROTOCOL_FLOW_KEPT
+        } else if self.scenario.engine == EngineKind::Flow && spc {
             netheat_core::budget::BYTES_PER_PROTOCOL_FLOW
-        } else if self.scenario.engine == EngineKind::Flow && !self.scenario.records(RecordedTable::Flows) {
+        } else if self.scenario.engine == EngineKind::Flow && !kept {
             netheat_core::budget::BYTES_PER_UNKEPT_FLOW
         } else {
             netheat_core::budget::BYTES_PER_FLOW

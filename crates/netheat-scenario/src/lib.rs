@@ -569,6 +569,7 @@ impl Scenario {
                         opts,
                         window_s,
                         links: Recorded::of(&s.scenario).links,
+                        flows_table: Recorded::of(&s.scenario).flows,
                         plan,
                         until_s: s.scenario.duration.map(|d| d.0),
                         seed,

@@ -175,8 +175,24 @@ impl std::hash::Hash for TaskHost {
 impl Floors {
     /// Folds in one flow row (flows to their own host cross no link).
     pub fn add(&mut self, f: &FlowOut) {
-        if f.task_id >= 0 && f.src != f.dst {
-            *self.into.entry(TaskHost(f.task_id, f.dst)).or_default() += f.bytes;
+        if f.src != f.dst {
+            self.add_bytes(f.task_id, f.dst, f.bytes);
+        }
+    }
+
+    /// Folds in `bytes` of task `task_id` into host `dst` from another
+    /// host (what [`Floors::add`] takes of a flow row; a task id below 0,
+    /// no task, is left out).
+    pub fn add_bytes(&mut self, task_id: i64, dst: u32, bytes: f64) {
+        if task_id >= 0 {
+            *self.into.entry(TaskHost(task_id, dst)).or_default() += bytes;
+        }
+    }
+
+    /// Folds in what `other` folded (after what this one did).
+    pub fn merge(&mut self, other: Floors) {
+        for (k, b) in other.into {
+            *self.into.entry(k).or_default() += b;
         }
     }
 

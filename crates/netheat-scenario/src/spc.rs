@@ -39,12 +39,14 @@
 
 use netheat_core::Routing;
 use netheat_flowsched::policy::id_class;
-use netheat_flowsched::{run_spc_dag, ClassUnit, FlowschedError, SpcOptions, Task, TaskFlow, TaskIdAllocator, Windows};
+use netheat_flowsched::{
+    run_spc_dag, ClassUnit, FlowschedError, Releases, SpcOptions, Task, TaskFlow, TaskIdAllocator, Windows,
+};
 use netheat_topology::Topology;
 use netheat_workloads::{FlowRow, RunBudget, Step, TaskDag};
 
 use crate::flow::{client_counters, open_loop_tasks, task_client};
-use crate::result::{FlowOut, ScenarioResult, TaskOut};
+use crate::result::{Floors, FlowOut, ScenarioResult, TaskOut};
 use crate::ScenarioError;
 
 /// What an SPC run needs.
@@ -65,6 +67,10 @@ pub struct SpcRun<'a> {
     /// Whether the `links` table is kept (`scenario.record`): without it
     /// no utilization windows are computed.
     pub links: bool,
+    /// Whether the `flows` table is kept (`scenario.record`): without it
+    /// the flows of application tasks are not kept for it (open-loop flows
+    /// always are: their tasks' rows come from them).
+    pub flows_table: bool,
     /// The windows the memory budget leaves room for.
     pub plan: RunBudget,
     /// Stop time, seconds.
@@ -82,6 +88,17 @@ struct StepFlow {
     dst: u32,
     bytes: f64,
     path_id: i64,
+}
+
+/// What the tables need of a task once its DAG has become SPC flows.
+struct Meta {
+    start_s: f64,
+    trace: Option<u64>,
+    index: usize,
+    table: Option<usize>,
+    kind: &'static str,
+    flows: u64,
+    bytes: f64,
 }
 
 /// A task of the run, before sorting by start.
@@ -105,63 +122,114 @@ fn ecmp_index(topo: &Topology, seed: u64, id: u64, src: u32, dst: u32) -> usize 
     netheat_engine::ecmp_draw(topo, seed, id, src, dst, topo.num_paths(src, dst))
 }
 
-/// The SPC task of `dag` starting at `start_s` (its flow steps numbered
-/// `ids`), its release lists, and its flow steps; rate caps add links to
-/// `caps`.
-fn to_spc(
-    topo: &Topology,
-    seed: u64,
-    start_s: f64,
-    dag: &TaskDag,
-    ids: &[u64],
-    first: usize,
-    caps: &mut Vec<f64>,
-) -> (Task, Vec<Vec<u32>>, Vec<StepFlow>) {
-    let n = dag.steps.len();
-    let mut feeds = vec![Vec::new(); n];
-    for (s, deps) in dag.dep_lists().enumerate() {
-        for &d in deps {
-            feeds[d].push(s as u32);
+/// A flow step of a task whose flows are not kept: what its task's floor
+/// needs (see [`crate::result::Floors`]).
+struct FloorStep {
+    /// Global SPC flow index.
+    gi: u32,
+    dst: u32,
+    bytes: f64,
+}
+
+/// The run's SPC inputs, built one task at a time.
+struct Inputs {
+    /// Link capacities: the datacenter's, then rate caps'.
+    caps: Vec<f64>,
+    releases: Releases,
+    /// Flow steps of tasks whose flows are kept (the `flows` table), and
+    /// the end of each task's in that list.
+    steps: Vec<StepFlow>,
+    step_ends: Vec<usize>,
+    /// Whether every flow step starts (the run has no stop time): the
+    /// floors of tasks whose flows are not kept are then folded as their
+    /// steps are added, into `floors`; otherwise their flow steps between
+    /// hosts are listed (`floor_steps`, each task's ending at its
+    /// `floor_ends`), to fold those that started.
+    every_start: bool,
+    floors: Floors,
+    floor_steps: Vec<FloorStep>,
+    floor_ends: Vec<usize>,
+    /// Per SPC flow, whether it is a flow step (not a pause).
+    is_flow: Vec<bool>,
+    /// SPC flows so far.
+    n: usize,
+}
+
+impl Inputs {
+    /// The SPC task of `dag` starting at `start_s` (its flow steps numbered
+    /// `ids`); `keep`: its flow steps are kept for the `flows` table, else
+    /// they count towards the floor of task `task_id`.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        topo: &Topology,
+        seed: u64,
+        start_s: f64,
+        dag: &TaskDag,
+        ids: &[u64],
+        keep: bool,
+        task_id: i64,
+    ) -> Task {
+        let n = dag.steps.len();
+        let mut feeds = vec![Vec::new(); n];
+        for (s, deps) in dag.dep_lists().enumerate() {
+            for &d in deps {
+                feeds[d].push(s as u32);
+            }
         }
-    }
-    let mut flows = Vec::with_capacity(n);
-    let mut steps = Vec::new();
-    let mut k = 0;
-    for (s, step) in dag.steps.iter().enumerate() {
-        match *step {
-            Step::Delay { seconds } => {
-                flows.push(TaskFlow { src: 0, dst: 0, bytes: 0.0, path: Vec::new(), delay_s: seconds, feeds: None })
-            }
-            // No device model under SPC: a `chunk-store`, whose tasks have
-            // device steps, needs a storage policy, which `spc` refuses.
-            Step::Io { .. } => {
-                flows.push(TaskFlow { src: 0, dst: 0, bytes: 0.0, path: Vec::new(), delay_s: 0.0, feeds: None })
-            }
-            Step::Flow { src, dst, bytes, rate_cap_bps } => {
-                let id = ids[k];
-                k += 1;
-                let mut path = Vec::new();
-                let mut path_id = -1;
-                if src != dst {
-                    let p = ecmp_index(topo, seed, id, src, dst);
-                    topo.path(src, dst, p, &mut path);
-                    path_id = p as i64;
-                    if let (Some(c), Some(&l)) = (rate_cap_bps, path.first()) {
-                        if c < topo.link_capacity_bps(l) {
-                            path.insert(0, caps.len() as u32);
-                            caps.push(c);
+        for f in feeds {
+            self.releases.push(f);
+        }
+        let mut flows = Vec::with_capacity(n);
+        let mut k = 0;
+        for (s, step) in dag.steps.iter().enumerate() {
+            let gi = self.n + s;
+            match *step {
+                Step::Delay { seconds } => {
+                    flows.push(TaskFlow { src: 0, dst: 0, bytes: 0.0, path: Vec::new(), delay_s: seconds, feeds: None })
+                }
+                // No device model under SPC: a `chunk-store`, whose tasks
+                // have device steps, needs a storage policy, which `spc`
+                // refuses.
+                Step::Io { .. } => {
+                    flows.push(TaskFlow { src: 0, dst: 0, bytes: 0.0, path: Vec::new(), delay_s: 0.0, feeds: None })
+                }
+                Step::Flow { src, dst, bytes, rate_cap_bps } => {
+                    let id = ids[k];
+                    k += 1;
+                    let mut path = Vec::new();
+                    let mut path_id = -1;
+                    if src != dst {
+                        let p = ecmp_index(topo, seed, id, src, dst);
+                        topo.path(src, dst, p, &mut path);
+                        path_id = p as i64;
+                        if let (Some(c), Some(&l)) = (rate_cap_bps, path.first()) {
+                            if c < topo.link_capacity_bps(l) {
+                                path.insert(0, self.caps.len() as u32);
+                                self.caps.push(c);
+                            }
                         }
                     }
+                    // A flow within one host ends as it starts.
+                    let b = if src == dst { 0.0 } else { bytes };
+                    flows.push(TaskFlow { src, dst, bytes: b, path, delay_s: 0.0, feeds: None });
+                    if keep {
+                        self.steps.push(StepFlow { gi, id, src, dst, bytes, path_id });
+                    } else if src != dst && self.every_start {
+                        self.floors.add_bytes(task_id, dst, bytes);
+                    } else if src != dst {
+                        self.floor_steps.push(FloorStep { gi: gi as u32, dst, bytes });
+                    }
                 }
-                // A flow within one host ends as it starts.
-                let b = if src == dst { 0.0 } else { bytes };
-                flows.push(TaskFlow { src, dst, bytes: b, path, delay_s: 0.0, feeds: None });
-                steps.push(StepFlow { gi: first + s, id, src, dst, bytes, path_id });
             }
+            self.is_flow.push(matches!(step, Step::Flow { .. }));
         }
+        self.n += n;
+        self.step_ends.push(self.steps.len());
+        self.floor_ends.push(self.floor_steps.len());
+        let bytes = flows.iter().map(|f| f.bytes).sum();
+        Task { arrival_s: start_s, bytes, flows }
     }
-    let bytes = flows.iter().map(|f| f.bytes).sum();
-    (Task { arrival_s: start_s, bytes, flows }, feeds, steps)
 }
 
 /// Runs `r` through the SPC protocol; `progress(done, total)` is called
@@ -194,19 +262,6 @@ pub fn run_spc_scenario(
     }
     // The protocol takes tasks in arrival order (ids in that order).
     all.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-    let mut caps: Vec<f64> = (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as u32)).collect();
-    let mut tasks = Vec::with_capacity(all.len());
-    let mut feeds = Vec::with_capacity(all.len());
-    let mut steps = Vec::with_capacity(all.len());
-    let mut first = 0;
-    for p in &all {
-        let (t, f, s) = to_spc(topo, r.seed, p.start_s, &p.dag, &p.ids, first, &mut caps);
-        first += t.flows.len();
-        tasks.push(t);
-        feeds.push(f);
-        steps.push(s);
-    }
-    let windows = r.links.then_some(Windows { window_s: r.window_s, max_windows: r.plan.max_windows });
     let mut opts = r.opts;
     if all.iter().any(|p| p.dag.queue.is_some()) {
         // Clients that serve one task at a time (`client-queue`).
@@ -220,7 +275,40 @@ pub fn run_spc_scenario(
         opts.ids =
             Some(client.iter().map(|c| alloc.next(c.and_then(|c| lb_of.get(&c).copied()).unwrap_or(0))).collect());
     }
-    let (res, rec) = match run_spc_dag(&caps, &tasks, &feeds, &opts, windows) {
+    // Each DAG becomes SPC flows and is let go: a run holds its flows once
+    // (the protocol's state), not also as DAG steps, SPC inputs and rows
+    // for a table it does not keep.
+    let mut inp = Inputs {
+        caps: (0..topo.num_links()).map(|l| topo.link_capacity_bps(l as u32)).collect(),
+        releases: Releases::new(),
+        steps: Vec::new(),
+        step_ends: Vec::with_capacity(all.len()),
+        every_start: r.until_s.is_none(),
+        floors: Floors::default(),
+        floor_steps: Vec::new(),
+        floor_ends: Vec::with_capacity(all.len()),
+        is_flow: Vec::new(),
+        n: 0,
+    };
+    let mut tasks = Vec::with_capacity(all.len());
+    let mut metas = Vec::with_capacity(all.len());
+    for p in all {
+        let keep = r.flows_table || p.table.is_none();
+        let task_id = (task_base + p.index as u64) as i64;
+        tasks.push(inp.add(topo, r.seed, p.start_s, &p.dag, &p.ids, keep, task_id));
+        metas.push(Meta {
+            start_s: p.start_s,
+            trace: p.trace,
+            index: p.index,
+            table: p.table,
+            kind: p.dag.kind,
+            flows: p.dag.num_flows() as u64,
+            bytes: p.dag.bytes(),
+        });
+    }
+    let Inputs { caps, releases, steps, step_ends, mut floors, floor_steps, floor_ends, is_flow, .. } = inp;
+    let windows = r.links.then_some(Windows { window_s: r.window_s, max_windows: r.plan.max_windows });
+    let (res, rec) = match run_spc_dag(&caps, tasks, &releases, &opts, windows) {
         Err(FlowschedError::WindowsExceeded { t_s, window_s, .. }) => {
             // The flow engine's message: how far the run got, what fits.
             let why = r.plan.check_reached(t_s, window_s).err().unwrap_or_else(|| {
@@ -230,18 +318,21 @@ pub fn run_spc_scenario(
         }
         other => other?,
     };
+    drop(releases);
     let until = r.until_s.unwrap_or(f64::INFINITY);
     let cut = |t: f64| if t > until { f64::NAN } else { t };
 
     let mut flows = Vec::new();
     let mut out_tasks = Vec::new();
-    for (i, ((p, s), tr)) in all.iter().zip(&steps).zip(&res.tasks).enumerate() {
+    let (mut step_start, mut floor_start) = (0, 0);
+    for (i, (p, tr)) in metas.iter().zip(&res.tasks).enumerate() {
+        let (step_end, floor_end) = (step_ends[i], floor_ends[i]);
         let task_id = match p.trace {
             Some(t) => t as i64,
             None if p.index < n_open => -1,
             None => (task_base + p.index as u64) as i64,
         };
-        for f in s {
+        for f in &steps[step_start..step_end] {
             let start_s = rec.flow_start_s[f.gi];
             if start_s.is_nan() || start_s > until {
                 continue;
@@ -260,20 +351,44 @@ pub fn run_spc_scenario(
                 path_id: f.path_id,
             });
         }
+        step_start = step_end;
+        for f in &floor_steps[floor_start..floor_end] {
+            let start_s = rec.flow_start_s[f.gi as usize];
+            if !(start_s.is_nan() || start_s > until) {
+                floors.add_bytes(task_id, f.dst, f.bytes);
+            }
+        }
+        floor_start = floor_end;
         if let Some(table) = p.table {
             out_tasks.push(TaskOut {
                 task_id: task_base + p.index as u64,
-                kind: p.dag.kind.to_string(),
+                kind: p.kind.to_string(),
                 table: table as i64,
                 start_s: p.start_s,
                 finish_s: cut(tr.finish_s),
-                flows: p.dag.num_flows() as u64,
-                bytes: p.dag.bytes(),
+                flows: p.flows,
+                bytes: p.bytes,
                 floor_s: f64::NAN,
                 network_s: f64::NAN,
                 io_s: f64::NAN,
                 queued_s: rec.task_began_s[i] - p.start_s,
             });
+        }
+    }
+    drop(steps);
+    drop(floor_steps);
+    // Every flow step that started by the stop time, kept or not.
+    let (mut started, mut completed, mut end_s) = (0u64, 0u64, 0.0f64);
+    for (gi, _) in is_flow.iter().enumerate().filter(|(_, &f)| f) {
+        let start_s = rec.flow_start_s[gi];
+        if start_s.is_nan() || start_s > until {
+            continue;
+        }
+        started += 1;
+        let finish_s = rec.flow_finish_s[gi];
+        if finish_s <= until {
+            completed += 1;
+            end_s = end_s.max(finish_s);
         }
     }
     flows.sort_by_key(|f| f.flow_id);
@@ -282,12 +397,6 @@ pub fn run_spc_scenario(
     out.tasks = crate::result::trace_tasks(&flows, task_base);
     out.tasks.extend(out_tasks);
     out.window_s = r.window_s;
-    let mut end_s: f64 = 0.0;
-    for f in &flows {
-        if f.finish_s.is_finite() {
-            end_s = end_s.max(f.finish_s);
-        }
-    }
     for t in &out.tasks {
         if t.finish_s.is_finite() {
             end_s = end_s.max(t.finish_s);
@@ -304,8 +413,7 @@ pub fn run_spc_scenario(
     }
     windows.sort_by_key(|&(l, w, _)| (w, l));
     out.links = windows;
-    let completed = flows.iter().filter(|f| f.finish_s.is_finite()).count();
-    out.stat("flows", flows.len() as f64);
+    out.stat("flows", started as f64);
     out.stat("completed", completed as f64);
     out.stat("stranded", 0.0);
     out.stat("end_s", end_s);
@@ -341,7 +449,14 @@ pub fn run_spc_scenario(
     if !progress(total, total) {
         return Err(ScenarioError::Interrupted);
     }
+    // Floors from every flow step that started, kept or not (the kept
+    // ones in flow id order, as `set_floors` folds them).
+    let mut all_floors = Floors::default();
+    for f in &flows {
+        all_floors.add(f);
+    }
+    all_floors.merge(floors);
+    all_floors.apply(&mut out.tasks, r.topo);
     out.flows = flows;
-    crate::result::set_floors(&mut out, r.topo);
     Ok(out)
 }

@@ -135,20 +135,9 @@ fn spc_refuses_what_it_cannot_compose_with() {
     assert!(e.contains("scheduling.delta"), "{e}");
 }
 
-/// One two-stage partition-aggregate query (a fan-out: the request to the
-/// mid-level aggregator m releases its requests to both workers of its
-/// rack) on 8 Gbit/s links (100 KB a 100 us round), sizes in whole rounds
-/// and compute times ending mid-round, so every step's round is exact.
-/// With q0 the round the task starts in: the 100 KB request reaches m at
-/// the end of round q0 + 1 (first SRQ in q0, sends in q0 + 1); both 100 KB
-/// requests to the workers share m's link (one task, one class: C/2 each)
-/// in rounds q0 + 3 and q0 + 4; 1.05 ms of compute ends inside round
-/// q0 + 15; the two 200 KB responses share m's link in rounds q0 + 16 to
-/// q0 + 19; 1.05 ms at m ends inside round q0 + 30; the 100 KB answer is
-/// sent in round q0 + 31: the task ends at (q0 + 32) x 100 us.
-#[test]
-fn a_two_stage_query_with_pauses_and_a_fan_out_by_hand() {
-    let text = r#"
+/// One two-stage query on 8 Gbit/s links (see
+/// [`a_two_stage_query_with_pauses_and_a_fan_out_by_hand`]).
+const QUERY: &str = r#"
 [topology]
 kind = "two-tier"
 racks = 2
@@ -172,6 +161,21 @@ mid-response = "100KB"
 [scheduling]
 policy = "spc"
 "#;
+
+/// One two-stage partition-aggregate query (a fan-out: the request to the
+/// mid-level aggregator m releases its requests to both workers of its
+/// rack) on 8 Gbit/s links (100 KB a 100 us round), sizes in whole rounds
+/// and compute times ending mid-round, so every step's round is exact.
+/// With q0 the round the task starts in: the 100 KB request reaches m at
+/// the end of round q0 + 1 (first SRQ in q0, sends in q0 + 1); both 100 KB
+/// requests to the workers share m's link (one task, one class: C/2 each)
+/// in rounds q0 + 3 and q0 + 4; 1.05 ms of compute ends inside round
+/// q0 + 15; the two 200 KB responses share m's link in rounds q0 + 16 to
+/// q0 + 19; 1.05 ms at m ends inside round q0 + 30; the 100 KB answer is
+/// sent in round q0 + 31: the task ends at (q0 + 32) x 100 us.
+#[test]
+fn a_two_stage_query_with_pauses_and_a_fan_out_by_hand() {
+    let text = QUERY;
     let r = run(text).unwrap();
     assert_eq!(r.tasks.len(), 1, "{:?}", r.tasks);
     let t = &r.tasks[0];
@@ -187,6 +191,39 @@ policy = "spc"
     let lm = run(&text.replace("\"spc\"", "\"fifo-lm\"")).unwrap();
     assert!((lm.tasks[0].finish_s - lm.tasks[0].start_s - 2.9e-3).abs() < 1e-9, "{:?}", lm.tasks);
     assert_eq!(lm.tasks[0].task_id, t.task_id);
+}
+
+/// An SPC run that does not keep its `flows` table does not hold its
+/// flows' rows, yet reports the same tasks (floors included) and flow
+/// counts. The two-stage query above: into the mid-level aggregator m its
+/// 100 KB request and the two 200 KB responses, 500 KB, the most into any
+/// host: a floor of 500 KB over 8 Gbit/s, 0.5 ms. Stopped 1 ms after the
+/// task starts (the responses start after m's 1.05 ms of compute): three
+/// flows started (the request and the two 100 KB requests to the workers,
+/// ended by round q0 + 5), none of them 200 KB, so the floor of what
+/// started is 100 KB, 0.1 ms, and the task is unfinished.
+#[test]
+fn a_run_without_its_flows_table_reports_the_same_tasks_and_counts() {
+    let text = QUERY;
+    let t0 = run(text).unwrap().tasks[0].start_s;
+    let stop = format!("\"{}us\"", ((t0 + 1e-3) * 1e6).round());
+    for (stop, floor, flows, finished) in [(None, 0.5e-3, 6.0, true), (Some(stop.as_str()), 0.1e-3, 3.0, false)] {
+        let mut got = Vec::new();
+        for record in ["[\"flows\"]", "[]"] {
+            let mut over = vec![("scenario.record", record)];
+            if let Some(d) = stop {
+                over.push(("scenario.duration", d));
+            }
+            let r = run_with(text, &over).unwrap();
+            assert_eq!(r.flows.is_empty(), record == "[]", "{record}");
+            let t = &r.tasks[0];
+            assert!((t.floor_s - floor).abs() < 1e-12, "{record} {stop:?}: {t:?}");
+            assert_eq!(t.finish_s.is_finite(), finished, "{record} {stop:?}: {t:?}");
+            assert_eq!((r.stats["flows"], r.stats["completed"]), (flows, flows), "{record} {stop:?}");
+            got.push((format!("{:?}", r.tasks), r.stats["end_s"]));
+        }
+        assert_eq!(got[0], got[1], "{stop:?}");
+    }
 }
 
 /// A rate cap below the host link is the sender's NIC rate: a 1 MB flow
