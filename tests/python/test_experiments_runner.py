@@ -561,3 +561,8 @@ def test_task_size_p99_is_the_mean_over_seeds_per_variant_and_size() -> None:
     rows = {(r["variant"], r["bytes"]): r["p99_s"] for r in got[("incast", "-")].to_dicts()}
     want = {("a", 5000): 2e-3, ("a", 93000): 15e-3, ("b", 5000): 4e-3, ("b", 93000): 40e-3}
     assert rows == pytest.approx(want)
+    # Sizes on both sides of 2^31 B (a 1.25 GB and a 2.5 GB task) make one integer column.
+    sizes = {"job.1250000000B.tct_p99_s": [1.0], "job.2500000000B.tct_p99_s": [2.0]}
+    big = pl.DataFrame({"variant": ["a"], "point": ["-"], **sizes})
+    rows = {r["bytes"]: r["p99_s"] for r in task_size_p99(big)[("job", "-")].to_dicts()}
+    assert rows == {1_250_000_000: 1.0, 2_500_000_000: 2.0}

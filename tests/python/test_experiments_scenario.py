@@ -178,6 +178,31 @@ def test_bad_keys_fail_before_anything_runs(
     assert not out.exists()
 
 
+def test_variants_to_run_are_the_only_ones_built_and_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A point's check builds its scenario, workload included (seconds and gigabytes for a
+    paper-scale point), so ``--variants`` checks only the variants it runs: a variant whose
+    scheduling policy does not exist fails the whole file, and is never built when the run
+    leaves it out; the file's own keys are still validated whole."""
+    bad = EXPERIMENT.replace("[sweep]", '[[variant]]\nname = "bad"\n"scheduling.policy" = "nope"\n\n[sweep]')
+    f = _write(tmp_path, bad)
+    with pytest.raises(ConfigError, match="variant 'bad'") as e:
+        load_experiment(f)
+    assert "nope" in str(e.value)
+    exp = load_experiment(f, variants=["fair", "fifo"])
+    assert [v.name for v in exp.variants] == ["fair", "fifo", "bad"]
+    out = tmp_path / "out"
+    run = ["experiment", "run", str(f), "--out", str(out), "--variants", "fair,fifo", "--workers", "1"]
+    assert main(run) == 0
+    ran = set(pq.read_table(out / "points.parquet").column("variant").to_pylist())
+    assert sorted(ran) == ["fair", "fifo"]
+    assert main(["experiment", "run", str(f), "--out", str(tmp_path / "out2"), "--variants", "bad"]) == 2
+    assert "nope" in capsys.readouterr().err
+    with pytest.raises(ConfigError, match="metric"):
+        load_experiment(_write(tmp_path, bad.replace('of = "fct_p99_s"', 'of = "p99"')), variants=["fair"])
+
+
 def test_sweep_end_to_end(tmp_path: Path) -> None:
     """Each point's values by hand; the metrics across variants; the tables of the run."""
     exp = load_experiment(_write(tmp_path))

@@ -80,7 +80,7 @@ def _run(args: argparse.Namespace) -> int:
     from netheat.experiments.config import load_experiment, only_variants
     from netheat.experiments.runner import run_experiment
 
-    exp = load_experiment(args.file, quick=args.quick)
+    exp = load_experiment(args.file, quick=args.quick, variants=args.variants)
     if args.seeds is not None:
         exp.seeds = args.seeds
     if args.variants is not None:
@@ -196,8 +196,9 @@ def add_cli(sub: Any) -> None:
         default=None,
         metavar="LIST",
         help=(
-            "run only these variants (e.g. spc,fifo-lm); the metrics that read other variants are "
-            "left out, and a later run of the whole file into DIR reuses these points"
+            "run only these variants (e.g. spc,fifo-lm), and build and check only their points; "
+            "the metrics that read other variants are left out, and a later run of the whole "
+            "file into DIR reuses these points"
         ),
     )
     _backend_args(run)

@@ -403,15 +403,21 @@ def only_variants(exp: Experiment, names: list[str]) -> Experiment:
     return replace(exp, variants=[v for v in exp.variants if v.name in keep], metrics=metrics)
 
 
-def load_experiment(path: str | Path, quick: bool = False) -> Experiment:
-    """Read and validate an experiment file; ``quick`` applies its ``[quick]`` overrides."""
+def load_experiment(path: str | Path, quick: bool = False, variants: list[str] | None = None) -> Experiment:
+    """Read and validate an experiment file; ``quick`` applies its ``[quick]`` overrides.
+
+    ``variants``: the variants about to run (``experiment run --variants``): only their points
+    are built and checked (a scenario point's check generates its whole workload, seconds and
+    gigabytes at the paper's scale); the file itself is validated whole. ``None``: every variant.
+    """
     path = Path(path).resolve()
     text = read_config_text(path, "an experiment file")
-    return parse_experiment(text, path, quick)
+    return parse_experiment(text, path, quick, only=variants)
 
 
-def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
-    """Validate the experiment in ``text`` (relative paths resolve against ``path``'s directory)."""
+def parse_experiment(text: str, path: Path, quick: bool = False, only: list[str] | None = None) -> Experiment:
+    """Validate the experiment in ``text`` (relative paths resolve against ``path``'s directory);
+    ``only``: the variants whose points are checked, as ``variants`` in :func:`load_experiment`."""
     ctx = _Ctx(path, text)
     try:
         doc = tomllib.loads(text)
@@ -533,7 +539,8 @@ def parse_experiment(text: str, path: Path, quick: bool = False) -> Experiment:
     for i, vd in enumerate(variant_docs):
         if "where" in vd:
             variants[i].where.update(_variant_where(ctx, f"variant[{i}].where", vd["where"], sweep))
-    _check_points(ctx, variants, sections, sweep, path.parent)
+    checked = [only is None or v.name in only for v in variants]
+    _check_points(ctx, variants, sections, sweep, path.parent, checked)
     metric_specs = _metrics(ctx, doc, variants, sweep, full_sweep)
     return Experiment(
         name=name,
@@ -556,14 +563,16 @@ def _check_points(
     sections: list[dict[str, str]],
     sweep: dict[str, list[Any]],
     base_dir: Path,
+    checked: list[bool],
 ) -> None:
-    """Run the ``check`` of kinds that have one on every variant at every sweep point it runs at
-    (each distinct parameter set once), so a bad open parameter fails before any point runs."""
+    """Run the ``check`` of kinds that have one on every variant (those ``checked``) at every
+    sweep point it runs at (each distinct parameter set once), so a bad open parameter fails
+    before any point runs."""
     keys = list(sweep)
     grid = [dict(zip(keys, c, strict=True)) for c in itertools.product(*(sweep[k] for k in keys))]
-    for i, (v, section_of) in enumerate(zip(variants, sections, strict=True)):
+    for i, (v, section_of, check) in enumerate(zip(variants, sections, checked, strict=True)):
         kind = get_kind(v.kind)
-        if kind.check is None and not kind.topology_overrides:
+        if not check or (kind.check is None and not kind.topology_overrides):
             continue
         seen: set[str] = set()
         for at in grid:

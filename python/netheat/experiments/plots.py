@@ -507,7 +507,7 @@ def task_size_p99(pts: pl.DataFrame) -> dict[tuple[str, str], pl.DataFrame]:
                 pts.select(
                     pl.col("variant").cast(pl.Utf8),
                     pl.col("point").cast(pl.Utf8),
-                    pl.lit(b).alias("bytes"),
+                    pl.lit(b, dtype=pl.Int64).alias("bytes"),
                     pl.col(c).alias("p99_s"),
                 )
                 for b, c in cols
