@@ -36,6 +36,10 @@
 //! evenly over them). With `scenario.duration`, the protocol runs to the
 //! end and what finished later is reported unfinished, flows that started
 //! later are left out, and windows from the stop time on are dropped.
+//! The protocol holds every flow to the end, so the run holds each flow
+//! once: a task's DAG is let go once it is SPC flows, and without the
+//! `flows` table the flows of application tasks keep no row (their tasks'
+//! floors are folded as they are built).
 
 use netheat_core::Routing;
 use netheat_flowsched::policy::id_class;
