@@ -141,6 +141,34 @@ def test_spc_from_the_cli(tmp_path: Path) -> None:
     assert tasks.schema.names == fifo.tasks.schema.names and tasks.num_rows == 2
 
 
+def test_a_long_spc_run_reports_progress_and_a_callback_error_stops_it() -> None:
+    """The SPC protocol reports its progress while it runs (every 250 ms at most), so a long run
+    (300 two-level requests on the paper's 36,000 hosts: seconds) shows it, and an error in the
+    callback (Ctrl-C's KeyboardInterrupt is one) stops it mid-run and reaches the caller."""
+    scn = Scenario.from_toml(ROOT / "examples" / "scenarios" / "baraat-aggregation.toml").with_overrides(
+        {
+            "scenario.record": [],
+            "workload.app.0.task-sizes": "uniform",
+            "workload.app.0.structure": "two-stage",
+            "workload.app.0.mid-aggregators": 30,
+            "workload.app.0.selectivity": 0.03,
+            "workload.app.0.tasks": 300,
+            "scheduling.policy": "spc",
+        }
+    )
+    calls: list[tuple[int, int]] = []
+
+    def stop_at_the_second(done: int, total: int) -> None:
+        calls.append((done, total))
+        if len(calls) == 2:
+            raise RuntimeError("stopped by the callback")
+
+    with pytest.raises(RuntimeError, match="stopped by the callback"):
+        scn.run(progress=stop_at_the_second)
+    done, total = calls[-1]
+    assert total == 300 * 1200 and 0 < done < total, calls
+
+
 def test_spc_on_the_packet_engine_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "run"
     args = ["run", str(write(tmp_path)), "--out", str(out), "--set", "scenario.engine=packet"]

@@ -44,6 +44,9 @@ pub enum FlowschedError {
         /// Windows that may be kept.
         max_windows: u32,
     },
+    /// The caller's progress callback asked the run to stop (Ctrl-C).
+    #[error("stopped by the caller")]
+    Interrupted,
     /// The topology could not be built.
     #[error("topology: {0}")]
     Topology(#[from] netheat_topology::TopologyError),

@@ -609,6 +609,8 @@ struct Sim<'a> {
     left_flows: Vec<u32>,
     finish: Vec<f64>,
     remaining: usize,
+    /// Flows finished so far (for the caller's progress).
+    finished_flows: u64,
     /// Per queue: whether one of its tasks runs, the tasks waiting, and
     /// when its last task ended (a task arriving within the round in which
     /// that happened, but before it, still waits for it).
@@ -631,7 +633,7 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
         }
         first += t.flows.len() as u32;
     }
-    simulate(caps, tasks.iter(), tasks.len(), succ_off, succ, opts, None).map(|(r, _)| r)
+    simulate(caps, tasks.iter(), tasks.len(), succ_off, succ, opts, None, &mut |_, _| true).map(|(r, _)| r)
 }
 
 /// The flows each flow of a run releases, one list per flow in task and
@@ -704,12 +706,18 @@ impl Releases {
 /// The tasks are taken by value: each is dropped once the simulator has
 /// copied what it needs of it (its flows' paths go into one flat list), so
 /// a run does not hold its flows twice.
+///
+/// `progress(done, total)` is called every round the simulator works
+/// through, with the flows finished and the flows of the run; when it
+/// returns `false` the run stops with [`FlowschedError::Interrupted`] (a
+/// caller's Ctrl-C; a paper-scale run takes minutes).
 pub fn run_spc_dag(
     caps: &[f64],
     tasks: Vec<Task>,
     feeds: &Releases,
     opts: &SpcOptions,
     windows: Option<Windows>,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<(SpcResult, SpcRecord), FlowschedError> {
     if windows.is_some_and(|w| !(w.window_s.is_finite() && w.window_s > 0.0)) {
         return Err(FlowschedError::param("window", "must be > 0"));
@@ -748,14 +756,15 @@ pub fn run_spc_dag(
         max_windows: windows.map_or(u32::MAX, |w| w.max_windows),
         overflow_s: None,
     };
-    let (res, rec) = simulate(caps, tasks.into_iter(), n_tasks, succ_off, succ, opts, Some(rec))?;
+    let (res, rec) = simulate(caps, tasks.into_iter(), n_tasks, succ_off, succ, opts, Some(rec), progress)?;
     Ok((res, rec.unwrap_or_default()))
 }
 
 /// Runs the protocol over `tasks` (`n_tasks` of them, already checked),
 /// taking from each what the rounds need and letting it go;
 /// `succ_off` / `succ` are the flows each flow releases (global indices,
-/// each later in its own task).
+/// each later in its own task); `progress` as in [`run_spc_dag`].
+#[allow(clippy::too_many_arguments)]
 fn simulate<T: std::borrow::Borrow<Task>>(
     caps: &[f64],
     tasks: impl Iterator<Item = T>,
@@ -764,6 +773,7 @@ fn simulate<T: std::borrow::Borrow<Task>>(
     succ: Vec<u32>,
     opts: &SpcOptions,
     rec: Option<SpcRecord>,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<(SpcResult, Option<SpcRecord>), FlowschedError> {
     if opts.rtt_s.is_nan() || opts.rtt_s <= 0.0 {
         return Err(FlowschedError::param("rtt", "must be > 0"));
@@ -871,11 +881,12 @@ fn simulate<T: std::borrow::Borrow<Task>>(
         buf: Vec::new(),
         finish: vec![f64::NAN; n_tasks],
         remaining: n_tasks,
+        finished_flows: 0,
         queued: HashMap::new(),
         res: SpcResult::default(),
         rec,
     };
-    sim.run()?;
+    sim.run(progress)?;
     let Sim { res: mut out, ids, finish, rec, arrivals, .. } = sim;
     out.tasks = (0..n_tasks)
         .map(|i| TaskResult { id: ids[i], bytes: task_bytes[i], start_s: arrivals[i], finish_s: finish[i] })
@@ -918,7 +929,8 @@ fn class_keys(ids: &[u64], task_flows: &[(u32, u32)], opts: &SpcOptions) -> Vec<
 }
 
 impl Sim<'_> {
-    fn run(&mut self) -> Result<(), FlowschedError> {
+    fn run(&mut self, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<(), FlowschedError> {
+        let total = self.flows.len() as u64;
         let rtt = self.rtt;
         let every = !self.opts.skip_steady || self.opts.trace;
         let mut next_task = 0usize;
@@ -928,6 +940,9 @@ impl Sim<'_> {
         let mut capchecks: Vec<u32> = Vec::new();
         let mut due: Vec<(u8, u32, u32)> = Vec::new();
         while self.remaining > 0 {
+            if !progress(self.finished_flows, total) {
+                return Err(FlowschedError::Interrupted);
+            }
             let t0 = q as f64 * rtt;
             let t1 = t0 + rtt;
             checks.clear();
@@ -1366,6 +1381,7 @@ impl Sim<'_> {
 
     /// Flow `fi` is done at `t`: its task's count, and the flows it feeds.
     fn flow_finished(&mut self, fi: u32, t: f64) {
+        self.finished_flows += 1;
         let ti = self.flows[fi as usize].task as usize;
         if let Some(rec) = self.rec.as_mut() {
             rec.flow_finish_s[fi as usize] = t;

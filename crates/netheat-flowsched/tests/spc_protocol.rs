@@ -7,8 +7,8 @@
 //! rate sends 12,500 bytes a round; `delta` is 2% of the NIC rate (20 Mbps).
 
 use netheat_flowsched::{
-    policy_by_tag, run_ideal, run_spc, run_spc_dag, ClassUnit, IdealOptions, Releases, SpcOptions, Task, TaskFlow,
-    VirtualCapacity, Windows,
+    policy_by_tag, run_ideal, run_spc, run_spc_dag, ClassUnit, FlowschedError, IdealOptions, Releases, SpcOptions,
+    Task, TaskFlow, VirtualCapacity, Windows,
 };
 
 const C: f64 = 1e9;
@@ -222,9 +222,15 @@ fn a_dag_with_a_pause_and_a_fan_out_hand_computed() {
     let pause = TaskFlow { delay_s: 1.05e-3, ..flow(&[], 0.0) };
     let tasks = vec![task(0.0, vec![flow(&[0], kb), pause, flow(&[1], kb), flow(&[2], kb)])];
     let feeds = vec![vec![vec![1], vec![2, 3], vec![], vec![]]];
-    let (r, rec) =
-        run_spc_dag(&[C; 3], tasks.clone(), &Releases::from_nested(&feeds), &SpcOptions::default(), Some(W1MS))
-            .unwrap();
+    let (r, rec) = run_spc_dag(
+        &[C; 3],
+        tasks.clone(),
+        &Releases::from_nested(&feeds),
+        &SpcOptions::default(),
+        Some(W1MS),
+        &mut |_, _| true,
+    )
+    .unwrap();
     assert!(near(r.tasks[0].finish_s, 3.2e-3), "{:?}", r.tasks);
     let want_start = [0.0, 2.15e-3, 2.15e-3, 2.15e-3];
     let want_finish = [1.1e-3, 2.15e-3, 3.2e-3, 3.2e-3];
@@ -239,17 +245,50 @@ fn a_dag_with_a_pause_and_a_fan_out_hand_computed() {
     }
     // A flow feeding an earlier one is refused.
     let bad = vec![vec![vec![1], vec![0], vec![], vec![]]];
-    assert!(
-        run_spc_dag(&[C; 3], tasks.clone(), &Releases::from_nested(&bad), &SpcOptions::default(), Some(W1MS)).is_err()
-    );
+    assert!(run_spc_dag(
+        &[C; 3],
+        tasks.clone(),
+        &Releases::from_nested(&bad),
+        &SpcOptions::default(),
+        Some(W1MS),
+        &mut |_, _| true
+    )
+    .is_err());
     // So is a list too few or too many.
     for n in [3, 5] {
         let mut short = Releases::new();
         for j in 0..n {
             short.push(feeds[0].get(j).cloned().unwrap_or_default());
         }
-        assert!(run_spc_dag(&[C; 3], tasks.clone(), &short, &SpcOptions::default(), None).is_err());
+        assert!(run_spc_dag(&[C; 3], tasks.clone(), &short, &SpcOptions::default(), None, &mut |_, _| true).is_err());
     }
+}
+
+/// `run_spc_dag` reports its progress every round it works through: the
+/// flows finished of the run's 4 in the DAG above, 0 until A ends (1.1 ms),
+/// then 1, then 2 once the pause ends with B and B' starting (2.15 ms); the
+/// run ends when B and B' do, with no round after. A callback that returns
+/// `false` stops it: [`FlowschedError::Interrupted`], the caller's Ctrl-C.
+#[test]
+fn a_dag_run_reports_progress_and_stops_when_asked() {
+    let kb = 125_000.0;
+    let pause = TaskFlow { delay_s: 1.05e-3, ..flow(&[], 0.0) };
+    let tasks = vec![task(0.0, vec![flow(&[0], kb), pause, flow(&[1], kb), flow(&[2], kb)])];
+    let feeds = Releases::from_nested(&[vec![vec![1], vec![2, 3], vec![], vec![]]]);
+    let mut seen = Vec::new();
+    let o = SpcOptions::default();
+    run_spc_dag(&[C; 3], tasks.clone(), &feeds, &o, None, &mut |done, total| {
+        seen.push((done, total));
+        true
+    })
+    .unwrap();
+    assert!(seen.iter().all(|&(_, total)| total == 4), "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
+    let mut done: Vec<u64> = seen.iter().map(|&(d, _)| d).collect();
+    done.dedup();
+    assert_eq!(done, [0, 1, 2]);
+    let stop = run_spc_dag(&[C; 3], tasks, &feeds, &o, None, &mut |done, _| done == 0);
+    assert!(matches!(stop, Err(FlowschedError::Interrupted)), "{stop:?}");
 }
 
 /// Without dependencies `run_spc_dag` is `run_spc` (the three-task example
@@ -266,7 +305,8 @@ fn recorded_runs_match_plain_runs_and_conserve_bytes() {
     let o = SpcOptions::default();
     let plain = run_spc(&[C, C], &tasks, &o).unwrap();
     let feeds = vec![vec![vec![]]; 3];
-    let (rec_run, rec) = run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, Some(W1MS)).unwrap();
+    let (rec_run, rec) =
+        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, Some(W1MS), &mut |_, _| true).unwrap();
     for (a, b) in plain.tasks.iter().zip(&rec_run.tasks) {
         assert_eq!(a.finish_s, b.finish_s);
     }
@@ -281,7 +321,7 @@ fn recorded_runs_match_plain_runs_and_conserve_bytes() {
     // T3 ends at 24.654 ms, in window 24: with room for 24 windows the run
     // stops once bytes reach past them, at the end of its last round.
     let few = Windows { window_s: 1e-3, max_windows: 24 };
-    match run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, Some(few)) {
+    match run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, Some(few), &mut |_, _| true) {
         Err(netheat_flowsched::FlowschedError::WindowsExceeded { t_s, max_windows: 24, .. }) => {
             assert!(t_s > 0.024 && t_s <= 0.0247, "{t_s}")
         }
@@ -292,11 +332,13 @@ fn recorded_runs_match_plain_runs_and_conserve_bytes() {
         tasks.clone(),
         &Releases::from_nested(&feeds),
         &o,
-        Some(Windows { max_windows: 25, ..few })
+        Some(Windows { max_windows: 25, ..few }),
+        &mut |_, _| true
     )
     .is_ok());
     // Without windows: the same times, no link bytes.
-    let (bare_run, bare) = run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, None).unwrap();
+    let (bare_run, bare) =
+        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, None, &mut |_, _| true).unwrap();
     assert!(bare.link_bytes.is_empty() && bare.window_s.is_none());
     assert_eq!(bare.flow_finish_s, rec.flow_finish_s);
     assert!(bare_run.tasks.iter().zip(&rec_run.tasks).all(|(a, b)| a.finish_s == b.finish_s));
@@ -470,17 +512,20 @@ fn a_queued_task_begins_when_the_one_before_it_ends() {
     let tasks = vec![task(0.0, vec![flow(&[0], MB)]), task(0.001, vec![flow(&[1], MB)])];
     let feeds = vec![vec![vec![]], vec![vec![]]];
     let o = SpcOptions { trace: false, ..traced() };
-    let (free, rec) = run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, None).unwrap();
+    let (free, rec) =
+        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, None, &mut |_, _| true).unwrap();
     assert!(near(free.tasks[1].tct_s(), 0.0081), "{:?}", free.tasks);
     assert_eq!(rec.task_began_s, vec![0.0, 0.001]);
     let q = SpcOptions { queues: Some(vec![Some(7), Some(7)]), ..o.clone() };
-    let (queued, rec) = run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &q, None).unwrap();
+    let (queued, rec) =
+        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &q, None, &mut |_, _| true).unwrap();
     assert!(near(queued.tasks[0].tct_s(), 0.0081), "{:?}", queued.tasks);
     assert!(near(queued.tasks[1].tct_s(), 0.0152), "{:?}", queued.tasks);
     assert!(near(rec.task_began_s[1], 0.0081), "{:?}", rec.task_began_s);
     // Queues of their own: as without.
     let own = SpcOptions { queues: Some(vec![Some(1), Some(2)]), ..o.clone() };
-    let (sep, _) = run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &own, None).unwrap();
+    let (sep, _) =
+        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &own, None, &mut |_, _| true).unwrap();
     assert_eq!(sep.tasks[1].finish_s, free.tasks[1].finish_s);
     assert!(run_spc(&[C, C], &tasks, &SpcOptions { queues: Some(vec![None]), ..o }).is_err());
 }

@@ -237,7 +237,8 @@ impl Inputs {
 }
 
 /// Runs `r` through the SPC protocol; `progress(done, total)` is called
-/// before and after (the protocol runs in one piece).
+/// before, at every round the protocol works through (flows finished of
+/// the run's flows) and after; `false` stops the run.
 pub fn run_spc_scenario(
     r: SpcRun<'_>,
     progress: &mut dyn FnMut(u64, u64) -> bool,
@@ -312,7 +313,12 @@ pub fn run_spc_scenario(
     }
     let Inputs { caps, releases, steps, step_ends, mut floors, floor_steps, floor_ends, is_flow, .. } = inp;
     let windows = r.links.then_some(Windows { window_s: r.window_s, max_windows: r.plan.max_windows });
-    let (res, rec) = match run_spc_dag(&caps, tasks, &releases, &opts, windows) {
+    // The protocol counts its pauses as flows: its progress in the run's
+    // flows.
+    let spc_flows = is_flow.len().max(1) as u64;
+    let mut tick = |done: u64, _: u64| progress(done * total / spc_flows, total);
+    let (res, rec) = match run_spc_dag(&caps, tasks, &releases, &opts, windows, &mut tick) {
+        Err(FlowschedError::Interrupted) => return Err(ScenarioError::Interrupted),
         Err(FlowschedError::WindowsExceeded { t_s, window_s, .. }) => {
             // The flow engine's message: how far the run got, what fits.
             let why = r.plan.check_reached(t_s, window_s).err().unwrap_or_else(|| {

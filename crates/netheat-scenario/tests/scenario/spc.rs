@@ -226,6 +226,34 @@ fn a_run_without_its_flows_table_reports_the_same_tasks_and_counts() {
     }
 }
 
+/// An SPC run reports its progress in the run's flows while the protocol
+/// runs (the query above: 6 flows; its 2 compute pauses are flows of the
+/// protocol, not counted), never going back, and stops when the callback
+/// says so: Ctrl-C reaches a paper-scale run, which takes minutes.
+#[test]
+fn an_spc_run_reports_progress_and_stops_when_asked() {
+    let s = Scenario::from_text(QUERY, "s.toml", &std::env::temp_dir());
+    let data = DataDir::explicit("/nonexistent");
+    let mut seen = Vec::new();
+    s.run(&data, &mut |done, total| {
+        seen.push((done, total));
+        true
+    })
+    .unwrap();
+    assert!(seen.iter().all(|&(d, total)| total == 6 && d <= 6), "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
+    assert_eq!((seen[0], seen[seen.len() - 1]), ((0, 6), (6, 6)));
+    // Reports while it runs (each round it works through; the rounds of the
+    // compute pauses are skipped), not only before and after.
+    assert!(seen.len() > 10 && seen.iter().any(|&(d, _)| d > 0 && d < 6), "{seen:?}");
+    let mut calls = 0;
+    let stop = s.run(&data, &mut |_, _| {
+        calls += 1;
+        calls < 10
+    });
+    assert!(matches!(stop, Err(netheat_scenario::ScenarioError::Interrupted)), "{stop:?}");
+}
+
 /// A rate cap below the host link is the sender's NIC rate: a 1 MB flow
 /// capped at 4 Gbit/s on 8 Gbit/s links sends 50 KB a round from round 1
 /// (its first SRQ in round 0): 20 rounds, ending at 2.1 ms; uncapped, 10
