@@ -10,7 +10,7 @@ exhaust a machine the budget says it fits; one far over it refuses runs that fit
 estimate at least the measured growth and, for tasks whose flows are not kept, at most 4 times
 it (a kept flow is charged for a run whose flows are all in flight at once).
 
-Run by ``make bench``; about four minutes on one core. ``python benches/memory_bench.py SPC``
+Run by ``make bench``; about five minutes on one core. ``python benches/memory_bench.py SPC``
 runs only the cases whose name holds ``SPC``.
 """
 
