@@ -640,7 +640,7 @@ pub fn run_spc(caps: &[f64], tasks: &[Task], opts: &SpcOptions) -> Result<SpcRes
 /// flow order, each entry the index of a later flow of the same task (in
 /// compressed rows: one allocation for the run, not one per flow, so a run
 /// of 57.6 million flows holds 4 B per release and per flow).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Releases {
     off: Vec<u32>,
     next: Vec<u32>,
@@ -655,9 +655,6 @@ impl Releases {
     /// The next flow's list: the indices, in its task, of the flows it
     /// releases.
     pub fn push(&mut self, feeds: impl IntoIterator<Item = u32>) {
-        if self.off.is_empty() {
-            self.off.push(0);
-        }
         self.next.extend(feeds);
         self.off.push(self.next.len() as u32);
     }
@@ -675,7 +672,7 @@ impl Releases {
 
     /// Flows listed.
     pub fn len(&self) -> usize {
-        self.off.len().saturating_sub(1)
+        self.off.len() - 1
     }
 
     /// Whether no flow is listed.
@@ -686,6 +683,12 @@ impl Releases {
     /// The list of flow `i` (in run order).
     fn get(&self, i: usize) -> &[u32] {
         &self.next[self.off[i] as usize..self.off[i + 1] as usize]
+    }
+}
+
+impl Default for Releases {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

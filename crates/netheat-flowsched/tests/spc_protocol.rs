@@ -8,7 +8,7 @@
 
 use netheat_flowsched::{
     policy_by_tag, run_ideal, run_spc, run_spc_dag, ClassUnit, FlowschedError, IdealOptions, Releases, SpcOptions,
-    Task, TaskFlow, VirtualCapacity, Windows,
+    SpcRecord, SpcResult, Task, TaskFlow, VirtualCapacity, Windows,
 };
 
 const C: f64 = 1e9;
@@ -16,6 +16,18 @@ const MB: f64 = 1e6;
 const RTT: f64 = 100e-6;
 /// Link windows of 1 ms, as many as the run needs.
 const W1MS: Windows = Windows { window_s: 1e-3, max_windows: u32::MAX };
+
+/// `run_spc_dag` on a copy of `tasks` with `feeds[t][j]` as the release
+/// lists, no progress wanted.
+fn dag(
+    caps: &[f64],
+    tasks: &[Task],
+    feeds: &[Vec<Vec<u32>>],
+    o: &SpcOptions,
+    windows: Option<Windows>,
+) -> Result<(SpcResult, SpcRecord), FlowschedError> {
+    run_spc_dag(caps, tasks.to_vec(), &Releases::from_nested(feeds), o, windows, &mut |_, _| true)
+}
 
 fn flow(path: &[u32], bytes: f64) -> TaskFlow {
     TaskFlow { src: 0, dst: 1, bytes, path: path.to_vec(), delay_s: 0.0, feeds: None }
@@ -222,15 +234,7 @@ fn a_dag_with_a_pause_and_a_fan_out_hand_computed() {
     let pause = TaskFlow { delay_s: 1.05e-3, ..flow(&[], 0.0) };
     let tasks = vec![task(0.0, vec![flow(&[0], kb), pause, flow(&[1], kb), flow(&[2], kb)])];
     let feeds = vec![vec![vec![1], vec![2, 3], vec![], vec![]]];
-    let (r, rec) = run_spc_dag(
-        &[C; 3],
-        tasks.clone(),
-        &Releases::from_nested(&feeds),
-        &SpcOptions::default(),
-        Some(W1MS),
-        &mut |_, _| true,
-    )
-    .unwrap();
+    let (r, rec) = dag(&[C; 3], &tasks, &feeds, &SpcOptions::default(), Some(W1MS)).unwrap();
     assert!(near(r.tasks[0].finish_s, 3.2e-3), "{:?}", r.tasks);
     let want_start = [0.0, 2.15e-3, 2.15e-3, 2.15e-3];
     let want_finish = [1.1e-3, 2.15e-3, 3.2e-3, 3.2e-3];
@@ -245,15 +249,7 @@ fn a_dag_with_a_pause_and_a_fan_out_hand_computed() {
     }
     // A flow feeding an earlier one is refused.
     let bad = vec![vec![vec![1], vec![0], vec![], vec![]]];
-    assert!(run_spc_dag(
-        &[C; 3],
-        tasks.clone(),
-        &Releases::from_nested(&bad),
-        &SpcOptions::default(),
-        Some(W1MS),
-        &mut |_, _| true
-    )
-    .is_err());
+    assert!(dag(&[C; 3], &tasks, &bad, &SpcOptions::default(), Some(W1MS)).is_err());
     // So is a list too few or too many.
     for n in [3, 5] {
         let mut short = Releases::new();
@@ -305,8 +301,7 @@ fn recorded_runs_match_plain_runs_and_conserve_bytes() {
     let o = SpcOptions::default();
     let plain = run_spc(&[C, C], &tasks, &o).unwrap();
     let feeds = vec![vec![vec![]]; 3];
-    let (rec_run, rec) =
-        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, Some(W1MS), &mut |_, _| true).unwrap();
+    let (rec_run, rec) = dag(&[C, C], &tasks, &feeds, &o, Some(W1MS)).unwrap();
     for (a, b) in plain.tasks.iter().zip(&rec_run.tasks) {
         assert_eq!(a.finish_s, b.finish_s);
     }
@@ -321,24 +316,15 @@ fn recorded_runs_match_plain_runs_and_conserve_bytes() {
     // T3 ends at 24.654 ms, in window 24: with room for 24 windows the run
     // stops once bytes reach past them, at the end of its last round.
     let few = Windows { window_s: 1e-3, max_windows: 24 };
-    match run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, Some(few), &mut |_, _| true) {
+    match dag(&[C, C], &tasks, &feeds, &o, Some(few)) {
         Err(netheat_flowsched::FlowschedError::WindowsExceeded { t_s, max_windows: 24, .. }) => {
             assert!(t_s > 0.024 && t_s <= 0.0247, "{t_s}")
         }
         other => panic!("{other:?}"),
     }
-    assert!(run_spc_dag(
-        &[C, C],
-        tasks.clone(),
-        &Releases::from_nested(&feeds),
-        &o,
-        Some(Windows { max_windows: 25, ..few }),
-        &mut |_, _| true
-    )
-    .is_ok());
+    assert!(dag(&[C, C], &tasks, &feeds, &o, Some(Windows { max_windows: 25, ..few })).is_ok());
     // Without windows: the same times, no link bytes.
-    let (bare_run, bare) =
-        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, None, &mut |_, _| true).unwrap();
+    let (bare_run, bare) = dag(&[C, C], &tasks, &feeds, &o, None).unwrap();
     assert!(bare.link_bytes.is_empty() && bare.window_s.is_none());
     assert_eq!(bare.flow_finish_s, rec.flow_finish_s);
     assert!(bare_run.tasks.iter().zip(&rec_run.tasks).all(|(a, b)| a.finish_s == b.finish_s));
@@ -512,20 +498,17 @@ fn a_queued_task_begins_when_the_one_before_it_ends() {
     let tasks = vec![task(0.0, vec![flow(&[0], MB)]), task(0.001, vec![flow(&[1], MB)])];
     let feeds = vec![vec![vec![]], vec![vec![]]];
     let o = SpcOptions { trace: false, ..traced() };
-    let (free, rec) =
-        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &o, None, &mut |_, _| true).unwrap();
+    let (free, rec) = dag(&[C, C], &tasks, &feeds, &o, None).unwrap();
     assert!(near(free.tasks[1].tct_s(), 0.0081), "{:?}", free.tasks);
     assert_eq!(rec.task_began_s, vec![0.0, 0.001]);
     let q = SpcOptions { queues: Some(vec![Some(7), Some(7)]), ..o.clone() };
-    let (queued, rec) =
-        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &q, None, &mut |_, _| true).unwrap();
+    let (queued, rec) = dag(&[C, C], &tasks, &feeds, &q, None).unwrap();
     assert!(near(queued.tasks[0].tct_s(), 0.0081), "{:?}", queued.tasks);
     assert!(near(queued.tasks[1].tct_s(), 0.0152), "{:?}", queued.tasks);
     assert!(near(rec.task_began_s[1], 0.0081), "{:?}", rec.task_began_s);
     // Queues of their own: as without.
     let own = SpcOptions { queues: Some(vec![Some(1), Some(2)]), ..o.clone() };
-    let (sep, _) =
-        run_spc_dag(&[C, C], tasks.clone(), &Releases::from_nested(&feeds), &own, None, &mut |_, _| true).unwrap();
+    let (sep, _) = dag(&[C, C], &tasks, &feeds, &own, None).unwrap();
     assert_eq!(sep.tasks[1].finish_s, free.tasks[1].finish_s);
     assert!(run_spc(&[C, C], &tasks, &SpcOptions { queues: Some(vec![None]), ..o }).is_err());
 }

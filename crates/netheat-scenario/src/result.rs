@@ -189,13 +189,6 @@ impl Floors {
         }
     }
 
-    /// Folds in what `other` folded (after what this one did).
-    pub fn merge(&mut self, other: Floors) {
-        for (k, b) in other.into {
-            *self.into.entry(k).or_default() += b;
-        }
-    }
-
     /// Sets the floors of `tasks` (NaN for a task without network bytes).
     pub fn apply(&self, tasks: &mut [TaskOut], topo: &netheat_topology::Topology) {
         let mut floor: netheat_core::IdMap<i64, f64> = netheat_core::IdMap::default();

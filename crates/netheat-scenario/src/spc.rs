@@ -459,14 +459,13 @@ pub fn run_spc_scenario(
     if !progress(total, total) {
         return Err(ScenarioError::Interrupted);
     }
-    // Floors from every flow step that started, kept or not (the kept
-    // ones in flow id order, as `set_floors` folds them).
-    let mut all_floors = Floors::default();
+    // Floors from every flow step that started: the kept ones (in flow id
+    // order, as `set_floors` folds them) join those of the tasks whose flows
+    // were not kept, which are other tasks.
     for f in &flows {
-        all_floors.add(f);
+        floors.add(f);
     }
-    all_floors.merge(floors);
-    all_floors.apply(&mut out.tasks, r.topo);
+    floors.apply(&mut out.tasks, r.topo);
     out.flows = flows;
     Ok(out)
 }
