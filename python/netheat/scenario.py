@@ -472,7 +472,8 @@ Python: `netheat.Scenario.from_toml(path).with_overrides({...}).run()`.
   erasure-coded stripes (`erasure = { data = 6, parity = 3 }`: one chunk
   of a sixth per rack, a read fetching the data chunks in parallel, or,
   when a failure has cut one off, the first reachable chunks of the stripe:
-  a degraded read), with
+  a degraded read; `storage.hedge-reads-after` also reads more, once, when
+  a read is still waiting after that long), with
   `stored` chunks placed before the run by `storage.initial-policy`: each
   disk access waits in the FIFO queue of one of the host's disks and takes
   its access time plus its bytes at its rate; the tasks table's `network_s`

@@ -405,3 +405,59 @@ def test_erasure_coded_example_reads_degraded_while_a_tor_is_down() -> None:
     assert 0.35 * window.height <= degraded <= 0.55 * window.height, (degraded, window.height)
     assert r.stats["chunk_reads_unavailable"] == 0
     assert r.stats["stranded"] == 0 and tasks["finish_s"].is_nan().sum() == 0
+
+
+def test_degraded_reads_on_a_hot_tor_add_load_and_rarely_win() -> None:
+    """examples/scenarios/degraded-reads-hot-tor.toml: RS(6, 3) reads from
+    a hot client rack (12: hosts 96-103) and a cold one (13), without and
+    with degraded reads after the file's threshold."""
+    import re
+
+    from netheat.metrics import quantile
+
+    path = ROOT / "examples" / "scenarios" / "degraded-reads-hot-tor.toml"
+    after = re.search(r"hedge-reads-after='\"(\d+)ms\"'", path.read_text())
+    assert after is not None
+    after_ms = int(after.group(1))
+
+    def reads(r: object) -> pl.DataFrame:
+        tasks = pl.from_arrow(r.tables["tasks"])  # type: ignore[attr-defined]
+        flows = pl.from_arrow(r.tables["flows"])  # type: ignore[attr-defined]
+        assert isinstance(tasks, pl.DataFrame) and isinstance(flows, pl.DataFrame)
+        rack = flows.group_by("task_id").agg((pl.col("dst").first() // 8).alias("rack"))
+        took = (pl.col("finish_s") - pl.col("start_s")).alias("t")
+        return tasks.join(rack, on="task_id").with_columns(took)
+
+    plain_run = Scenario.from_toml(path).run()
+    hedged_run = Scenario.from_toml(path).with_overrides({"storage.hedge-reads-after": f"{after_ms}ms"}).run()
+    plain, hedged = reads(plain_run), reads(hedged_run)
+    assert plain.height == hedged.height == 3000
+    assert plain["finish_s"].is_nan().sum() == hedged["finish_s"].is_nan().sum() == 0
+    # The threshold is the plain run's 95th percentile, to the millisecond.
+    assert round(quantile(plain["t"].to_numpy(), 0.95) * 1e3) == after_ms
+    assert "chunk_reads_hedged" not in plain_run.stats
+    # A fetch cancelled under way is a flow that did not complete.
+    st = hedged_run.stats
+    assert st["flows"] == st["completed"] + st["hedge_cancelled_flows"] and st["hedge_cancelled_flows"] > 0
+    assert st["stranded"] == 0
+    # A read that hedged has more than its 6 data fetches; the hot rack's
+    # tail is its network, so most of them are its reads.
+    hedged_reads = hedged.filter(pl.col("flows") > 6)
+    assert hedged_reads.height == hedged_run.stats["chunk_reads_hedged"] > 50
+    assert hedged_reads.filter(pl.col("rack") == 12).height > 0.75 * hedged_reads.height
+    # Few of them finish sooner for it: a parity chunk asked for at the
+    # 95th percentile still queues at its disk and shares the same links.
+    assert hedged_run.stats["chunk_reads_hedge_used"] < 0.15 * hedged_run.stats["chunk_reads_hedged"]
+    # The hot rack's reads take longer, mean and 95th percentile.
+    hot = [df.filter(pl.col("rack") == 12)["t"].to_numpy() for df in (plain, hedged)]
+    assert hot[1].mean() > hot[0].mean()
+    assert quantile(hot[1], 0.95) > quantile(hot[0], 0.95)
+    # The hot ToR takes more bytes: the plain run's (the same reads of the
+    # same chunks) and what the hedges delivered before they were
+    # cancelled or finished, at most what they asked for.
+    into = [
+        pl.from_arrow(r.tables["flows"]).filter(pl.col("dst") // 8 == 12)["bytes"].sum()  # type: ignore[union-attr]
+        for r in (plain_run, hedged_run)
+    ]
+    assert into[0] == pytest.approx(plain.filter(pl.col("rack") == 12)["bytes"].sum(), rel=1e-12)
+    assert 0 < into[1] - into[0] <= hedged_run.stats["hedge_read_bytes"]

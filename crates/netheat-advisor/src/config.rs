@@ -90,6 +90,11 @@ impl AdvisorFile {
                 "storage.rebalance-interval",
                 "the rebalancer is the simulated cluster's; a real cluster runs its own (the HDFS balancer)",
             ))
+        } else if st.is_some_and(|st| st.hedge_reads_after.is_some()) {
+            Some((
+                "storage.hedge-reads-after",
+                "hedged and degraded reads are the storage client's (HDFS: dfs.client.hedged.read.threshold.millis); the advisor places replicas",
+            ))
         } else if st.is_some_and(|st| st.free_source) {
             Some((
                 "storage.free-source",
@@ -149,7 +154,14 @@ pub fn schema() -> serde_json::Value {
     }
     // Simulation-only keys (refused by `from_text`).
     if let Some(props) = v.pointer_mut("/definitions/StorageSection/properties").and_then(|p| p.as_object_mut()) {
-        for key in ["decision-interval", "free-source", "initial-policy", "rebalance-interval", "rebalance-target"] {
+        for key in [
+            "decision-interval",
+            "free-source",
+            "hedge-reads-after",
+            "initial-policy",
+            "rebalance-interval",
+            "rebalance-target",
+        ] {
             props.remove(key);
         }
     }

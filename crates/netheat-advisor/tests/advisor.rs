@@ -302,6 +302,10 @@ fn bad_input_is_refused_with_its_reason() {
     assert!(e.starts_with("adv.toml:3:1: ") && e.contains("storage.decision-interval"), "{e}");
     let e = AdvisorFile::from_text("[storage]\nfree-source = true\n", "adv.toml").unwrap_err().to_string();
     assert!(e.starts_with("adv.toml:2:1: ") && e.contains("storage.free-source"), "{e}");
+    let e = AdvisorFile::from_text("[storage]\npolicy = \"sinbad\"\nhedge-reads-after = \"50ms\"\n", "adv.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("adv.toml:3:1: ") && e.contains("storage.hedge-reads-after"), "{e}");
     let e = AdvisorFile::from_text("[placement]\npolicy = \"utp\"\nrestart-delay = \"25s\"\n", "adv.toml")
         .unwrap_err()
         .to_string();

@@ -501,6 +501,21 @@ pub struct StorageSection {
     /// of capacity, at most `balance-threshold`; default 0.8 of it, a low
     /// watermark so it need not act again at the very next check).
     pub rebalance_target: Option<f64>,
+    /// A chunk read (a `chunk-store` app's) still missing some of what it
+    /// fetches this long after it started fetches more, once: a replicated
+    /// chunk's next reachable replica (HDFS's hedged reads,
+    /// `dfs.client.hedged.read.threshold.millis`), an erasure-coded chunk's
+    /// other reachable chunks of its stripe, one per data chunk still
+    /// missing (a degraded read: the hotspot paper, NSDI'25 §3, finds that
+    /// Colossus clients make them when a chunk's disk, CPU or network is
+    /// overloaded, and that on a hot ToR they add to its load). The read
+    /// finishes with the first copy, or the first `data` chunks, to arrive;
+    /// the fetches still running then are cancelled (a disk access already
+    /// queued is still served). "The Tail at Scale" (Dean and Barroso,
+    /// CACM 2013) hedges after the 95th percentile of the expected latency.
+    /// Default: none (a read waits for what it asked for).
+    #[schemars(with = "Option<UnitString>")]
+    pub hedge_reads_after: Option<Duration>,
 }
 
 fn default_balance() -> f64 {

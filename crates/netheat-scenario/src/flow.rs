@@ -48,6 +48,9 @@ const TOKEN_BACKGROUND: u64 = u64::MAX - 6;
 const TOKEN_REBALANCE: u64 = u64::MAX - 7;
 /// Flow ids of the rebalancer's moves start here (below a cluster's, 2^60).
 const REBALANCE_FLOW_BASE: u64 = 1 << 59;
+/// The hedge timer of the read that is runner task `t` is this plus `t`
+/// (below a cluster's timers, 2^56; the runner's count up from 2^40).
+const TOKEN_HEDGE_BASE: u64 = 1 << 55;
 
 /// What the flow-engine run needs.
 pub struct FlowRun<'a> {
@@ -213,6 +216,9 @@ pub struct Decisions<'n, 't> {
     /// checks, in that order) left unarmed while every flow was stranded,
     /// to be armed again when a task or step starts.
     storage_idle: [bool; 3],
+    /// Flows cancelled because their task finished without them (a hedged
+    /// read's): when, and the bytes they had sent.
+    abandoned: BTreeMap<u64, (f64, f64)>,
     error: Option<String>,
 }
 
@@ -320,19 +326,25 @@ impl Decisions<'_, '_> {
     }
 
     fn flow_done(&mut self, flow: &FlowRecord) {
+        self.forget(flow.finish_s, flow.id, flow.task_id, flow.bytes);
+    }
+
+    /// Flow `id` of task `task` left the network at `now` with `bytes`
+    /// sent: finished, or cancelled.
+    fn forget(&mut self, now: f64, id: u64, task: Option<u64>, bytes: f64) {
         if let Some(p) = self.placement.as_mut() {
-            p.flow_done(flow.finish_s, flow.id);
+            p.flow_done(now, id);
         }
         // (Both sets are empty without a load balancer: skip their lookups.)
         if !self.active.is_empty() {
-            if let Some(f) = self.active.remove(&flow.id) {
-                self.meter.finish(f.id, &f.path, flow.bytes);
+            if let Some(f) = self.active.remove(&id) {
+                self.meter.finish(f.id, &f.path, bytes);
             }
         }
         if !self.cut_off.is_empty() {
-            self.cut_off.remove(&flow.id);
+            self.cut_off.remove(&id);
         }
-        self.untrack(flow.task_id, flow.id, flow.bytes);
+        self.untrack(task, id, bytes);
     }
 
     /// Forgets a running flow of task `task` (the engine's task id: the
@@ -536,7 +548,11 @@ impl FlowHooks for Decisions<'_, '_> {
     fn task_started(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, dag: &mut TaskDag, ready: &[StepId]) {
         self.rearm_storage(ctx);
         if let (Some(st), true) = (self.storage.as_mut(), dag.read.is_some()) {
-            st.resolve_read(ctx.now(), dag);
+            if let Some(at) = st.resolve_read(ctx.now(), task_id, dag) {
+                if let Err(e) = ctx.schedule_timer(at, TOKEN_HEDGE_BASE + task_id) {
+                    self.error.get_or_insert(e.to_string());
+                }
+            }
         }
         if let Some(p) = self.placement.as_mut() {
             if let Err(e) = p.place_job(self.net.topo, ctx, task_id, dag) {
@@ -606,6 +622,12 @@ impl FlowHooks for Decisions<'_, '_> {
             }
             _ => 0.0,
         }
+    }
+
+    fn flow_abandoned(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, flow_id: u64) {
+        let sent = ctx.flow_bytes_sent(flow_id).unwrap_or(0.0);
+        self.abandoned.insert(flow_id, (ctx.now(), sent));
+        self.forget(ctx.now(), flow_id, Some(task_id), sent);
     }
 
     fn task_finished(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
@@ -900,10 +922,43 @@ impl Controller for Runtime<'_, '_> {
             if let Some(c) = self.cluster.as_mut() {
                 c.on_timer(ctx, token, &mut self.decide);
             }
+        } else if (TOKEN_HEDGE_BASE..crate::cluster::TOKEN_BASE).contains(&token) {
+            self.hedge(ctx, token - TOKEN_HEDGE_BASE);
         } else if self.runner.owns_timer(token) {
             self.runner.on_timer_with(ctx, token, &mut self.decide);
         } else {
             self.decide.on_timer(ctx, token);
+        }
+    }
+}
+
+impl Runtime<'_, '_> {
+    /// The hedge timer of read `task_id`: if it still misses some of the
+    /// fetches it needs (flows are a read's sinks), it fetches as many of
+    /// its spare copies, each a disk read and then a flow to the client.
+    fn hedge(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
+        let Some(task) = task_id.checked_sub(self.runner.task_id_base()).map(|t| t as usize) else { return };
+        if task >= self.runner.num_tasks() {
+            return;
+        }
+        let (rec, dag) = (self.runner.record(task), self.runner.dag(task));
+        let need = dag.quorum.unwrap_or(0) as usize;
+        let arrived = (dag.steps.iter().zip(&rec.step_finish_s))
+            .filter(|(s, f)| matches!(s, netheat_workloads::Step::Flow { .. }) && !f.is_nan())
+            .count();
+        let Some(st) = self.decide.storage.as_mut() else { return };
+        let Some(fetch) = st.hedge(task_id, need.saturating_sub(arrived)) else { return };
+        // (A zero delay marks when the hedge began: the critical path
+        // counts the wait before it as neither network nor device time.)
+        let added = self.runner.extend_task(ctx, task, &mut self.decide, |dag| {
+            let now = [dag.delay(0.0, &[])];
+            for &h in &fetch.hosts {
+                let io = dag.io(h, fetch.bytes, false, fetch.object, &now);
+                dag.flow(h, fetch.client, fetch.bytes, &[io]);
+            }
+        });
+        if let (Some(steps), Some(st)) = (added, self.decide.storage.as_mut()) {
+            st.hedged_steps.push((task_id, steps));
         }
     }
 }
@@ -1132,6 +1187,7 @@ pub fn run_flow(
         first_detour_s: None,
         cut_off: BTreeSet::new(),
         storage_idle: [false; 3],
+        abandoned: BTreeMap::new(),
         tracks_flows: sched.reclassifies(),
         sched,
         ids: TaskIdAllocator::new(lbs),
@@ -1219,6 +1275,7 @@ pub fn run_flow(
             .as_ref()
             .and_then(|p| p.cut.get(&f.id))
             .or_else(|| cluster.as_ref().and_then(|c| c.cut.get(&f.id)))
+            .or_else(|| decide.abandoned.get(&f.id))
             .copied();
         let row = rows.row(&runner, f, cut);
         if r.recorded.flows {
@@ -1253,6 +1310,16 @@ pub fn run_flow(
     }
     let mut out = ScenarioResult::new("flow");
     if let Some(mut st) = decide.storage {
+        // A hedge helped a read finish when one of its flows arrived.
+        for (task_id, steps) in std::mem::take(&mut st.hedged_steps) {
+            let i = (task_id - runner.task_id_base()) as usize;
+            let (dag, fin) = (runner.dag(i), &runner.record(i).step_finish_s);
+            let arrived = |s: usize| matches!(dag.steps[s], netheat_workloads::Step::Flow { .. }) && !fin[s].is_nan();
+            if steps.into_iter().any(arrived) {
+                st.reads_hedge_used += 1;
+            }
+        }
+        st.hedge_cancelled_flows = decide.abandoned.len() as u64;
         storage_stats(&mut out, &st, decide.background.as_ref().map(|b| &*b.load));
         out.decisions.extend(st.record.take().unwrap_or_default());
         for (task_id, chain, mut row) in st.placed {

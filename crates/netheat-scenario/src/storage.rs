@@ -114,6 +114,38 @@ pub struct StorageRun {
     /// other replicas or chunks (degraded), or not at all (unavailable).
     reads_degraded: u64,
     reads_unavailable: u64,
+    /// `storage.hedge-reads-after`, seconds: a read still missing chunks
+    /// this long after it started fetches more (`None`: never).
+    pub(crate) hedge_after_s: Option<f64>,
+    /// The reads that may still hedge, by runner task id.
+    hedges: BTreeMap<u64, Hedge>,
+    /// Reads that hedged; of them, those a hedge fetch helped finish; and
+    /// the bytes the hedge fetches asked for.
+    reads_hedged: u64,
+    pub(crate) reads_hedge_used: u64,
+    hedge_bytes: f64,
+    /// Fetches cancelled while their flow ran, their read having finished.
+    pub(crate) hedge_cancelled_flows: u64,
+    /// Per hedged read (runner task id), the steps its hedge added.
+    pub(crate) hedged_steps: Vec<(u64, std::ops::Range<StepId>)>,
+}
+
+/// What a read may fetch if it hedges: the reachable copies it did not ask
+/// for, in the order it would take them, each `bytes` long, to `client`.
+struct Hedge {
+    spares: Vec<HostId>,
+    bytes: f64,
+    client: HostId,
+    object: u64,
+}
+
+/// The fetches a read's hedge starts (see [`StorageRun::hedge`]): a disk
+/// read on each of `hosts` and its `bytes` to `client`.
+pub(crate) struct HedgeFetches {
+    pub hosts: Vec<HostId>,
+    pub bytes: f64,
+    pub client: HostId,
+    pub object: u64,
 }
 
 /// The datacenter's capacity events as the storage layer sees them: a host
@@ -226,7 +258,20 @@ impl StorageRun {
             availability: None,
             reads_degraded: 0,
             reads_unavailable: 0,
+            hedge_after_s: None,
+            hedges: BTreeMap::new(),
+            reads_hedged: 0,
+            reads_hedge_used: 0,
+            hedge_bytes: 0.0,
+            hedge_cancelled_flows: 0,
+            hedged_steps: Vec::new(),
         }
+    }
+
+    /// The same run hedging its chunk reads `after_s` seconds after they
+    /// start (`storage.hedge-reads-after`; `None`: never).
+    pub fn with_hedged_reads(self, after_s: Option<f64>) -> Self {
+        Self { hedge_after_s: after_s, ..self }
     }
 
     /// The same run following the datacenter's capacity events: hosts cut
@@ -539,19 +584,42 @@ impl StorageRun {
         if let Some(i) = self.writing.remove(&task_id) {
             self.readable.push(i);
         }
+        self.hedges.remove(&task_id);
+    }
+
+    /// Read `task_id`'s hedge, when its timer fires with `missing` of the
+    /// fetches it needs unfinished: a fetch of as many of its spare copies,
+    /// in order (`None`: nothing to fetch). A read hedges once.
+    pub(crate) fn hedge(&mut self, task_id: u64, missing: usize) -> Option<HedgeFetches> {
+        let h = self.hedges.remove(&task_id)?;
+        let n = missing.min(h.spares.len());
+        if n == 0 {
+            return None;
+        }
+        let hosts = h.spares[..n].to_vec();
+        self.reads_hedged += 1;
+        self.hedge_bytes += n as f64 * h.bytes;
+        for &host in &hosts {
+            self.read_bytes_by_rack[self.cluster.rack_of(host) as usize] += h.bytes;
+        }
+        Some(HedgeFetches { hosts, bytes: h.bytes, client: h.client, object: h.object })
     }
 
     /// Resolves the read a `chunk-store` task makes ([`ReadPick`]) against
     /// the chunks readable now: its device step goes to the picked replica's
     /// disk and its flow from there to the client, with the chunk's bytes;
     /// for an erasure-coded chunk, its branches to the stripe's data chunks
-    /// in order, each with a data chunk's bytes.
-    pub(crate) fn resolve_read(&mut self, now: f64, dag: &mut TaskDag) {
+    /// in order, each with a data chunk's bytes. Under
+    /// `storage.hedge-reads-after`, returns when the read hedges (a read
+    /// that can: it has a reachable copy it did not ask for), and the read
+    /// then finishes with its first copy, or first `data` chunks, of those
+    /// it fetched by then.
+    pub(crate) fn resolve_read(&mut self, now: f64, task_id: u64, dag: &mut TaskDag) -> Option<f64> {
         use netheat_workloads::Step;
-        let Some(pick) = dag.read else { return };
+        let pick = dag.read?;
         let n = if pick.stored_before_only { self.readable_before } else { self.readable.len() };
         if n == 0 {
-            return;
+            return None;
         }
         self.advance(now);
         let k = ((pick.object * n as f64) as usize).min(n - 1);
@@ -563,6 +631,10 @@ impl StorageRun {
         // cut off, the first `data` live chunks of the stripe, parity
         // included (a degraded read, reconstructing the missing data). With
         // none left it goes where it would have and never finishes.
+        // (Spare copies, for a hedge: the stripe's other reachable chunks,
+        // or the other reachable replicas from the one picked on.)
+        let mut spares: Vec<HostId> = Vec::new();
+        let hedging = self.hedge_after_s.is_some();
         let (sources, degraded): (Vec<(HostId, f64)>, Option<bool>) = match b.redundancy {
             Redundancy::Erasure { k: d, .. } => {
                 let piece = b.redundancy.piece_bytes(b.bytes);
@@ -577,6 +649,9 @@ impl StorageRun {
                         (data.to_vec(), None)
                     }
                 };
+                if hedging && state.is_some() {
+                    spares.extend(b.hosts.iter().filter(live).filter(|h| !hosts.contains(*h)));
+                }
                 (hosts.into_iter().map(|h| (h, piece)).collect(), state)
             }
             Redundancy::Replicate { .. } => {
@@ -590,7 +665,12 @@ impl StorageRun {
                 } else {
                     (&alive, Some(true))
                 };
-                let h = from[((pick.copy * from.len() as f64) as usize).min(from.len() - 1)];
+                let at = ((pick.copy * from.len() as f64) as usize).min(from.len() - 1);
+                let h = from[at];
+                if hedging && state.is_some() {
+                    let next = from[at + 1..].iter().chain(&from[..at]);
+                    spares.extend(next.filter(|h| live(h)));
+                }
                 (vec![(h, b.bytes)], state)
             }
         };
@@ -625,6 +705,15 @@ impl StorageRun {
                 Step::Delay { .. } => {}
             }
         }
+        let after = self.hedge_after_s.filter(|_| !spares.is_empty())?;
+        let client = dag.steps.iter().find_map(|s| match *s {
+            Step::Flow { dst, .. } => Some(dst),
+            _ => None,
+        })?;
+        dag.quorum = Some(sources.len() as u32);
+        let bytes = sources[0].1;
+        self.hedges.insert(task_id, Hedge { spares, bytes, client, object });
+        Some(now + after)
     }
 
     /// Seconds a device step of `bytes` on `host` for `object` takes from
@@ -735,7 +824,12 @@ fn disk_of(object: u64, host: HostId, disks: usize) -> usize {
 /// (`chunk_reads_of_written_share`), with capacity events those served by
 /// other replicas or chunks because a host was cut off
 /// (`chunk_reads_degraded`) or not at all (`chunk_reads_unavailable`),
-/// and the mean read load of each uplink
+/// under `storage.hedge-reads-after` the reads that hedged
+/// (`chunk_reads_hedged`), those a hedge fetch helped finish
+/// (`chunk_reads_hedge_used`), the bytes the hedges asked for
+/// (`hedge_read_bytes`) and the flows cancelled under way because their
+/// read had what it needed (`hedge_cancelled_flows`: counted in `flows`,
+/// not in `completed`), and the mean read load of each uplink
 /// class (`read_uplink_util_high`...); with device steps, how many
 /// (`io_steps`) and their mean FIFO wait (`io_queued_mean_s`); with a
 /// rebalancer, its checks, moves, the largest imbalance a check found
@@ -762,6 +856,12 @@ pub(crate) fn storage_stats(out: &mut ScenarioResult, st: &StorageRun, backgroun
         if st.availability.is_some() {
             out.stat("chunk_reads_degraded", st.reads_degraded as f64);
             out.stat("chunk_reads_unavailable", st.reads_unavailable as f64);
+        }
+        if st.hedge_after_s.is_some() {
+            out.stat("chunk_reads_hedged", st.reads_hedged as f64);
+            out.stat("chunk_reads_hedge_used", st.reads_hedge_used as f64);
+            out.stat("hedge_read_bytes", st.hedge_bytes);
+            out.stat("hedge_cancelled_flows", st.hedge_cancelled_flows as f64);
         }
         read_uplink_utils(out, st);
     }

@@ -124,6 +124,14 @@ pub struct TaskDag {
     /// Bytes of the flows made pauses by [`TaskDag::precalculate`]
     /// (counted in [`TaskDag::bytes`]).
     pub precalculated_bytes: f64,
+    /// The task finishes once this many of its sinks (steps no other step
+    /// waits on) have finished, rather than when every step has: a read
+    /// that needs any `k` of the branches it started (a hedged or degraded
+    /// read). Its other steps are abandoned then: its running flows are
+    /// cancelled ([`FlowHooks::flow_abandoned`] hears of each first), the
+    /// steps waiting never start, and a running delay or device step's end
+    /// is ignored; their `step_finish_s` stay `NaN`. `None`: every step.
+    pub quorum: Option<u32>,
 }
 
 /// What the tasks of a compute job request, so that a placement policy can
@@ -162,6 +170,7 @@ impl TaskDag {
             read: None,
             queue: None,
             precalculated_bytes: 0.0,
+            quorum: None,
         }
     }
 
@@ -264,9 +273,16 @@ pub trait FlowHooks {
         let _ = (ctx, task_id, dag, step);
         0.0
     }
-    /// Every step of task `task_id` finished.
+    /// Every step of task `task_id` finished (or, with a
+    /// [`TaskDag::quorum`], enough of its sinks).
     fn task_finished(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
         let _ = (ctx, task_id);
+    }
+    /// The flow `flow_id` of task `task_id` is about to be cancelled, still
+    /// running, because its task reached its [`TaskDag::quorum`] without
+    /// it: what it sent is still readable from `ctx`. It never completes.
+    fn flow_abandoned(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, flow_id: u64) {
+        let _ = (ctx, task_id, flow_id);
     }
 }
 
@@ -319,14 +335,16 @@ impl TaskRecord {
     /// dependency that finished last (the one it waited for; the earliest
     /// step on ties); a step starts when its last dependency finished (when
     /// the task began for a root). `(NaN, NaN)` for an unfinished task, `(0,
-    /// 0)` for one without steps. `dag` is the task's DAG as it ran.
+    /// 0)` for one without steps. `dag` is the task's DAG as it ran. The
+    /// steps a task with a [`TaskDag::quorum`] abandoned (never finished)
+    /// are not on it.
     pub fn critical_path(&self, dag: &TaskDag) -> (f64, f64) {
         let fin = &self.step_finish_s;
-        if self.finish_s.is_nan() || fin.iter().any(|f| f.is_nan()) {
+        if self.finish_s.is_nan() || (dag.quorum.is_none() && fin.iter().any(|f| f.is_nan())) {
             return (f64::NAN, f64::NAN);
         }
         let last_of = |steps: &mut dyn Iterator<Item = StepId>| -> Option<StepId> {
-            steps.fold(None, |best: Option<StepId>, s| match best {
+            steps.filter(|&s| !fin[s].is_nan()).fold(None, |best: Option<StepId>, s| match best {
                 Some(b) if fin[b] >= fin[s] => Some(b),
                 _ => Some(s),
             })
@@ -360,7 +378,18 @@ struct TaskState {
     /// Per step, the dependencies not finished yet.
     waiting: Vec<u32>,
     left: usize,
+    /// With a [`TaskDag::quorum`], once a step started (boxed: most tasks
+    /// have none).
+    quorum: Option<Box<Quorum>>,
     rec: TaskRecord,
+}
+
+/// A quorum task's progress: the sinks finished, and the flows running as
+/// `(step, flow id)`, to cancel when the quorum is reached.
+#[derive(Default)]
+struct Quorum {
+    sinks_done: u32,
+    running: Vec<(StepId, u64)>,
 }
 
 /// The tasks of one [`TaskDag::queue`]: whether one runs, and the ones
@@ -441,6 +470,7 @@ impl DagRunner {
             children: Vec::new(),
             waiting: Vec::new(),
             left: n,
+            quorum: None,
             rec,
         });
         self.tasks.len() - 1
@@ -559,6 +589,10 @@ impl DagRunner {
                 let mut f = FlowSpec::new(id, src, dst, bytes, now, Route::Ecmp).with_task(task_id);
                 f.rate_cap_bps = rate_cap_bps;
                 hooks.flow(ctx, task_id, &self.tasks[task].dag, step, &mut f);
+                let t = &mut self.tasks[task];
+                if t.dag.quorum.is_some() {
+                    t.quorum.get_or_insert_default().running.push((step, id));
+                }
                 ctx.add_flow(f)
             }
             Step::Delay { seconds } => {
@@ -581,23 +615,37 @@ impl DagRunner {
         let now = ctx.now();
         let task_id = self.task_id_base + task as u64;
         let t = &mut self.tasks[task];
+        if !t.rec.finish_s.is_nan() {
+            return; // an abandoned step of a task that reached its quorum
+        }
         t.rec.step_finish_s[step] = now;
         t.left -= 1;
-        let done = t.left == 0;
+        let kids = match t.child_at.get(step..step + 2) {
+            Some(&[a, b]) => &t.children[a as usize..b as usize],
+            _ => &[],
+        };
+        let mut quorate = false;
+        if let Some(q) = t.dag.quorum {
+            let st = t.quorum.get_or_insert_default();
+            st.running.retain(|&(s, _)| s != step);
+            if kids.is_empty() {
+                st.sinks_done += 1;
+                quorate = st.sinks_done >= q;
+            }
+        }
+        let done = t.left == 0 || quorate;
         if done {
             t.rec.finish_s = now;
         }
         let mut ready = std::mem::take(&mut self.ready);
         ready.clear();
-        let kids = match t.child_at.get(step..step + 2) {
-            Some(&[a, b]) => &t.children[a as usize..b as usize],
-            _ => &[],
-        };
-        for &c in kids {
-            let c = c as usize;
-            t.waiting[c] -= 1;
-            if t.waiting[c] == 0 {
-                ready.push(c);
+        if !done {
+            for &c in kids {
+                let c = c as usize;
+                t.waiting[c] -= 1;
+                if t.waiting[c] == 0 {
+                    ready.push(c);
+                }
             }
         }
         if !ready.is_empty() {
@@ -610,9 +658,63 @@ impl DagRunner {
         if done {
             let t = &mut self.tasks[task];
             (t.child_at, t.children, t.waiting) = (Vec::new(), Vec::new(), Vec::new());
+            // A quorum reached with flows still running: they are cancelled.
+            for (_, fid) in t.quorum.take().map_or_else(Vec::new, |q| q.running) {
+                hooks.flow_abandoned(ctx, task_id, fid);
+                if let Err(e) = ctx.cancel_flow(fid) {
+                    self.error.get_or_insert(e);
+                }
+            }
             hooks.task_finished(ctx, task_id);
             self.next_in_queue(ctx, task, hooks);
         }
+    }
+
+    /// Adds steps to task `task` while it runs (from a controller callback):
+    /// `add` appends them to its DAG, depending on any of its steps; those
+    /// whose dependencies have all finished start now, after
+    /// [`FlowHooks::steps_ready`]. Returns the new steps, or `None` (and
+    /// adds nothing) when the task has not begun or has finished.
+    pub fn extend_task(
+        &mut self,
+        ctx: &mut Ctx<'_, '_>,
+        task: usize,
+        hooks: &mut dyn FlowHooks,
+        add: impl FnOnce(&mut TaskDag),
+    ) -> Option<std::ops::Range<StepId>> {
+        let task_id = self.task_id_base + task as u64;
+        let t = self.tasks.get_mut(task)?;
+        if t.rec.began_s.is_nan() || !t.rec.finish_s.is_nan() {
+            return None;
+        }
+        let n0 = t.dag.steps.len();
+        add(&mut t.dag);
+        let n1 = t.dag.steps.len();
+        t.rec.step_finish_s.resize(n1, f64::NAN);
+        t.rec.flows = t.dag.num_flows();
+        t.rec.bytes = t.dag.bytes();
+        t.left += n1 - n0;
+        if t.dag.has_deps() {
+            // Old steps keep their counts (none, if nothing waited before);
+            // a new one waits on its dependencies still to finish.
+            (t.child_at, t.children) = Self::child_rows(&t.dag);
+            t.waiting.resize(n0, 0);
+            let fin = &t.rec.step_finish_s;
+            let counts: Vec<u32> =
+                (n0..n1).map(|s| t.dag.deps(s).iter().filter(|&&d| fin[d].is_nan()).count() as u32).collect();
+            t.waiting.extend(counts);
+        }
+        let mut ready = std::mem::take(&mut self.roots);
+        ready.clear();
+        ready.extend((n0..n1).filter(|&s| t.waiting.get(s).is_none_or(|&w| w == 0)));
+        if !ready.is_empty() {
+            hooks.steps_ready(ctx, task_id, &mut t.dag, &ready);
+        }
+        for &s in &ready {
+            self.start_step(ctx, task, s, hooks);
+        }
+        self.roots = ready;
+        Some(n0..n1)
     }
 
     /// Task `task` finished: the next task waiting in its queue, if any,

@@ -384,3 +384,141 @@ fn no_chunk_is_placed_on_a_host_cut_off_by_a_failure() {
     assert!(!after.is_empty() && before.iter().any(|b| host(b) < 2), "rack 0 took chunks before");
     assert!(after.iter().all(|b| (2..6).contains(&host(b))), "{:?}", after.iter().map(|b| host(b)).collect::<Vec<_>>());
 }
+
+/// Rack 0's HDD is slow (200 ms a positioning), rack 1's (and 2's) fast
+/// (10 ms), both 100 MB/s; the last rack holds the client. Reads of 1 MB
+/// chunks, about 5 s apart.
+fn slow_and_fast(racks: usize, redundancy: &str, hedge: Option<&str>) -> String {
+    let disk = |access: &str| {
+        format!(
+            "hosts = {{ storage = [{{ kind = \"hdd\", count = 1, capacity = \"4TB\", read = \"100MB/s\", \
+             write = \"100MB/s\", access-time = \"{access}\" }}] }}"
+        )
+    };
+    let fast: Vec<String> = (1..racks - 1).map(|r| r.to_string()).collect();
+    let hedge = hedge.map_or(String::new(), |h| format!("hedge-reads-after = \"{h}\"\n"));
+    format!(
+        r#"
+[scenario]
+seed = 3
+[topology]
+kind = "two-tier"
+racks = {racks}
+hosts-per-rack = 1
+host-link = "10Gbps"
+tor-uplink = "40Gbps"
+[[rack-group]]
+racks = [0]
+kind = "disk"
+{slow}
+[[rack-group]]
+racks = [{fast}]
+kind = "disk"
+{fastd}
+[workload]
+duration = "100s"
+[[workload.app]]
+kind = "chunk-store"
+rate = 0.2
+tasks = 8
+read-share = 1.0
+sizes = {{ dist = "constant", size = "1MB" }}
+stored = 3
+{redundancy}
+[storage]
+policy = "uniform"
+{hedge}"#,
+        slow = disk("200ms"),
+        fast = fast.join(", "),
+        fastd = disk("10ms"),
+    )
+}
+
+/// The reads of a run in start order, each with its flows' sources.
+fn reads_and_sources(r: &ScenarioResult) -> Vec<(&netheat_scenario::TaskOut, Vec<u32>)> {
+    let mut reads: Vec<_> = r.tasks.iter().filter(|t| t.kind == "chunk-read").collect();
+    reads.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    // (The hand timings below need every disk idle when a read starts.)
+    assert!(reads.windows(2).all(|w| w[1].start_s - w[0].start_s > 0.3), "reads closer than 0.3 s: pick a seed");
+    reads
+        .into_iter()
+        .map(|t| (t, r.flows.iter().filter(|f| f.task_id == t.task_id as i64).map(|f| f.src).collect()))
+        .collect()
+}
+
+#[test]
+fn a_read_of_a_slow_replica_hedges_to_the_other_one_after_the_threshold() {
+    // Two replicas, on host 0 (slow) and host 1 (fast); each read picks one.
+    let plain = run(&slow_and_fast(3, "replicas = 2", None)).unwrap();
+    let picks: Vec<u32> = reads_and_sources(&plain).iter().map(|(_, s)| s[0]).collect();
+    assert!(picks.contains(&0) && picks.contains(&1), "{picks:?}");
+    let hedged = run(&slow_and_fast(3, "replicas = 2", Some("50ms"))).unwrap();
+    let slow = picks.iter().filter(|&&h| h == 0).count() as f64;
+    for (((t, src), (p, _)), &pick) in reads_and_sources(&hedged).iter().zip(reads_and_sources(&plain)).zip(&picks) {
+        let d = t.finish_s - t.start_s;
+        if pick == 1 {
+            // 10 ms + 1 MB / 100 MB/s at the fast disk, 0.8 ms on the wire,
+            // well before 50 ms: no hedge, as without one.
+            assert!((d - 0.0208).abs() < 1e-9 && (p.finish_s - p.start_s - 0.0208).abs() < 1e-9, "{d}");
+            assert_eq!(src, &vec![1]);
+        } else {
+            // 200 + 10 ms at the slow disk without a hedge; with one, at
+            // 50 ms the fast replica: 50 + 20 + 0.8 = 70.8 ms, the slow
+            // disk's read abandoned before its flow starts.
+            assert!((p.finish_s - p.start_s - 0.2108).abs() < 1e-9, "{}", p.finish_s - p.start_s);
+            assert!((d - 0.0708).abs() < 1e-9, "{d}");
+            assert_eq!(src, &vec![1], "only the hedge's flow ran");
+            // The 50 ms wait is on neither side of the critical path.
+            assert!((t.io_s - 0.020).abs() < 1e-9 && (t.network_s - 0.0008).abs() < 1e-9, "{t:?}");
+            assert_eq!(t.flows, 2);
+        }
+    }
+    assert_eq!(stat(&hedged, "chunk_reads_hedged"), slow);
+    assert_eq!(stat(&hedged, "chunk_reads_hedge_used"), slow);
+    assert_eq!(stat(&hedged, "hedge_read_bytes"), 1e6 * slow);
+    // The slow disk's reads were abandoned before their flows started.
+    assert_eq!(stat(&hedged, "hedge_cancelled_flows"), 0.0);
+    assert_eq!(plain.stats.get("chunk_reads_hedged"), None, "no hedging, no count");
+}
+
+#[test]
+fn an_erasure_coded_read_missing_a_slow_data_chunk_reads_the_parity_chunk() {
+    // RS(2, 1) stripes on host 0 (slow) and hosts 1, 2 (fast): a stripe
+    // whose data chunks are both fast reads in 15 ms + 0.8 ms (two 0.5 MB
+    // flows at once); one with the slow host among them waits 205 ms for
+    // it (then 0.4 ms alone) without a hedge; with one at 50 ms, it reads
+    // the fast parity chunk: 50 + 15 + 0.4 = 65.4 ms, a degraded read.
+    let ec = "erasure = { data = 2, parity = 1 }";
+    let plain = run(&slow_and_fast(4, ec, None)).unwrap();
+    let hedged = run(&slow_and_fast(4, ec, Some("50ms"))).unwrap();
+    let mut slow = 0.0;
+    for ((t, src), (p, psrc)) in reads_and_sources(&hedged).iter().zip(reads_and_sources(&plain)) {
+        let (d, pd) = (t.finish_s - t.start_s, p.finish_s - p.start_s);
+        if psrc.contains(&0) {
+            slow += 1.0;
+            assert!((pd - 0.2054).abs() < 1e-9, "{pd}");
+            assert!((d - 0.0654).abs() < 1e-9, "{d}");
+            // The fast data chunk and the parity chunk: hosts 1 and 2.
+            let mut s = src.clone();
+            s.sort_unstable();
+            assert_eq!(s, vec![1, 2]);
+        } else {
+            assert!((pd - 0.0158).abs() < 1e-9 && (d - 0.0158).abs() < 1e-9, "{pd} {d}");
+        }
+    }
+    assert!(slow > 0.0, "no read of a stripe with a slow data chunk: pick a seed");
+    assert_eq!(stat(&hedged, "chunk_reads_hedged"), slow);
+    assert_eq!(stat(&hedged, "chunk_reads_hedge_used"), slow);
+    assert_eq!(stat(&hedged, "hedge_read_bytes"), 5e5 * slow);
+}
+
+#[test]
+fn a_hedge_threshold_is_refused_when_it_is_not_a_positive_duration_or_has_no_reads() {
+    let e = err(&slow_and_fast(3, "replicas = 2", Some("0s")));
+    assert!(e.contains("storage.hedge-reads-after") && e.contains("> 0"), "{e}");
+    let e = err(&slow_and_fast(3, "replicas = 2", Some("fast")));
+    assert!(e.contains("hedge-reads-after"), "{e}");
+    let writes = slow_and_fast(3, "replicas = 2", Some("50ms")).replace("read-share = 1.0", "read-share = 0.0");
+    let e = err(&writes);
+    assert!(e.contains("storage.hedge-reads-after") && e.contains("no chunk reads"), "{e}");
+}

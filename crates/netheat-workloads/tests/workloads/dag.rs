@@ -151,3 +151,126 @@ fn uniform_sizes_have_their_mean_and_cdf() {
     assert_eq!(u.quantile(0.5), 550e3);
     assert!(SizeDist::Uniform { lo: 2.0, hi: 1.0 }.validate().is_err());
 }
+
+/// A runner whose timer `EXTEND` adds the steps `add` makes to task 0, and
+/// hooks that list the flows its tasks abandoned.
+struct Extending<F: FnMut(&mut TaskDag)> {
+    runner: DagRunner,
+    hooks: Abandoned,
+    add: F,
+    added: Option<Option<std::ops::Range<usize>>>,
+}
+
+#[derive(Default)]
+struct Abandoned(Vec<(u64, u64, f64)>);
+
+impl netheat_workloads::FlowHooks for Abandoned {
+    fn flow_abandoned(&mut self, ctx: &mut netheat_engine::Ctx<'_, '_>, task_id: u64, flow_id: u64) {
+        self.0.push((task_id, flow_id, ctx.flow_bytes_sent(flow_id).unwrap()));
+    }
+}
+
+const EXTEND: u64 = 7;
+
+impl<F: FnMut(&mut TaskDag)> netheat_engine::Controller for Extending<F> {
+    fn on_flow_complete(&mut self, ctx: &mut netheat_engine::Ctx<'_, '_>, flow: &netheat_engine::FlowRecord) {
+        self.runner.on_flow_complete_with(ctx, flow, &mut self.hooks);
+    }
+    fn on_timer(&mut self, ctx: &mut netheat_engine::Ctx<'_, '_>, token: u64) {
+        if token == EXTEND {
+            self.added = Some(self.runner.extend_task(ctx, 0, &mut self.hooks, &mut self.add));
+        } else {
+            self.runner.on_timer_with(ctx, token, &mut self.hooks);
+        }
+    }
+}
+
+/// Runs task 0 (`dag`, from 0 s) and extends it at `at_s`; returns the
+/// runner, the hooks, the steps added and the engine's flows.
+fn run_extending<F: FnMut(&mut TaskDag)>(
+    dag: TaskDag,
+    at_s: f64,
+    add: F,
+) -> (Extending<F>, Vec<netheat_engine::FlowRecord>) {
+    let topo = two_tier(2, 2, 10.0 * G, 10.0 * G);
+    let cfg = SimConfig { check_invariants: true, ..SimConfig::default() };
+    let mut sim = Simulation::new(Network::from_routing(&topo), Some(&topo), cfg);
+    let mut c = Extending { runner: DagRunner::new(), hooks: Abandoned::default(), add, added: None };
+    c.runner.add_task(0.0, dag);
+    c.runner.install(&mut sim).unwrap();
+    sim.schedule_timer(at_s, EXTEND).unwrap();
+    let res = sim.run_with(&mut c);
+    assert!(c.runner.error().is_none(), "{:?}", c.runner.error());
+    (c, res.flows)
+}
+
+#[test]
+fn a_task_with_a_quorum_finishes_with_its_first_sinks_and_cancels_the_rest() {
+    // Three flows into host 0 from hosts 1, 2, 3 (1, 2 and 4 MB), two of
+    // them needed. Host 0's 10 Gbit/s downlink is shared three ways: the
+    // 1 MB flow ends at 1e6 x 8 / (10e9 / 3) = 2.4 ms; the other two have
+    // each sent 1 MB then and share it two ways: the 2 MB flow's last MB
+    // takes 1.6 ms, ending at 4.0 ms. The task ends then; the 4 MB flow,
+    // 2 MB sent, is cancelled.
+    let mut d = TaskDag::new("read");
+    d.flow(1, 0, 1e6, &[]);
+    d.flow(2, 0, 2e6, &[]);
+    d.flow(3, 0, 4e6, &[]);
+    d.quorum = Some(2);
+    let (c, flows) = run_extending(d, 10.0, |_| {});
+    let rec = c.runner.record(0);
+    assert_close(rec.step_finish_s[0], 2.4e-3, 1e-12);
+    assert_close(rec.finish_s, 4.0e-3, 1e-12);
+    assert!(rec.step_finish_s[2].is_nan());
+    let (task, flow, sent) = c.hooks.0[0];
+    assert_eq!((c.hooks.0.len(), task, flow), (1, 0, netheat_workloads::dag::DEFAULT_ID_BASE + 2));
+    assert_close(sent, 2e6, 1.0);
+    let cut = flows.iter().find(|f| f.id == flow).unwrap();
+    assert!(cut.finish_s.is_nan());
+    assert_close(cut.bytes_delivered, 2e6, 1.0);
+    // The critical path leaves the abandoned flow out: all network time.
+    assert_eq!(rec.critical_path(c.runner.dag(0)), (4.0e-3, 0.0));
+    // The timer at 10 s found the task finished: nothing added.
+    assert_eq!(c.added, Some(None));
+}
+
+#[test]
+fn a_step_added_to_a_running_task_starts_now_and_can_win_its_quorum() {
+    // A 10 MB flow 0 -> 1 (8 ms alone), one sink needed. At 1 ms (1.25 MB
+    // sent) a 1 MB flow 2 -> 1 is added: they share host 1's downlink at
+    // 5 Gbit/s, so it ends 1.6 ms later, at 2.6 ms, and the task with it;
+    // the first flow is cancelled with 1.25 + 1 = 2.25 MB sent.
+    let mut d = TaskDag::new("read");
+    d.flow(0, 1, 10e6, &[]);
+    d.quorum = Some(1);
+    let (c, _) = run_extending(d, 1e-3, |dag| {
+        dag.flow(2, 1, 1e6, &[]);
+    });
+    assert_eq!(c.added, Some(Some(1..2)));
+    let rec = c.runner.record(0);
+    assert_close(rec.finish_s, 2.6e-3, 1e-12);
+    assert_close(rec.step_finish_s[1], 2.6e-3, 1e-12);
+    assert!(rec.step_finish_s[0].is_nan());
+    assert_eq!((rec.flows, rec.bytes), (2, 11e6));
+    assert_close(c.hooks.0[0].2, 2.25e6, 1.0);
+}
+
+#[test]
+fn a_step_added_after_an_unfinished_step_waits_for_it() {
+    // Flow A 0 -> 1 of 1 MB ends at 0.8 ms. At 0.1 ms a 0.2 ms delay (no
+    // dependency: ends at 0.3 ms) and a 1 MB flow 2 -> 3 after A are
+    // added: the flow starts at 0.8 ms and ends at 1.6 ms, with the task
+    // (no quorum: every step).
+    let mut d = TaskDag::new("t");
+    let a = d.flow(0, 1, 1e6, &[]);
+    let (c, _) = run_extending(d, 1e-4, |dag| {
+        dag.delay(2e-4, &[]);
+        dag.flow(2, 3, 1e6, &[a]);
+    });
+    let rec = c.runner.record(0);
+    assert_close(rec.step_finish_s[0], 0.8e-3, 1e-12);
+    assert_close(rec.step_finish_s[1], 0.3e-3, 1e-12);
+    assert_close(rec.step_finish_s[2], 1.6e-3, 1e-12);
+    assert_close(rec.finish_s, 1.6e-3, 1e-12);
+    assert!(c.hooks.0.is_empty());
+}
