@@ -92,3 +92,42 @@ def test_bundled_ccp_experiment_loads_every_variant() -> None:
         "p95_read_network_latency_reduction_pct",
         "p95_read_total_latency_reduction_pct",
     }
+
+
+def test_degraded_reads_experiment_thresholds_follow_its_rule() -> None:
+    """experiments/degraded-reads.toml: each threshold is the p95 read time of `plain` at its load
+    on seed 1, to the millisecond (`degraded`: at 30%, the unloaded p95; `degraded-own-p95-at-*`:
+    at their own load), and those variants run only at their load."""
+    from netheat.metrics import quantile
+
+    exp = load_experiment(ROOT / "experiments" / "degraded-reads.toml")
+    factors = exp.sweep["events.0.factor"]
+    assert [round(6 / (40 * f), 2) for f in factors] == [0.3, 0.5, 0.75, 0.9]
+    by_name = {v.name: v for v in exp.variants}
+    own = zip((50, 75, 90), factors[1:], strict=True)
+    want = {"degraded": factors[0]} | {f"degraded-own-p95-at-{u}": f for u, f in own}
+    base = Scenario.from_toml(ROOT / "experiments" / "scenarios" / "degraded-reads.toml")
+    for name, factor in want.items():
+        v = by_name[name]
+        assert v.runs_at({"events.0.factor": factor})
+        if name != "degraded":
+            assert not any(v.runs_at({"events.0.factor": f}) for f in factors if f != factor)
+        r = base.with_overrides({"events.0.factor": factor}).run()
+        t = pl.from_arrow(r.tables["tasks"])
+        assert isinstance(t, pl.DataFrame) and t.height == 3000
+        p95_ms = quantile((t["finish_s"] - t["start_s"]).to_numpy(), 0.95) * 1e3
+        assert v.params["storage.hedge-reads-after"] == f"{round(p95_ms)}ms", (name, p95_ms)
+
+
+def test_degraded_reads_on_a_hot_tor_feed_on_themselves() -> None:
+    """The experiment's point at 75% with the unloaded threshold: most reads outlast 24 ms once
+    parity fetches add up to half their bytes to the hot ToR, and a parity chunk seldom arrives
+    before the data chunk it stands in for (both cross the same congested downlink)."""
+    s = Scenario.from_toml(ROOT / "experiments" / "scenarios" / "degraded-reads.toml")
+    plain = s.with_overrides({"events.0.factor": 0.2}).run()
+    hedged = s.with_overrides({"events.0.factor": 0.2, "storage.hedge-reads-after": "24ms"}).run()
+    st = hedged.stats
+    assert st["chunk_reads_hedged"] > 3000 / 3
+    assert st["chunk_reads_hedge_used"] < 0.05 * st["chunk_reads_hedged"]
+    mean = [pl.from_arrow(r.tables["tasks"])["tct_s"].mean() for r in (plain, hedged)]  # type: ignore[union-attr]
+    assert mean[1] > 2 * mean[0]

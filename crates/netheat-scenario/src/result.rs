@@ -37,8 +37,9 @@
 //!   rack), `bytes_moved` (bytes not yet delivered, carried on by new flows;
 //!   0 for a cluster task, which restarts).
 //!
-//! A flow cut by a migration (or by the end of a cluster task's run) keeps
-//! its row with the bytes it delivered and `finish_s` at the cut; a
+//! A flow cut by a migration (or by the end of a cluster task's run, or
+//! cancelled because its hedged read had what it needed) keeps its row
+//! with the bytes it delivered and `finish_s` at the cut; a
 //! compute job's remaining bytes are a new flow (id from 2^62 up) of the
 //! same task between the task's new hosts.
 
