@@ -281,6 +281,8 @@ pub trait FlowHooks {
     /// The flow `flow_id` of task `task_id` is about to be cancelled, still
     /// running, because its task reached its [`TaskDag::quorum`] without
     /// it: what it sent is still readable from `ctx`. It never completes.
+    /// (A flow that delivered its last byte at that very instant is not
+    /// cancelled: its completion comes, and the runner ignores it.)
     fn flow_abandoned(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64, flow_id: u64) {
         let _ = (ctx, task_id, flow_id);
     }
@@ -658,8 +660,14 @@ impl DagRunner {
         if done {
             let t = &mut self.tasks[task];
             (t.child_at, t.children, t.waiting) = (Vec::new(), Vec::new(), Vec::new());
-            // A quorum reached with flows still running: they are cancelled.
-            for (_, fid) in t.quorum.take().map_or_else(Vec::new, |q| q.running) {
+            // A quorum reached with flows still running: they are cancelled
+            // (but for one that has delivered its bytes at this very instant,
+            // its completion still to be heard: it finished).
+            for (step, fid) in t.quorum.take().map_or_else(Vec::new, |q| q.running) {
+                let Step::Flow { bytes, .. } = t.dag.steps[step] else { continue };
+                if ctx.flow_bytes_sent(fid).is_some_and(|sent| sent >= bytes) {
+                    continue;
+                }
                 hooks.flow_abandoned(ctx, task_id, fid);
                 if let Err(e) = ctx.cancel_flow(fid) {
                     self.error.get_or_insert(e);

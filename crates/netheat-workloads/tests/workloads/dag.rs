@@ -274,3 +274,22 @@ fn a_step_added_after_an_unfinished_step_waits_for_it() {
     assert_close(rec.finish_s, 1.6e-3, 1e-12);
     assert!(c.hooks.0.is_empty());
 }
+
+#[test]
+fn a_sink_finishing_at_the_quorums_instant_completes_rather_than_being_cut() {
+    // Two 1 MB flows on disjoint paths (0 -> 1, 2 -> 3), one needed: both
+    // end at 0.8 ms. The first completion heard reaches the quorum; the
+    // other flow has finished at that same instant, so the cancel leaves it
+    // done: it keeps its whole 1 MB and its finish time.
+    let mut d = TaskDag::new("read");
+    d.flow(0, 1, 1e6, &[]);
+    d.flow(2, 3, 1e6, &[]);
+    d.quorum = Some(1);
+    let (c, flows) = run_extending(d, 10.0, |_| {});
+    assert_close(c.runner.record(0).finish_s, 0.8e-3, 1e-12);
+    for f in flows.iter().filter(|f| f.task_id == Some(0)) {
+        assert_close(f.finish_s, 0.8e-3, 1e-12);
+        assert_close(f.bytes_delivered, 1e6, 1e-6);
+    }
+    assert!(c.hooks.0.is_empty(), "{:?}", c.hooks.0);
+}
