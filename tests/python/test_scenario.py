@@ -444,8 +444,8 @@ def test_degraded_reads_on_a_hot_tor_add_load_and_rarely_win() -> None:
         {"storage.hedge-reads-after": f"{after_ms}ms", "scheduling.policy": "fifo-lm"}
     )
     for st in (hedged_run.stats, fifo.run().stats):
-        assert st["flows"] == st["completed"] + st["hedge_cancelled_flows"] and st["hedge_cancelled_flows"] > 0
-        assert st["stranded"] == 0
+        assert st["flows"] == st["completed"] + st["hedge_cancelled_flows"]
+        assert st["hedge_cancelled_flows"] > 0 and st["stranded"] == 0
     # A read that hedged has more than its 6 data fetches; the hot rack's
     # tail is its network, so most of them are its reads.
     hedged_reads = hedged.filter(pl.col("flows") > 6)

@@ -682,7 +682,10 @@ impl DagRunner {
     /// `add` appends them to its DAG, depending on any of its steps; those
     /// whose dependencies have all finished start now, after
     /// [`FlowHooks::steps_ready`]. Returns the new steps, or `None` (and
-    /// adds nothing) when the task has not begun or has finished.
+    /// adds nothing) when the task has not begun or has finished. Under a
+    /// [`TaskDag::quorum`] the new sinks count toward it like the others (a
+    /// step that had finished as a sink stays counted, even if a new step
+    /// waits on it).
     pub fn extend_task(
         &mut self,
         ctx: &mut Ctx<'_, '_>,
