@@ -7,8 +7,10 @@
 //!   priority, path_id (-1: explicit; null likewise)`;
 //! * `tasks`: one row per task: application tasks of the workload (their
 //!   `kind`) and flows of a trace that share a `task_id` (`kind = "trace"`):
-//!   `task_id, kind, table (-1: trace), start_s, finish_s, tct_s, flows, bytes,
-//!   floor_s` (the least time any schedule needs: bytes into a host over its NIC),
+//!   `task_id, kind, table (-1: trace), start_s, finish_s, tct_s, flows, bytes`
+//!   (its flow steps and their bytes; a hedged read's include the fetches
+//!   its hedge added, whether or not they started), `floor_s` (the least
+//!   time any schedule needs: bytes into a host over its NIC),
 //!   `network_s, io_s` (its critical path's flow and device seconds) and
 //!   `queued_s` (its wait in its client's queue; `tct_s` includes it);
 //! * `links`: utilization of every directed link that carried bytes, per
