@@ -467,3 +467,26 @@ def test_degraded_reads_on_a_hot_tor_add_load_and_rarely_win() -> None:
     ]
     assert into[0] == pytest.approx(plain.filter(pl.col("rack") == 12)["bytes"].sum(), rel=1e-12)
     assert 0 < into[1] - into[0] <= hedged_run.stats["hedge_read_bytes"]
+
+
+def test_a_bad_hedge_threshold_is_refused_by_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`netheat run --check` (and so an experiment's load) refuses `storage.hedge-reads-after` at its
+    line: not a positive duration, or no chunk reads to hedge."""
+    text = (ROOT / "examples" / "scenarios" / "degraded-reads-hot-tor.toml").read_text()
+    line = text.splitlines().index("[storage]") + 2
+    for bad, reason in (
+        (text.replace("[storage]\n", '[storage]\nhedge-reads-after = "0s"\n'), "must be a duration > 0"),
+        (
+            text.replace("[storage]\n", '[storage]\nhedge-reads-after = "10ms"\n').replace(
+                "read-share = 1.0", "read-share = 0.0"
+            ),
+            "no chunk reads",
+        ),
+    ):
+        p = tmp_path / "s.toml"
+        p.write_text(bad)
+        assert main(["run", "--check", str(p)]) == 2
+        err = capsys.readouterr().err
+        assert f"s.toml:{line}:1: key `storage.hedge-reads-after`: " in err and reason in err, err

@@ -346,6 +346,17 @@ impl Scenario {
                 "places the chunks a `chunk-store` app stored before the run, and there is none".into(),
             ));
         }
+        if let Some(h) = s.storage.as_ref().and_then(|st| st.hedge_reads_after) {
+            if !(h.0.is_finite() && h.0 > 0.0) {
+                return Err(at("storage.hedge-reads-after", "must be a duration > 0".into()));
+            }
+            if !p.workload.tasks.iter().any(|t| t.2.read.is_some()) {
+                return Err(at(
+                    "storage.hedge-reads-after",
+                    "has no chunk reads to hedge: the workload has no `chunk-store` app with `read-share` > 0".into(),
+                ));
+            }
+        }
         if !p.workload.stores.is_empty() && s.storage.is_none() {
             return Err(at(
                 "workload.app",
@@ -577,7 +588,6 @@ impl Scenario {
                     let out = spc::run_spc_scenario(run, progress)?;
                     return Ok(finish(out, notes, workload_bytes, &s.scenario, topo, &topology_source));
                 }
-                let has_reads = workload.tasks.iter().any(|(_, _, d)| d.read.is_some());
                 let run = flow::FlowRun {
                     topo,
                     flows: &workload.flows,
@@ -615,20 +625,6 @@ impl Scenario {
                                     .with_disks(topo)
                                     .with_failures(topo)
                                     .with_hedged_reads(st.hedge_reads_after.map(|d| d.0));
-                            if let Some(h) = st.hedge_reads_after {
-                                if !(h.0.is_finite() && h.0 > 0.0) {
-                                    return Err(ScenarioError::Config(
-                                        self.doc.at("storage.hedge-reads-after", "must be a duration > 0"),
-                                    ));
-                                }
-                                if !has_reads {
-                                    return Err(ScenarioError::Config(self.doc.at(
-                                        "storage.hedge-reads-after",
-                                        "has no chunk reads to hedge: the workload has no `chunk-store` app \
-                                         with `read-share` > 0",
-                                    )));
-                                }
-                            }
                             if let Some(iv) = st.rebalance_interval {
                                 if !(iv.0.is_finite() && iv.0 > 0.0) {
                                     return Err(ScenarioError::Config(
