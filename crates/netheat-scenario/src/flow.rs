@@ -48,8 +48,9 @@ const TOKEN_BACKGROUND: u64 = u64::MAX - 6;
 const TOKEN_REBALANCE: u64 = u64::MAX - 7;
 /// Flow ids of the rebalancer's moves start here (below a cluster's, 2^60).
 const REBALANCE_FLOW_BASE: u64 = 1 << 59;
-/// The hedge timer of the read that is runner task `t` is this plus `t`
-/// (below a cluster's timers, 2^56; the runner's count up from 2^40).
+/// The hedge timer of the read that is the runner's task `i` (its index,
+/// not its id, which a trace's task ids push up) is this plus `i` (below a
+/// cluster's timers, 2^56; the runner's count up from 0).
 const TOKEN_HEDGE_BASE: u64 = 1 << 55;
 
 /// What the flow-engine run needs.
@@ -219,6 +220,8 @@ pub struct Decisions<'n, 't> {
     /// Flows cancelled because their task finished without them (a hedged
     /// read's): when, and the bytes they had sent.
     abandoned: BTreeMap<u64, (f64, f64)>,
+    /// The runner's first task id (task ids are this plus the task's index).
+    task_base: u64,
     error: Option<String>,
 }
 
@@ -549,7 +552,7 @@ impl FlowHooks for Decisions<'_, '_> {
         self.rearm_storage(ctx);
         if let (Some(st), true) = (self.storage.as_mut(), dag.read.is_some()) {
             if let Some(at) = st.resolve_read(ctx.now(), task_id, dag) {
-                if let Err(e) = ctx.schedule_timer(at, TOKEN_HEDGE_BASE + task_id) {
+                if let Err(e) = ctx.schedule_timer(at, TOKEN_HEDGE_BASE + (task_id - self.task_base)) {
                     self.error.get_or_insert(e.to_string());
                 }
             }
@@ -923,7 +926,7 @@ impl Controller for Runtime<'_, '_> {
                 c.on_timer(ctx, token, &mut self.decide);
             }
         } else if (TOKEN_HEDGE_BASE..crate::cluster::TOKEN_BASE).contains(&token) {
-            self.hedge(ctx, token - TOKEN_HEDGE_BASE);
+            self.hedge(ctx, (token - TOKEN_HEDGE_BASE) as usize);
         } else if self.runner.owns_timer(token) {
             self.runner.on_timer_with(ctx, token, &mut self.decide);
         } else {
@@ -933,14 +936,15 @@ impl Controller for Runtime<'_, '_> {
 }
 
 impl Runtime<'_, '_> {
-    /// The hedge timer of read `task_id`: if it still misses some of the
-    /// fetches it needs (flows are a read's sinks), it fetches as many of
-    /// its spare copies, each a disk read and then a flow to the client.
-    fn hedge(&mut self, ctx: &mut Ctx<'_, '_>, task_id: u64) {
-        let Some(task) = task_id.checked_sub(self.runner.task_id_base()).map(|t| t as usize) else { return };
+    /// The hedge timer of read `task` (the runner's index): if it still
+    /// misses some of the fetches it needs (flows are a read's sinks), it
+    /// fetches as many of its spare copies, each a disk read and then a
+    /// flow to the client.
+    fn hedge(&mut self, ctx: &mut Ctx<'_, '_>, task: usize) {
         if task >= self.runner.num_tasks() {
             return;
         }
+        let task_id = self.runner.task_id_base() + task as u64;
         let (rec, dag) = (self.runner.record(task), self.runner.dag(task));
         let need = dag.quorum.unwrap_or(0) as usize;
         let arrived = (dag.steps.iter().zip(&rec.step_finish_s))
@@ -1188,6 +1192,7 @@ pub fn run_flow(
         cut_off: BTreeSet::new(),
         storage_idle: [false; 3],
         abandoned: BTreeMap::new(),
+        task_base,
         tracks_flows: sched.reclassifies(),
         sched,
         ids: TaskIdAllocator::new(lbs),

@@ -522,3 +522,25 @@ fn a_hedge_threshold_is_refused_when_it_is_not_a_positive_duration_or_has_no_rea
     let e = err(&writes);
     assert!(e.contains("storage.hedge-reads-after") && e.contains("no chunk reads"), "{e}");
 }
+
+#[test]
+fn reads_hedge_beside_a_trace_whose_task_ids_are_large() {
+    // A trace flow of task 2^58 pushes the reads' task ids above 2^58; the
+    // hedge timers are keyed by the reads' indices, so they still fire: a
+    // read of the slow replica takes 50 + 20 + 0.8 = 70.8 ms.
+    let dir = super::files_dir();
+    let csv = dir.join(format!("large-task-id-{:?}.csv", std::thread::current().id()));
+    std::fs::write(&csv, "src,dst,bytes,start_s,task_id\n1,0,1000,0,288230376151711744\n").unwrap();
+    let text = slow_and_fast(3, "replicas = 2", Some("50ms")).replace(
+        "[[workload.app]]",
+        &format!("[[workload.traffic]]\nkind = \"replay\"\nfile = \"{}\"\n[[workload.app]]", csv.display()),
+    );
+    let r = run(&text).unwrap();
+    let reads: Vec<_> = r.tasks.iter().filter(|t| t.kind == "chunk-read").collect();
+    assert_eq!(reads.len(), 8);
+    assert!(reads.iter().all(|t| t.task_id > 1 << 58));
+    let slow = reads.iter().filter(|t| (t.finish_s - t.start_s - 0.0708).abs() < 1e-6).count() as f64;
+    let fast = reads.iter().filter(|t| (t.finish_s - t.start_s - 0.0208).abs() < 1e-6).count() as f64;
+    assert!(slow > 0.0 && slow + fast == 8.0, "slow {slow}, fast {fast}");
+    assert_eq!(stat(&r, "chunk_reads_hedged"), slow);
+}
