@@ -291,6 +291,13 @@ class ScenarioResult:
         for k in ("rebinds", "detours", "class_changes", "drops", "marks"):
             if self.stats.get(k):
                 lines.append(f"{k.replace('_', ' ')}: {self.stats[k]}")
+        if "chunk_reads_hedged" in self.stats:
+            s = self.stats
+            lines.append(
+                f"hedged reads: {s['chunk_reads_hedged']:.0f} of {s.get('chunk_reads', 0):.0f}, "
+                f"{s['chunk_reads_hedge_used']:.0f} finished sooner for it; "
+                f"{s['hedge_cancelled_flows']:.0f} flows cancelled under way (their rows end at the cut)"
+            )
         if self.stats.get("warmup_s"):
             lines.append(
                 f"(flows and tasks starting after the {fmt_seconds(self.stats['warmup_s'])} warm-up)"

@@ -450,6 +450,8 @@ def test_degraded_reads_on_a_hot_tor_add_load_and_rarely_win() -> None:
     # tail is its network, so most of them are its reads.
     hedged_reads = hedged.filter(pl.col("flows") > 6)
     assert hedged_reads.height == hedged_run.stats["chunk_reads_hedged"] > 50
+    assert f"hedged reads: {hedged_reads.height} of 3000, " in hedged_run.summary()
+    assert "hedged reads" not in plain_run.summary()
     assert hedged_reads.filter(pl.col("rack") == 12).height > 0.75 * hedged_reads.height
     # Few of them finish sooner for it: a parity chunk asked for at the
     # 95th percentile still queues at its disk and shares the same links.
