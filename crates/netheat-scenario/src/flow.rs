@@ -935,6 +935,12 @@ impl Controller for Runtime<'_, '_> {
     }
 }
 
+/// Whether step `s` of the runner's task `task` is a flow that finished.
+fn flow_arrived(runner: &DagRunner, task: usize, s: StepId) -> bool {
+    matches!(runner.dag(task).steps[s], netheat_workloads::Step::Flow { .. })
+        && !runner.record(task).step_finish_s[s].is_nan()
+}
+
 impl Runtime<'_, '_> {
     /// The hedge timer of read `task` (the runner's index): if it still
     /// misses some of the fetches it needs (flows are a read's sinks), it
@@ -945,18 +951,16 @@ impl Runtime<'_, '_> {
             return;
         }
         let task_id = self.runner.task_id_base() + task as u64;
-        let (rec, dag) = (self.runner.record(task), self.runner.dag(task));
-        let need = dag.quorum.unwrap_or(0) as usize;
-        let arrived = (dag.steps.iter().zip(&rec.step_finish_s))
-            .filter(|(s, f)| matches!(s, netheat_workloads::Step::Flow { .. }) && !f.is_nan())
-            .count();
+        let need = self.runner.dag(task).quorum.unwrap_or(0) as usize;
+        let steps = self.runner.dag(task).steps.len();
+        let arrived = (0..steps).filter(|&s| flow_arrived(&self.runner, task, s)).count();
         let Some(st) = self.decide.storage.as_mut() else { return };
         let Some(fetch) = st.hedge(task_id, need.saturating_sub(arrived)) else { return };
         // (A zero delay marks when the hedge began: the critical path
         // counts the wait before it as neither network nor device time.)
         let added = self.runner.extend_task(ctx, task, &mut self.decide, |dag| {
             let now = [dag.delay(0.0, &[])];
-            for &h in &fetch.hosts {
+            for &h in &fetch.spares {
                 let io = dag.io(h, fetch.bytes, false, fetch.object, &now);
                 dag.flow(h, fetch.client, fetch.bytes, &[io]);
             }
@@ -1318,9 +1322,7 @@ pub fn run_flow(
         // A hedge helped a read finish when one of its flows arrived.
         for (task_id, steps) in std::mem::take(&mut st.hedged_steps) {
             let i = (task_id - runner.task_id_base()) as usize;
-            let (dag, fin) = (runner.dag(i), &runner.record(i).step_finish_s);
-            let arrived = |s: usize| matches!(dag.steps[s], netheat_workloads::Step::Flow { .. }) && !fin[s].is_nan();
-            if steps.into_iter().any(arrived) {
+            if steps.into_iter().any(|s| flow_arrived(&runner, i, s)) {
                 st.reads_hedge_used += 1;
             }
         }

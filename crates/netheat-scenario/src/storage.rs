@@ -130,19 +130,11 @@ pub struct StorageRun {
     pub(crate) hedged_steps: Vec<(u64, std::ops::Range<StepId>)>,
 }
 
-/// What a read may fetch if it hedges: the reachable copies it did not ask
-/// for, in the order it would take them, each `bytes` long, to `client`.
-struct Hedge {
-    spares: Vec<HostId>,
-    bytes: f64,
-    client: HostId,
-    object: u64,
-}
-
-/// The fetches a read's hedge starts (see [`StorageRun::hedge`]): a disk
-/// read on each of `hosts` and its `bytes` to `client`.
-pub(crate) struct HedgeFetches {
-    pub hosts: Vec<HostId>,
+/// What a read may fetch if it hedges: the reachable copies of `object` it
+/// did not ask for, in the order it would take them, each `bytes` long, to
+/// `client`. [`StorageRun::hedge`] returns those it fetches.
+pub(crate) struct Hedge {
+    pub spares: Vec<HostId>,
     pub bytes: f64,
     pub client: HostId,
     pub object: u64,
@@ -588,21 +580,20 @@ impl StorageRun {
     }
 
     /// Read `task_id`'s hedge, when its timer fires with `missing` of the
-    /// fetches it needs unfinished: a fetch of as many of its spare copies,
-    /// in order (`None`: nothing to fetch). A read hedges once.
-    pub(crate) fn hedge(&mut self, task_id: u64, missing: usize) -> Option<HedgeFetches> {
-        let h = self.hedges.remove(&task_id)?;
-        let n = missing.min(h.spares.len());
-        if n == 0 {
+    /// fetches it needs unfinished: its first `missing` spare copies, the
+    /// ones it fetches (`None`: nothing to fetch). A read hedges once.
+    pub(crate) fn hedge(&mut self, task_id: u64, missing: usize) -> Option<Hedge> {
+        let mut h = self.hedges.remove(&task_id)?;
+        h.spares.truncate(missing);
+        if h.spares.is_empty() {
             return None;
         }
-        let hosts = h.spares[..n].to_vec();
         self.reads_hedged += 1;
-        self.hedge_bytes += n as f64 * h.bytes;
-        for &host in &hosts {
+        self.hedge_bytes += h.spares.len() as f64 * h.bytes;
+        for &host in &h.spares {
             self.read_bytes_by_rack[self.cluster.rack_of(host) as usize] += h.bytes;
         }
-        Some(HedgeFetches { hosts, bytes: h.bytes, client: h.client, object: h.object })
+        Some(h)
     }
 
     /// Resolves the read a `chunk-store` task makes ([`ReadPick`]) against
